@@ -1,0 +1,165 @@
+/// An entity: the description of one kind of managed object, its properties and its place in an
+/// inheritance hierarchy.
+///
+/// Editable until its model is used by a coordinator, immutable and thread-safe afterwards.
+open class NSEntityDescription: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: stored properties are written before the model is frozen (checked by
+    // `assertMutable`) and only read afterwards; `layout` is set once, inside the freeze.
+
+    /// The model that holds this entity.
+    public internal(set) unowned(unsafe) var managedObjectModel: NSManagedObjectModel!
+
+    /// The entity's name, unique in its model.
+    open var name: String? { willSet { assertMutable() } }
+    /// The name of the `NSManagedObject` subclass that represents the entity.
+    open var managedObjectClassName: String! = "NSManagedObject" { willSet { assertMutable() } }
+    /// An abstract entity has no instances of its own, only of its subentities.
+    open var isAbstract: Bool = false { willSet { assertMutable() } }
+    /// Free-form information attached to the entity in the model.
+    open var userInfo: [AnyHashable: Any]? { willSet { assertMutable() } }
+    /// A string mixed into the version hash to force a new version without a schema change.
+    open var versionHashModifier: String? { willSet { assertMutable() } }
+    /// The old name of a renamed entity, for lightweight migration.
+    open var renamingIdentifier: String? { willSet { assertMutable() } }
+    /// The fetch indexes the store creates for this entity.
+    open var indexes: [NSFetchIndexDescription] = [] {
+        willSet { assertMutable() }
+        didSet { for index in indexes { index.entity = self } }
+    }
+    /// Groups of property names whose values must be unique together among the entity's objects.
+    /// Each element is an array of names (`String`) or of property descriptions.
+    open var uniquenessConstraints: [[Any]] = [] { willSet { assertMutable() } }
+
+    /// The entity this one inherits from.
+    open internal(set) unowned(unsafe) var superentity: NSEntityDescription?
+
+    /// The entities that inherit from this one. Setting them makes this entity their superentity.
+    open var subentities: [NSEntityDescription] = [] {
+        willSet { assertMutable() }
+        didSet {
+            for old in oldValue where !subentities.contains(where: { $0 === old }) { old.superentity = nil }
+            for sub in subentities { sub.superentity = self }
+        }
+    }
+
+    /// The properties this entity declares itself, without inherited ones.
+    private var ownProperties: [NSPropertyDescription] = []
+
+    /// The entity's properties: inherited ones first, then its own. Setting it replaces the
+    /// entity's own properties.
+    open var properties: [NSPropertyDescription] {
+        get {
+            if let layout { return layout.properties }
+            return (superentity?.properties ?? []) + ownProperties
+        }
+        set {
+            assertMutable()
+            ownProperties = newValue
+            for property in newValue { property.entity = self }
+        }
+    }
+
+    /// The properties declared by this entity itself.
+    var declaredProperties: [NSPropertyDescription] { ownProperties }
+
+    /// Every property by name, inherited ones included.
+    open var propertiesByName: [String: NSPropertyDescription] {
+        if let layout { return layout.propertiesByName }
+        return Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Every attribute by name, inherited ones included.
+    open var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// Every relationship by name, inherited ones included.
+    open var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The subentities by name.
+    open var subentitiesByName: [String: NSEntityDescription] {
+        Dictionary(subentities.compactMap { e in e.name.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The relationships of this entity whose destination is `entity`.
+    open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
+    }
+
+    /// Whether this entity is `entity` or inherits from it.
+    open func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let e = current {
+            if e === entity { return true }
+            current = e.superentity
+        }
+        return false
+    }
+
+    /// The SHA-256 hash Core Data stores in `NSStoreModelVersionHashes` to recognise this entity's
+    /// version; bit-exact with Apple's.
+    open var versionHash: Data { layout?.versionHash ?? VersionHasher.hash(of: self) }
+
+    override public init() { super.init() }
+
+    /// The entity named `entityName` in the model of `context`'s coordinator.
+    open class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
+        context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName]
+    }
+
+    /// Creates, configures and inserts a new object of the named entity into `context`.
+    ///
+    /// Stops the program, as Core Data does, if the context's model has no such entity.
+    open class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
+        guard let entity = entity(forEntityName: entityName, in: context) else {
+            preconditionFailure("+entityForName: could not locate an entity named '\(entityName)' in this model.")
+        }
+        let type = entity.managedObjectClass
+        return type.init(entity: entity, insertInto: context)
+    }
+
+    /// Derived facts computed once, when the model is frozen.
+    var layout: EntityLayout?
+
+    func assertMutable() {
+        precondition(
+            managedObjectModel?.isFrozen != true,
+            "Can't modify entity '\(name ?? "?")' of an NSManagedObjectModel that is in use by a coordinator.")
+    }
+
+    override open var description: String {
+        "(NSEntityDescription) name \(name ?? "nil"), managedObjectClassName \(managedObjectClassName ?? "nil")"
+    }
+}
+
+/// What the object layer and the stores need to know about an entity, computed once when its model
+/// is frozen so that no hot path rebuilds dictionaries.
+final class EntityLayout: @unchecked Sendable {
+    // @unchecked Sendable: built once inside `NSManagedObjectModel.freeze()`, never mutated after.
+    let properties: [NSPropertyDescription]
+    let propertiesByName: [String: NSPropertyDescription]
+    /// Z_ENT: entity number in the store, from Core Data's ordering (format notes §2.1).
+    let entityNumber: Int
+    unowned(unsafe) let root: NSEntityDescription
+    /// `Z` + the root entity's name, upper-cased.
+    let tableName: String
+    /// This entity's number and all its descendants' numbers.
+    var hierarchyNumbers: [Int] = []
+    /// On a root entity: the table's columns after Z_PK, Z_ENT, Z_OPT, as (name, SQL type).
+    var tableColumns: [(String, String)] = []
+    let versionHash: Data
+
+    init(
+        properties: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription,
+        versionHash: Data
+    ) {
+        self.properties = properties
+        self.propertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, b in b })
+        self.entityNumber = entityNumber
+        self.root = root
+        self.tableName = "Z" + (root.name ?? "").uppercased()
+        self.versionHash = versionHash
+    }
+}

@@ -1,0 +1,139 @@
+/// The schema of an object graph: its entities, their properties, configurations and fetch request
+/// templates.
+///
+/// Build one in code, or load an Xcode model with `init(contentsOf:)`. Once a coordinator uses the
+/// model it is frozen: further edits stop the program, as they raise in Core Data.
+open class NSManagedObjectModel: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: mutable only until `freeze()`, which runs under `freezeLock`; read-only
+    // afterwards.
+
+    /// The model's entities. Setting them makes this model their owner.
+    open var entities: [NSEntityDescription] = [] {
+        willSet { assertMutable() }
+        didSet { for entity in entities { entity.managedObjectModel = self } }
+    }
+
+    /// The entities by name.
+    open var entitiesByName: [String: NSEntityDescription] {
+        if let frozenEntitiesByName { return frozenEntitiesByName }
+        return Dictionary(entities.compactMap { e in e.name.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Identifiers of this model version (Xcode's "Model Version Identifier"); stored in the store
+    /// metadata, not used to match stores.
+    open var versionIdentifiers: Set<AnyHashable> = [] { willSet { assertMutable() } }
+
+    /// Strings shown to users for entity and property names in errors.
+    open var localizationDictionary: [String: String]?
+
+    private var configurationEntities: [String: [NSEntityDescription]] = [:]
+
+    /// The names of the model's configurations.
+    open var configurations: [String] { configurationEntities.keys.sorted() }
+
+    /// The entities of a configuration; nil for an unknown name.
+    open func entities(forConfigurationName configuration: String?) -> [NSEntityDescription]? {
+        guard let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME" else { return entities }
+        return configurationEntities[configuration]
+    }
+
+    /// Puts `entities` into the configuration named `configuration`.
+    open func setEntities(_ entities: [NSEntityDescription], forConfigurationName configuration: String) {
+        assertMutable()
+        configurationEntities[configuration] = entities
+    }
+
+    private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
+
+    /// The model's named fetch requests.
+    open var fetchRequestTemplatesByName: [String: NSFetchRequest<NSFetchRequestResult>] { templates }
+
+    /// The fetch request template named `name`.
+    open func fetchRequestTemplate(forName name: String) -> NSFetchRequest<NSFetchRequestResult>? {
+        templates[name]
+    }
+
+    /// Stores `fetchRequest` under `name`.
+    open func setFetchRequestTemplate(_ fetchRequest: NSFetchRequest<NSFetchRequestResult>?, forName name: String) {
+        assertMutable()
+        templates[name] = fetchRequest
+    }
+
+    /// The entity version hashes by entity name, as stored in a store's metadata.
+    open var entityVersionHashesByName: [String: Data] {
+        var hashes: [String: Data] = [:]
+        for entity in entities { if let name = entity.name { hashes[name] = entity.versionHash } }
+        return hashes
+    }
+
+    /// Whether a store with `metadata` was written with this model's entities (same version hashes).
+    open func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]) -> Bool {
+        guard let stored = metadata["NSStoreModelVersionHashes"] as? [String: Any],
+            let mine = entities(forConfigurationName: configuration)
+        else { return false }
+        guard stored.count == mine.count else { return false }
+        for entity in mine {
+            guard let name = entity.name, let data = stored[name] as? Data, data == entity.versionHash else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Creates an empty model.
+    override public init() { super.init() }
+
+    /// A model that holds the entities of all `models`; nil if two define the same entity name.
+    public convenience init?(byMerging models: [NSManagedObjectModel]?) {
+        self.init()
+        var seen = Set<String>()
+        var all: [NSEntityDescription] = []
+        for model in models ?? [] {
+            for entity in model.entities {
+                guard let name = entity.name, seen.insert(name).inserted else { return nil }
+                all.append(entity)
+            }
+        }
+        entities = all
+    }
+
+    // MARK: Freezing
+
+    private let freezeLock = NSLock()
+    private var frozenEntitiesByName: [String: NSEntityDescription]?
+    /// Entities in Core Data's numbering order: index + 1 is the entity number (Z_ENT).
+    private(set) var entitiesInStoreOrder: [NSEntityDescription] = []
+
+    /// Whether a coordinator uses the model, so that it may no longer change.
+    var isFrozen: Bool {
+        freezeLock.lock()
+        defer { freezeLock.unlock() }
+        return frozenEntitiesByName != nil
+    }
+
+    func assertMutable() {
+        precondition(!isFrozen, "Can't modify an NSManagedObjectModel that is in use by a persistent store coordinator.")
+    }
+
+    /// Checks the model and computes what stores and objects need: entity numbers, property slots,
+    /// table and column names, version hashes. Idempotent.
+    func freeze() throws {
+        freezeLock.lock()
+        defer { freezeLock.unlock() }
+        if frozenEntitiesByName != nil { return }
+        try ModelValidator.validate(self)
+        let ordered = ModelLayoutBuilder.storeOrder(of: entities)
+        for (index, entity) in ordered.enumerated() {
+            ModelLayoutBuilder.buildLayout(for: entity, number: index + 1)
+        }
+        for entity in ordered { entity.layout!.hierarchyNumbers = ModelLayoutBuilder.hierarchyNumbers(of: entity) }
+        for entity in ordered where entity.superentity == nil { ModelLayoutBuilder.assignColumns(root: entity) }
+        entitiesInStoreOrder = ordered
+        frozenEntitiesByName = Dictionary(
+            entities.compactMap { e in e.name.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    override open var description: String {
+        "(NSManagedObjectModel) entities: \(entities.compactMap(\.name).sorted())"
+    }
+}

@@ -1,0 +1,48 @@
+/// A relationship: a property whose value is another object (to-one) or a set of objects (to-many).
+open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
+    // @unchecked Sendable: see NSPropertyDescription.
+
+    /// The entity of the objects this relationship points to.
+    open unowned(unsafe) var destinationEntity: NSEntityDescription? { willSet { assertMutable() } }
+    /// The relationship on the destination that points back.
+    open unowned(unsafe) var inverseRelationship: NSRelationshipDescription? { willSet { assertMutable() } }
+    /// The most destination objects allowed; 1 makes a to-one, 0 (the default, as in Core Data)
+    /// means no limit.
+    open var maxCount: Int = 0 { willSet { assertMutable() } }
+    /// The fewest destination objects allowed when the relationship is not optional.
+    open var minCount: Int = 0 { willSet { assertMutable() } }
+    /// What deleting the source does to the destination.
+    open var deleteRule: NSDeleteRule = .nullifyDeleteRule { willSet { assertMutable() } }
+    /// Whether a to-many relationship keeps its objects in order (an `NSOrderedSet`).
+    open var isOrdered: Bool = false { willSet { assertMutable() } }
+
+    /// Whether the relationship holds a set of objects rather than one.
+    open var isToMany: Bool { maxCount != 1 }
+
+    /// `Z<n>_<NAME>`: the column holding the destination's entity number, present when the
+    /// destination has subentities (format notes §5.1).
+    var entityColumnName: String?
+    /// `Z_FOK_<NAME>`: on a to-one whose inverse is an ordered to-many, the column holding the
+    /// object's position in that ordered set (format notes §5.3).
+    var orderColumnName: String?
+    /// For a to-many without a to-one inverse, the join table that holds its pairs (§5.2).
+    var joinTable: JoinTable?
+
+    /// Names kept by the XML loader until every entity exists.
+    var destinationEntityName: String?
+    var inverseRelationshipName: String?
+
+    override public init() { super.init() }
+}
+
+/// A many-to-many join table, seen from one of its two relationships.
+struct JoinTable: Sendable {
+    /// `Z_<n><RELATIONSHIP>`.
+    let name: String
+    /// The column holding the primary key of this relationship's source object.
+    let sourceColumn: String
+    /// The column holding the primary key of the destination object.
+    let destinationColumn: String
+    /// Whether this side owns the table, i.e. its columns come first in the DDL.
+    let isOwner: Bool
+}
