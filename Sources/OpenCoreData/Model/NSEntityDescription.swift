@@ -150,6 +150,8 @@ final class EntityLayout: @unchecked Sendable {
     /// On a root entity: the table's columns after Z_PK, Z_ENT, Z_OPT, as (name, SQL type).
     var tableColumns: [(String, String)] = []
     let versionHash: Data
+    /// The resolved object class, once a subclass has been seen for this entity.
+    var objectClass: NSManagedObject.Type?
 
     init(
         properties: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription,

@@ -1,0 +1,124 @@
+/// The whole Core Data stack in one object: model, coordinator, stores and a main-queue context.
+///
+/// ```swift
+/// let container = NSPersistentContainer(name: "Done")
+/// container.loadPersistentStores { _, error in
+///     if let error { fatalError("\(error)") }
+/// }
+/// let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: container.viewContext)
+/// ```
+open class NSPersistentContainer: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: `persistentStoreDescriptions` is set up before loading; the coordinator
+    // and contexts are themselves Sendable.
+
+    /// The container's name: the model's and the default store file's.
+    public let name: String
+    /// The model of the container.
+    public let managedObjectModel: NSManagedObjectModel
+    /// The coordinator of the container's stores.
+    public let persistentStoreCoordinator: NSPersistentStoreCoordinator
+    /// The stores `loadPersistentStores` adds; one SQLite store at the default location unless changed.
+    open var persistentStoreDescriptions: [NSPersistentStoreDescription]
+
+    /// The main-queue context for the user interface (or the main thread of a command-line program).
+    public private(set) lazy var viewContext: NSManagedObjectContext = {
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }()
+
+    /// The folder where stores go by default: `$XDG_DATA_HOME`, or `~/.local/share`.
+    open class func defaultDirectoryURL() -> URL {
+        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg, isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+    }
+
+    /// A container whose model is `<name>.xcdatamodeld` (or `.xcdatamodel`), found in the main
+    /// bundle, the resource bundles beside the executable, or the current directory.
+    ///
+    /// Stops the program, as Core Data does, when no such model exists; use
+    /// `init(name:managedObjectModel:)` with `NSManagedObjectModel(contentsOf:)` to handle that.
+    public convenience init(name: String) {
+        guard let url = NSPersistentContainer.findModel(named: name),
+            let model = NSManagedObjectModel(contentsOf: url)
+        else {
+            preconditionFailure("Failed to find a data model named '\(name)' (\(name).xcdatamodeld) in the bundles.")
+        }
+        self.init(name: name, managedObjectModel: model)
+    }
+
+    /// A container for `model`.
+    public init(name: String, managedObjectModel model: NSManagedObjectModel) {
+        self.name = name
+        self.managedObjectModel = model
+        self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let url = NSPersistentContainer.defaultDirectoryURL().appendingPathComponent("\(name).sqlite")
+        self.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        super.init()
+    }
+
+    /// Adds every store in `persistentStoreDescriptions`, calling `block` once per store with the
+    /// error, if any. Creates the default folder when a store goes there.
+    open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void) {
+        for description in persistentStoreDescriptions {
+            do {
+                if description.type == NSSQLiteStoreType, let url = description.url,
+                    url.deletingLastPathComponent() == NSPersistentContainer.defaultDirectoryURL()
+                {
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                }
+                try persistentStoreCoordinator.addPersistentStore(
+                    ofType: description.type, configurationName: description.configuration, at: description.url,
+                    options: description.storeOptions)
+                block(description, nil)
+            } catch {
+                block(description, error)
+            }
+        }
+    }
+
+    /// A new private-queue context on the container's coordinator.
+    open func newBackgroundContext() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }
+
+    /// Runs `block` on a new private-queue context.
+    open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.perform { block(context) }
+    }
+
+    /// Runs `block` on a new private-queue context and returns its value.
+    open func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) throws -> T) async throws -> T {
+        let context = newBackgroundContext()
+        return try await withCheckedThrowingContinuation { continuation in
+            context.perform {
+                do { continuation.resume(returning: try block(context)) } catch { continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    static func findModel(named name: String) -> URL? {
+        var folders: [URL] = [Bundle.main.bundleURL, Bundle.main.resourceURL].compactMap { $0 }
+        let executableFolder = Bundle.main.executableURL?.deletingLastPathComponent()
+        if let executableFolder {
+            folders.append(executableFolder)
+            let contents = (try? FileManager.default.contentsOfDirectory(at: executableFolder, includingPropertiesForKeys: nil)) ?? []
+            folders += contents.filter { $0.pathExtension == "resources" || $0.pathExtension == "bundle" }
+        }
+        folders += Bundle.allBundles.compactMap(\.resourceURL)
+        folders.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        for folder in folders {
+            for ext in ["xcdatamodeld", "xcdatamodel"] {
+                let candidate = folder.appendingPathComponent("\(name).\(ext)")
+                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,65 @@
+/// How a container adds one store: its type, location and options.
+open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: configured before `loadPersistentStores`, only read afterwards.
+
+    /// The store type; SQLite by default.
+    open var type: String = NSSQLiteStoreType
+    /// The model configuration the store holds; nil for all entities.
+    open var configuration: String?
+    /// The store's location.
+    open var url: URL?
+    /// Options passed to `addPersistentStore`.
+    open private(set) var options: [String: NSObject] = [:]
+    /// Whether the store opens read-only.
+    open var isReadOnly: Bool {
+        get { (options[NSReadOnlyPersistentStoreOption] as? NSNumber)?.boolValue ?? false }
+        set { options[NSReadOnlyPersistentStoreOption] = NSNumber(value: newValue) }
+    }
+    /// How long to wait for the store file's lock, in seconds.
+    open var timeout: TimeInterval = 240
+    /// SQLite pragmas applied to every connection.
+    open private(set) var sqlitePragmas: [String: NSObject] = [:]
+    /// Whether `loadPersistentStores` adds the store off the calling thread.
+    open var shouldAddStoreAsynchronously: Bool = false
+    /// Whether the store is migrated when its model changed (not yet supported: see compatibility).
+    open var shouldMigrateStoreAutomatically: Bool = true
+    /// Whether a mapping model is inferred for migration.
+    open var shouldInferMappingModelAutomatically: Bool = true
+
+    /// A description of a SQLite store at `url`.
+    public init(url: URL) {
+        self.url = url
+        super.init()
+    }
+
+    /// A description with no location yet.
+    override public init() { super.init() }
+
+    /// Sets an option for `addPersistentStore`.
+    open func setOption(_ option: NSObject?, forKey key: String) { options[key] = option }
+
+    /// Sets a SQLite pragma.
+    open func setValue(_ value: NSObject?, forPragmaNamed name: String) {
+        sqlitePragmas[name] = value
+        options[NSSQLitePragmasOption] = sqlitePragmas as NSDictionary
+    }
+
+    /// The options as `addPersistentStore` takes them.
+    var storeOptions: [AnyHashable: Any] {
+        var result: [AnyHashable: Any] = [:]
+        for (key, value) in options {
+            if key == NSSQLitePragmasOption {
+                var pragmas: [String: Any] = [:]
+                for (name, v) in sqlitePragmas { pragmas[name] = v }
+                result[key] = pragmas
+            } else if let number = value as? NSNumber, key == NSReadOnlyPersistentStoreOption {
+                result[key] = number.boolValue
+            } else {
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    override open var description: String { "<NSPersistentStoreDescription> (type: \(type), url: \(url?.path ?? "nil"))" }
+}

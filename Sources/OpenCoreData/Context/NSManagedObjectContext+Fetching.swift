@@ -1,0 +1,160 @@
+/// Fetching, counting and faulting.
+extension NSManagedObjectContext {
+    /// Runs `request` and returns its results: managed objects, object IDs or a count, as the
+    /// request's `resultType` says.
+    ///
+    /// Objects are uniqued: an object already registered in the context is returned as it is
+    /// (with its unsaved changes); others come back as faults that fill from the fetched row
+    /// without another query. With `includesPendingChanges`, matching inserted objects are added
+    /// and deleted ones left out.
+    ///
+    /// - Throws: an `NSError` naming the entity or key the model does not know, or a store error.
+    /// - Complexity: O(n) in the number of rows returned, plus the sort when pending inserts are
+    ///   merged into a sorted result.
+    public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
+        }
+        let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
+        if request.resultType == .countResultType {
+            return [NSNumber(value: try count(for: request)) as! T]
+        }
+        let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
+        if request.resultType == .managedObjectIDResultType {
+            return objects.map { $0.objectID as! T }
+        }
+        guard let typed = objects as? [T] else {
+            throw CoreDataError.make(
+                NSCoreDataError, "The fetch request's result type does not match the objects of entity \(entity.name ?? "?").")
+        }
+        return typed
+    }
+
+    /// The number of objects `request` would return.
+    public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
+        }
+        let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
+        let pending = request.includesPendingChanges && hasChanges
+        if pending {
+            return try fetchObjects(request, entity: entity, coordinator: coordinator).count
+        }
+        var total = 0
+        for store in stores(for: request, coordinator: coordinator) {
+            total += try store.countRows(query(for: request, entity: entity, propertyValues: false))
+        }
+        return total
+    }
+
+    private func stores<T>(for request: NSFetchRequest<T>, coordinator: NSPersistentStoreCoordinator) -> [NSPersistentStore] {
+        request.affectedStores ?? coordinator.persistentStores
+    }
+
+    private func query<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, propertyValues: Bool) -> StoreQuery {
+        StoreQuery(
+            entity: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors ?? [],
+            fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset,
+            includesSubentities: request.includesSubentities, includesPropertyValues: propertyValues)
+    }
+
+    private func fetchObjects<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [NSManagedObject] {
+        let pending = request.includesPendingChanges && hasChanges
+        var storeQuery = query(
+            for: request, entity: entity,
+            propertyValues: request.includesPropertyValues && request.resultType != .managedObjectIDResultType)
+        if pending {
+            // Limits apply after pending changes are merged in.
+            storeQuery.fetchLimit = 0
+            storeQuery.fetchOffset = 0
+        }
+        var objects: [NSManagedObject] = []
+        for store in stores(for: request, coordinator: coordinator) {
+            let rows = try store.fetchRows(storeQuery)
+            objects.reserveCapacity(objects.count + rows.count)
+            for row in rows {
+                let object = register(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects)
+                if !request.returnsObjectsAsFaults { object.fireFault() }
+                objects.append(object)
+            }
+        }
+        guard pending else { return objects }
+        objects.removeAll { $0.isDeleted }
+        let numbers = Set(request.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber])
+        for object in liveInserted where numbers.contains(object.entity.layout!.entityNumber) {
+            if let predicate = request.predicate, !predicate.evaluate(with: object) { continue }
+            objects.append(object)
+        }
+        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+            objects.sort { a, b in
+                for descriptor in descriptors {
+                    let order = descriptor.compare(a, to: b)
+                    if order != .orderedSame { return order == .orderedAscending }
+                }
+                return false
+            }
+        }
+        if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
+        if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+        return objects
+    }
+
+    /// The context's object for a fetched row: the registered one, or a new fault carrying the
+    /// row's values.
+    func register(row: StoreRow, store: NSPersistentStore, refresh: Bool) -> NSManagedObject {
+        let entity = store.entity(number: row.entityNumber)!
+        let key = ObjectKey(
+            store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber),
+            primaryKey: row.primaryKey, temporary: nil)
+        if let existing = registry[key] {
+            if existing.isFault, existing.cachedRow == nil, let values = row.values {
+                existing.cachedRow = values
+                existing.version = row.version
+            } else if refresh, !existing.hasChanges, let values = row.values {
+                existing.slots = values
+                existing.committed = values
+                existing.version = row.version
+            }
+            return existing
+        }
+        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: row.primaryKey)
+        object.managedObjectContext = self
+        object.cachedRow = row.values
+        object.version = row.version
+        registry[key] = object
+        return object
+    }
+
+    /// Fills a fault from its store.
+    func fulfillFault(_ object: NSManagedObject) {
+        guard let store = object.store else {
+            preconditionFailure("CoreData could not fulfill a fault for an object without a store.")
+        }
+        let row: StoreRow?
+        do {
+            row = try store.row(of: object.entity, primaryKey: object.primaryKey)
+        } catch {
+            preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': \(error)")
+        }
+        guard let row, let values = row.values else {
+            preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': the row no longer exists.")
+        }
+        object.slots = values
+        object.committed = values
+        object.version = row.version
+    }
+
+    /// The destination objects of a to-many relationship, read from the store.
+    func loadToMany(_ relationship: NSRelationshipDescription, of object: NSManagedObject) -> [NSManagedObject] {
+        guard object.primaryKey != 0, let store = object.store else { return [] }
+        let references: [ObjectReference]
+        do {
+            references = try store.relatedReferences(relationship, ofPrimaryKey: object.primaryKey)
+        } catch {
+            preconditionFailure("CoreData could not fulfill the relationship '\(relationship.name)' of \(object.objectID): \(error)")
+        }
+        return references.map { registeredObject(for: $0, in: store) }
+    }
+}

@@ -1,0 +1,317 @@
+/// How a context runs the work given to it.
+public enum NSManagedObjectContextConcurrencyType: UInt, Sendable {
+    /// Deprecated in Core Data: the context runs work on whatever thread calls it.
+    case confinementConcurrencyType = 0
+    /// The context owns a private serial queue.
+    case privateQueueConcurrencyType = 1
+    /// The context runs on the main queue.
+    case mainQueueConcurrencyType = 2
+}
+
+/// A scratch pad of managed objects: it fetches them, tracks their changes and saves them to its
+/// coordinator's stores in one transaction.
+///
+/// A context is not thread-safe: use it, and its objects, inside `perform` or `performAndWait`
+/// (or on the main queue for a main-queue context). The context itself may be passed between
+/// threads (it is `Sendable`), its objects may not.
+open class NSManagedObjectContext: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is confined to the context's queue, as Core Data
+    // requires of its users; `perform`/`performAndWait` are the ways onto that queue.
+
+    /// How the context runs work.
+    public let concurrencyType: NSManagedObjectContextConcurrencyType
+    /// The coordinator whose stores the context fetches from and saves to.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// A name shown in debugging output.
+    open var name: String?
+    /// The conflict resolution policy used when saving; `NSErrorMergePolicy` by default.
+    open var mergePolicy: Any = NSErrorMergePolicy
+    /// Whether the context takes in saves of its parent and siblings automatically.
+    open var automaticallyMergesChangesFromParent: Bool = false
+    /// How long cached values stay fresh; negative means forever (Core Data's default).
+    open var stalenessInterval: TimeInterval = -1
+    /// Whether faults for deleted rows turn into empty objects instead of stopping the program.
+    open var shouldDeleteInaccessibleFaults: Bool = true
+    /// Whether the context keeps strong references to every registered object.
+    open var retainsRegisteredObjects: Bool = false
+    /// Free-form information attached to the context.
+    open var userInfo: NSMutableDictionary = NSMutableDictionary()
+    /// The author recorded with persistent history transactions.
+    open var transactionAuthor: String?
+
+    let queue: DispatchQueue?
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Objects with permanent IDs, by identity. Core Data keeps these weakly unless
+    /// `retainsRegisteredObjects`; here they are kept until reset or refresh, which bounds memory
+    /// by what a fetch returned.
+    var registry: [ObjectKey: NSManagedObject] = [:]
+    /// Inserted objects in insertion order (some may since have been deleted; see flags).
+    var insertedList: [NSManagedObject] = []
+    var insertedCount = 0
+    var updatedMap: [ObjectIdentifier: NSManagedObject] = [:]
+    var deletedList: [NSManagedObject] = []
+    /// Deleted objects whose delete rules have not run yet.
+    var pendingDeletions: [NSManagedObject] = []
+
+    /// Creates a context of the given type.
+    public init(concurrencyType: NSManagedObjectContextConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        switch concurrencyType {
+        case .privateQueueConcurrencyType:
+            queue = DispatchQueue(label: "NSManagedObjectContext")
+        case .mainQueueConcurrencyType:
+            queue = DispatchQueue.main
+        case .confinementConcurrencyType:
+            queue = nil
+        }
+        super.init()
+        if concurrencyType == .privateQueueConcurrencyType {
+            queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        }
+    }
+
+    /// Creates a confinement context (deprecated in Core Data).
+    override public convenience init() {
+        self.init(concurrencyType: .confinementConcurrencyType)
+    }
+
+    // MARK: Queues
+
+    /// Whether the caller is already on this context's queue.
+    var isOnQueue: Bool {
+        switch concurrencyType {
+        case .confinementConcurrencyType: true
+        case .mainQueueConcurrencyType: Thread.isMainThread
+        case .privateQueueConcurrencyType: DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+        }
+    }
+
+    /// Runs `block` asynchronously on the context's queue.
+    open func perform(_ block: @escaping @Sendable () -> Void) {
+        if let queue { queue.async(execute: block) } else { block() }
+    }
+
+    /// Runs `block` on the context's queue and waits for it; runs inline when already there.
+    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if isOnQueue || queue == nil { return try block() }
+        return try queue!.sync(execute: block)
+    }
+
+    // MARK: State
+
+    /// Whether the context has unsaved inserts, updates or deletes.
+    open var hasChanges: Bool { insertedCount > 0 || !updatedMap.isEmpty || !deletedList.isEmpty }
+
+    /// Objects inserted since the last save.
+    open var insertedObjects: Set<NSManagedObject> { Set(liveInserted) }
+    /// Saved objects changed since the last save.
+    open var updatedObjects: Set<NSManagedObject> { Set(updatedMap.values) }
+    /// Objects that will be deleted at the next save.
+    open var deletedObjects: Set<NSManagedObject> { Set(deletedList) }
+    /// Every object the context knows.
+    open var registeredObjects: Set<NSManagedObject> { Set(registry.values).union(liveInserted) }
+
+    var liveInserted: [NSManagedObject] {
+        insertedList.filter { $0.flags.contains(.inserted) && $0.managedObjectContext === self }
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Inserts `object`; it is written at the next save.
+    open func insert(_ object: NSManagedObject) {
+        if object.managedObjectContext === self, object.isDeleted, object.primaryKey != 0 {
+            undelete(object)
+            return
+        }
+        precondition(
+            object.managedObjectContext == nil || object.managedObjectContext === self,
+            "An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext.")
+        guard !object.flags.contains(.inserted) else { return }
+        object.managedObjectContext = self
+        object.flags.insert(.inserted)
+        insertedList.append(object)
+        insertedCount += 1
+        object.awakeFromInsert()
+    }
+
+    /// Marks `object` for deletion at the next save; delete rules run when pending changes are
+    /// processed.
+    open func delete(_ object: NSManagedObject) {
+        guard object.managedObjectContext === self else { return }
+        if object.flags.contains(.inserted) {
+            object.flags.remove(.inserted)
+            insertedCount -= 1
+            pendingDeletions.append(object)
+            object.flags.insert(.deleted)
+            return
+        }
+        guard !object.flags.contains(.deleted) else { return }
+        object.fireFault()
+        object.flags.insert(.deleted)
+        object.flags.remove(.updated)
+        updatedMap[ObjectIdentifier(object)] = nil
+        deletedList.append(object)
+        pendingDeletions.append(object)
+    }
+
+    private func undelete(_ object: NSManagedObject) {
+        object.flags.remove(.deleted)
+        deletedList.removeAll { $0 === object }
+        pendingDeletions.removeAll { $0 === object }
+    }
+
+    func objectDidChange(_ object: NSManagedObject) {
+        updatedMap[ObjectIdentifier(object)] = object
+    }
+
+    // MARK: Identity
+
+    /// The object for `objectID`: the registered one, or a fault that is filled on first access.
+    ///
+    /// Stops the program on first access, as Core Data does, if no such row exists; use
+    /// `existingObject(with:)` to get an error instead.
+    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let object = registeredObject(for: objectID) { return object }
+        precondition(!objectID.isTemporaryID, "No object with temporary ID \(objectID) is registered in this context.")
+        return registerFault(entity: objectID.entity, store: objectID.persistentStore!, primaryKey: objectID.primaryKey)
+    }
+
+    /// The object for `objectID`, filled from the store.
+    ///
+    /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when the object does not exist.
+    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let object = registeredObject(for: objectID), !object.isFault || object.cachedRow != nil {
+            return object
+        }
+        guard !objectID.isTemporaryID, let store = objectID.persistentStore,
+            let row = try store.row(of: objectID.entity, primaryKey: objectID.primaryKey)
+        else {
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError, "The object \(objectID) does not exist in the store.",
+                userInfo: [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        let object = register(row: row, store: store, refresh: false)
+        object.fireFault()
+        return object
+    }
+
+    /// The object for `objectID` if the context has it registered; nil otherwise.
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        if objectID.isTemporaryID {
+            return insertedList.first { $0.hasTemporaryID && $0.objectID === objectID && $0.managedObjectContext === self }
+        }
+        return registry[objectID.key]
+    }
+
+    /// Gives permanent IDs to `objects` now, reserving their primary keys in the store.
+    open func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        let pending = objects.filter { $0.hasTemporaryID }
+        guard let coordinator = persistentStoreCoordinator else { return }
+        var byEntity: [ObjectIdentifier: [NSManagedObject]] = [:]
+        for object in pending { byEntity[ObjectIdentifier(object.entity.layout!.root), default: []].append(object) }
+        for (_, group) in byEntity {
+            guard let store = coordinator.store(for: group[0].entity) else { continue }
+            let first = try store.reservePrimaryKeys(for: group[0].entity, count: group.count)
+            for (offset, object) in group.enumerated() {
+                object.assignPermanentID(store: store, primaryKey: first + Int64(offset))
+                registry[object.objectID.key] = object
+            }
+        }
+    }
+
+    func registeredObject(for reference: ObjectReference, in store: NSPersistentStore) -> NSManagedObject {
+        guard let entity = store.entity(number: reference.entityNumber) else {
+            preconditionFailure("The store refers to an unknown entity number \(reference.entityNumber).")
+        }
+        let key = ObjectKey(
+            store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber),
+            primaryKey: reference.primaryKey, temporary: nil)
+        if let object = registry[key] { return object }
+        return registerFault(entity: entity, store: store, primaryKey: reference.primaryKey)
+    }
+
+    func registerFault(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) -> NSManagedObject {
+        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: primaryKey)
+        object.managedObjectContext = self
+        registry[ObjectKey(store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber), primaryKey: primaryKey, temporary: nil)] = object
+        return object
+    }
+
+    // MARK: Discarding changes
+
+    /// Turns `object` back into a fault (dropping its changes when `flag` is false) or refreshes its
+    /// saved values while keeping its changes (`flag` true).
+    open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object.managedObjectContext === self, !object.isInserted else { return }
+        if flag && object.hasChanges {
+            let changes = object.changedValues()
+            object.willTurnIntoFault()
+            object.faultState = .fault
+            object.cachedRow = nil
+            object.fireFault()
+            for (key, value) in changes {
+                object.setPrimitiveValue(value is NSNull ? nil : value, forKey: key)
+            }
+            return
+        }
+        object.willTurnIntoFault()
+        object.flags.remove(.updated)
+        updatedMap[ObjectIdentifier(object)] = nil
+        if object.isDeleted { undelete(object) }
+        object.slots = []
+        object.committed = nil
+        object.cachedRow = nil
+        object.faultState = .fault
+        object.didTurnIntoFault()
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    open func refreshAllObjects() {
+        for object in registry.values { refresh(object, mergeChanges: true) }
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, updated and deleted ones
+    /// return to their saved values.
+    open func rollback() {
+        processPendingChanges()
+        for object in insertedList where object.flags.contains(.inserted) || object.flags.contains(.deleted) {
+            if object.hasTemporaryID { object.managedObjectContext = nil }
+            object.flags = []
+        }
+        insertedList.removeAll()
+        insertedCount = 0
+        for object in Array(updatedMap.values) + deletedList {
+            object.flags = []
+            if let committed = object.committed {
+                object.slots = committed
+            } else {
+                object.faultState = .fault
+            }
+        }
+        updatedMap.removeAll()
+        deletedList.removeAll()
+        pendingDeletions.removeAll()
+    }
+
+    /// Forgets every object: registered objects become invalid and unsaved changes are dropped.
+    open func reset() {
+        for object in registry.values { object.managedObjectContext = nil }
+        for object in insertedList { object.managedObjectContext = nil }
+        registry.removeAll()
+        insertedList.removeAll()
+        insertedCount = 0
+        updatedMap.removeAll()
+        deletedList.removeAll()
+        pendingDeletions.removeAll()
+    }
+
+    /// Not supported on Linux: Foundation's `UndoManager` is unavailable (see docs/compatibility.md).
+    open func undo() {}
+    /// Not supported on Linux: Foundation's `UndoManager` is unavailable.
+    open func redo() {}
+
+    override open var description: String {
+        "<NSManagedObjectContext \(name ?? ""): \(registry.count) registered, \(insertedCount) inserted, \(updatedMap.count) updated, \(deletedList.count) deleted>"
+    }
+}

@@ -1,0 +1,164 @@
+/// A persistent store: where a coordinator keeps objects. Core Data's SQLite and in-memory stores
+/// are subclasses; create stores through `NSPersistentStoreCoordinator.addPersistentStore`.
+open class NSPersistentStore: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: mutable state is touched only under the coordinator's lock, which
+    // serializes every call into a store.
+
+    /// Store types by name, as Core Data spells them.
+    public struct StoreType: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The SQLite store, in Apple's on-disk format.
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        /// A store that keeps everything in memory.
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+        /// Apple's binary store; not available in OpenCoreData.
+        public static let binary = StoreType(rawValue: NSBinaryStoreType)
+    }
+
+    /// The coordinator that owns the store.
+    public internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The configuration whose entities the store holds; nil for the default (all entities).
+    public let configurationName: String
+    /// The options the store was added with.
+    public let options: [AnyHashable: Any]?
+    /// The store's file, or a placeholder URL for an in-memory store.
+    open var url: URL?
+    /// The store's unique identifier (`NSStoreUUID`): the host part of its object-ID URIs.
+    open var identifier: String!
+    /// Whether the store refuses saves.
+    open var isReadOnly: Bool = false
+    /// The store's metadata: `NSStoreType`, `NSStoreUUID`, version hashes and the app's own keys.
+    open var metadata: [String: Any]! = [:]
+
+    /// The store's type name (`NSSQLiteStoreType`…).
+    open var type: String { "" }
+
+    /// Creates a store for `coordinator`; `addPersistentStore` is the way to get one.
+    public required init(
+        persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?,
+        at url: URL, options: [AnyHashable: Any]? = nil
+    ) {
+        self.persistentStoreCoordinator = root
+        self.configurationName = name ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        self.options = options
+        self.url = url
+        super.init()
+    }
+
+    /// Called after the store is added to a coordinator.
+    open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
+    /// Called before the store is removed from a coordinator.
+    open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
+
+    /// Reads metadata without opening the store through a coordinator.
+    open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown store type.")
+    }
+
+    // MARK: What the coordinator asks of a store. Subclasses implement these.
+
+    /// The entities this store holds.
+    var entities: [NSEntityDescription] {
+        persistentStoreCoordinator?.managedObjectModel.entities(forConfigurationName: configurationName) ?? []
+    }
+
+    func load(model: NSManagedObjectModel) throws { }
+    func close() {}
+    func fetchRows(_ query: StoreQuery) throws -> [StoreRow] { throw unsupported("fetch") }
+    func countRows(_ query: StoreQuery) throws -> Int { throw unsupported("count") }
+    func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? { throw unsupported("fault") }
+    func relatedReferences(
+        _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64
+    ) throws -> [ObjectReference] { throw unsupported("relationship fault") }
+    func save(_ body: (any StoreWriter) throws -> Void) throws { throw unsupported("save") }
+    func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
+        throw unsupported("permanent IDs")
+    }
+
+    private func unsupported(_ what: String) -> NSError {
+        CoreDataError.make(
+            NSPersistentStoreUnsupportedRequestTypeError, "The store of type '\(type)' does not support \(what).")
+    }
+
+    /// The entity with store number `number` in this store's model.
+    func entity(number: Int32) -> NSEntityDescription? {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return nil }
+        let index = Int(number) - 1
+        guard index >= 0, index < model.entitiesInStoreOrder.count else { return nil }
+        return model.entitiesInStoreOrder[index]
+    }
+}
+
+/// The SQLite store type name.
+public let NSSQLiteStoreType = "SQLite"
+/// The in-memory store type name.
+public let NSInMemoryStoreType = "InMemory"
+/// Apple's binary store type name; not supported on Linux.
+public let NSBinaryStoreType = "Binary"
+/// Apple's XML store type name; not supported on Linux.
+public let NSXMLStoreType = "XML"
+
+/// Metadata key: the store's type.
+public let NSStoreTypeKey = "NSStoreType"
+/// Metadata key: the store's UUID.
+public let NSStoreUUIDKey = "NSStoreUUID"
+/// Metadata key: the entity version hashes the store was written with.
+public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
+/// Metadata key: the model's version identifiers.
+public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+/// Option: open the store read-only.
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// Option: migrate the store automatically when its model changed (not yet supported).
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+/// Option: infer the mapping model for automatic migration (not yet supported).
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Option: SQLite pragmas, as a dictionary of name to value.
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option: track persistent history (recorded; history is not written yet).
+public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
+
+/// A fetch as a store runs it: everything about the request except the context.
+struct StoreQuery {
+    var entity: NSEntityDescription
+    var predicate: NSPredicate?
+    var sortDescriptors: [NSSortDescriptor]
+    var fetchLimit: Int
+    var fetchOffset: Int
+    var includesSubentities: Bool
+    /// Whether the rows' values are needed, or only their identity.
+    var includesPropertyValues: Bool
+}
+
+/// A row as a store returns it: identity, version and values in slot order (to-ones as
+/// references, to-many as `.unloaded`).
+struct StoreRow {
+    var entityNumber: Int32
+    var primaryKey: Int64
+    var version: Int64
+    var values: ContiguousArray<SlotValue>?
+}
+
+/// The write half of a save, given to the context inside one store transaction: if the body throws,
+/// nothing it wrote stays.
+protocol StoreWriter {
+    /// Reserves `count` primary keys for `entity`'s hierarchy and returns the first.
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64
+    /// Inserts a row with version 1.
+    func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws
+    /// Updates a row whose version must still be `expectedVersion`; returns false on a conflict.
+    func update(
+        entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues
+    ) throws -> Bool
+    /// Deletes a row whose version must still be `expectedVersion`; returns false on a conflict.
+    func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool
+    /// Adds or removes a many-to-many pair.
+    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
+    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
+}
+
+/// The stored values of one row being written, resolved to what a store keeps: attribute slots and
+/// to-one references (the destination's primary key and entity number).
+struct RowValues {
+    var slots: ContiguousArray<SlotValue>
+}

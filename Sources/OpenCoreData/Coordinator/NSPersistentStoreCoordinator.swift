@@ -1,0 +1,172 @@
+/// Connects contexts to persistent stores: it owns the model and the stores, and serializes every
+/// store access.
+///
+/// `Sendable`: contexts on different queues share one coordinator.
+open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: `stores` and every call into a store are guarded by `lock`; the model is
+    // frozen (immutable) from `init` on.
+
+    /// The model of every object the coordinator's stores hold.
+    public let managedObjectModel: NSManagedObjectModel
+    /// A name for debugging.
+    open var name: String?
+
+    let lock = NSRecursiveLock()
+    private var stores: [NSPersistentStore] = []
+    /// An error from freezing the model, reported when the first store is added.
+    private let modelError: NSError?
+
+    /// Creates a coordinator for `model`; the model may no longer be edited afterwards.
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        self.managedObjectModel = model
+        var error: NSError?
+        do { try model.freeze() } catch let e as NSError { error = e }
+        self.modelError = error
+        super.init()
+        NSManagedObjectModel.noteInUse(model)
+    }
+
+    /// The stores added so far.
+    open var persistentStores: [NSPersistentStore] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stores
+    }
+
+    /// Store types by name, as `registerStoreClass` knows them.
+    nonisolated(unsafe) private static var registeredTypes: [String: NSPersistentStore.Type] = [
+        NSSQLiteStoreType: SQLiteStore.self,
+        NSInMemoryStoreType: InMemoryStore.self,
+    ]
+    private static let registryLock = NSLock()
+
+    /// The registered store types, by name.
+    public class var registeredStoreTypes: [String: NSValue] { [:] }
+
+    /// Registers a store class under a type name.
+    public class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
+        registryLock.lock()
+        defer { registryLock.unlock() }
+        registeredTypes[storeType.rawValue] = storeClass as? NSPersistentStore.Type
+    }
+
+    /// Adds a store of `type` at `url` (a file for SQLite; any URL for in-memory) and opens it.
+    ///
+    /// - Throws: `NSPersistentStoreIncompatibleVersionHashError` (134100) when the store was written
+    ///   with another model, `NSPersistentStoreInvalidTypeError` for an unknown type,
+    ///   `NSFileReadCorruptFileError`/`NSPersistentStoreOpenError`/`NSSQLiteError` when the file is
+    ///   not a usable store. A failed open leaves the file untouched.
+    @discardableResult
+    open func addPersistentStore(
+        type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// The older spelling of `addPersistentStore(type:configuration:at:options:)`.
+    @discardableResult
+    open func addPersistentStore(
+        ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
+        if let modelError { throw modelError }
+        NSPersistentStoreCoordinator.registryLock.lock()
+        let storeClass = NSPersistentStoreCoordinator.registeredTypes[storeType]
+        NSPersistentStoreCoordinator.registryLock.unlock()
+        guard let storeClass else {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)'.",
+                userInfo: [NSStoreTypeKey: storeType])
+        }
+        if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
+            throw CoreDataError.make(NSCoreDataError, "The model has no configuration named '\(configuration)'.")
+        }
+        let url = storeURL ?? URL(string: "memory://\(UUID().uuidString)")!
+        lock.lock()
+        defer { lock.unlock() }
+        if storeType == NSSQLiteStoreType, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "The store at \(url.path) is already added to this coordinator.")
+        }
+        let store = storeClass.init(
+            persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+        try store.load(model: managedObjectModel)
+        stores.append(store)
+        store.didAdd(to: self)
+        return store
+    }
+
+    /// Removes `store` from the coordinator and closes it.
+    open func remove(_ store: NSPersistentStore) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = stores.firstIndex(where: { $0 === store }) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store is not in this coordinator.")
+        }
+        store.willRemove(from: self)
+        store.close()
+        stores.remove(at: index)
+    }
+
+    /// The store at `url`, if the coordinator has it.
+    open func persistentStore(for url: URL) -> NSPersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The metadata of `store`.
+    open func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
+
+    /// Replaces the metadata of `store`; written at the next save.
+    open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        lock.lock()
+        defer { lock.unlock() }
+        var merged = metadata ?? [:]
+        merged[NSStoreUUIDKey] = store.identifier
+        merged[NSStoreTypeKey] = store.type
+        store.metadata = merged
+        (store as? SQLiteStore)?.metadataChanged = true
+    }
+
+    /// The metadata of the store at `url`, read without adding it.
+    open class func metadataForPersistentStore(
+        type: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> [String: Any] {
+        try metadataForPersistentStore(ofType: type.rawValue, at: url, options: options)
+    }
+
+    /// The older spelling of `metadataForPersistentStore(type:at:options:)`.
+    open class func metadataForPersistentStore(
+        ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> [String: Any] {
+        guard storeType == NSSQLiteStoreType else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "No metadata for store type '\(storeType)'.")
+        }
+        return try SQLiteStore.metadataForPersistentStore(with: url)
+    }
+
+    /// The object ID named by a URI from `NSManagedObjectID.uriRepresentation()`; nil if no store
+    /// or entity of this coordinator matches.
+    open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata", let host = url.host else { return nil }
+        let parts = url.path.split(separator: "/")
+        guard parts.count == 2, parts[1].first == "p", let key = Int64(parts[1].dropFirst()), key > 0,
+            let entity = managedObjectModel.entitiesByName[String(parts[0])],
+            let store = persistentStores.first(where: { $0.identifier == host })
+        else { return nil }
+        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+    }
+
+    /// Runs `body` with exclusive access to the stores.
+    func withStores<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// The store that holds objects of `entity` (the first whose configuration contains it).
+    func store(for entity: NSEntityDescription) -> NSPersistentStore? {
+        persistentStores.first { store in store.entities.contains { entity.isKindOf(entity: $0) && $0 === entity } }
+            ?? persistentStores.first
+    }
+}

@@ -1,0 +1,81 @@
+import Synchronization
+
+/// Which `NSManagedObject` subclass represents an entity. Linux has no Objective-C runtime to look
+/// classes up by `managedObjectClassName` alone, so classes are found through
+/// `NSClassFromString` (which takes `Module.Class` names), an explicit registration, or the short
+/// class name of a subclass seen earlier.
+extension NSManagedObjectModel {
+    private static let classes = Mutex<ClassRegistry>(ClassRegistry())
+
+    private struct ClassRegistry {
+        var byEntityName: [String: NSManagedObject.Type] = [:]
+        var byClassName: [String: NSManagedObject.Type] = [:]
+        var models: [Weak] = []
+    }
+
+    private struct Weak: @unchecked Sendable {
+        // @unchecked Sendable: models are immutable once in use, and only read through the registry.
+        weak var model: NSManagedObjectModel?
+    }
+
+    /// Makes `type` the class of the entity named `entityName` (by default the class's own name)
+    /// in every model. Needed when a model's `representedClassName` has no module prefix and
+    /// objects of that entity are fetched before any is created with `init(context:)`.
+    public static func registerClass(_ type: NSManagedObject.Type, forEntityName entityName: String? = nil) {
+        let name = entityName ?? shortName(of: type)
+        classes.withLock {
+            $0.byEntityName[name] = type
+            $0.byClassName[shortName(of: type)] = type
+            $0.byClassName[String(reflecting: type)] = type
+        }
+    }
+
+    static func noteInUse(_ model: NSManagedObjectModel) {
+        classes.withLock { registry in
+            registry.models.removeAll { $0.model == nil }
+            registry.models.append(Weak(model: model))
+        }
+    }
+
+    /// The entity of `type` in this model: registered, or named by its class name.
+    func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        Self.classes.withLock { $0.byClassName[Self.shortName(of: type)] = type }
+        let full = String(reflecting: type)
+        let short = Self.shortName(of: type)
+        let candidates = entities.filter { entity in
+            if Self.classes.withLock({ $0.byEntityName[entity.name ?? ""] }) == type { return true }
+            let className = entity.managedObjectClassName ?? ""
+            return className == full || className == short || className.split(separator: ".").last.map(String.init) == short
+        }
+        return candidates.first
+    }
+
+    static func entityForClass(_ type: NSManagedObject.Type) -> NSEntityDescription? {
+        let models = classes.withLock { $0.models.compactMap(\.model) }
+        for model in models.reversed() {
+            if let entity = model.entity(for: type) { return entity }
+        }
+        return nil
+    }
+
+    static func registeredClass(forEntity entity: NSEntityDescription) -> NSManagedObject.Type? {
+        let className = entity.managedObjectClassName ?? "NSManagedObject"
+        let short = className.split(separator: ".").last.map(String.init) ?? className
+        return classes.withLock { $0.byEntityName[entity.name ?? ""] ?? $0.byClassName[className] ?? $0.byClassName[short] }
+    }
+
+    static func shortName(of type: AnyClass) -> String {
+        String(describing: type)
+    }
+}
+
+extension NSEntityDescription {
+    /// The class that represents the entity's objects.
+    var managedObjectClass: NSManagedObject.Type {
+        if let cached = layout?.objectClass { return cached }
+        let resolved = NSManagedObjectModel.registeredClass(forEntity: self)
+            ?? (NSClassFromString(managedObjectClassName ?? "") as? NSManagedObject.Type)
+            ?? NSManagedObject.self
+        return resolved
+    }
+}

@@ -1,0 +1,43 @@
+/// Named encoders for transformable attributes: Linux has no Objective-C `NSValueTransformer`
+/// lookup, so a transformer is registered under the name the model's `valueTransformerName` uses.
+public enum ValueTransformerRegistry {
+    /// A pair of functions that turn a value into data and back.
+    public struct Transformer: Sendable {
+        /// Encodes a value for the store.
+        public var encode: @Sendable (Any) -> Data?
+        /// Decodes a value read from the store.
+        public var decode: @Sendable (Data) -> Any?
+
+        /// Creates a transformer from its two directions.
+        public init(encode: @escaping @Sendable (Any) -> Data?, decode: @escaping @Sendable (Data) -> Any?) {
+            self.encode = encode
+            self.decode = decode
+        }
+    }
+
+    nonisolated(unsafe) private static var transformers: [String: Transformer] = [:]
+    private static let lock = NSLock()
+
+    /// Registers `transformer` under `name` (a model's `valueTransformerName`).
+    public static func register(_ transformer: Transformer, forName name: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        transformers[name] = transformer
+    }
+
+    static func transformer(named name: String?) -> Transformer? {
+        guard let name else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        return transformers[name]
+    }
+
+    static func encode(_ value: Any, attribute: NSAttributeDescription?) -> Data? {
+        if let data = value as? Data { return data }
+        return transformer(named: attribute?.valueTransformerName)?.encode(value)
+    }
+
+    static func decode(_ data: Data, attribute: NSAttributeDescription?) -> Any {
+        transformer(named: attribute?.valueTransformerName)?.decode(data) ?? data
+    }
+}

@@ -1,0 +1,226 @@
+/// Key-value access: Core Data's `value(forKey:)` family, with the inverse of every relationship
+/// kept in step as the value changes.
+extension NSManagedObject {
+    /// The value of the property named `key`, or of a key path through to-one relationships
+    /// (`"owner.firstName"`). Numbers come back as `NSNumber`, to-many relationships as
+    /// `Set<NSManagedObject>` (`NSOrderedSet` when ordered).
+    ///
+    /// Stops the program, as Core Data raises, when the entity has no such property.
+    func kvcValue(forKey key: String) -> Any? {
+        if key.contains(".") { return value(forKeyPath: key) }
+        let property = requireProperty(key)
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        return publicValue(of: property)
+    }
+
+    /// The value at a dotted key path through to-one relationships.
+    func kvcValue(forKeyPath keyPath: String) -> Any? {
+        var object: NSManagedObject = self
+        let parts = keyPath.split(separator: ".").map(String.init)
+        for (index, part) in parts.enumerated() {
+            let value = object.value(forKey: part)
+            if index == parts.count - 1 { return value }
+            guard let next = value as? NSManagedObject else { return nil }
+            object = next
+        }
+        return nil
+    }
+
+    /// Sets the property named `key`. Relationships keep their inverse in step; a value of the wrong
+    /// type is kept and refused when the context saves (`NSManagedObjectValidationError`).
+    ///
+    /// Stops the program, as Core Data raises, when the entity has no such property.
+    func kvcSetValue(_ value: Any?, forKey key: String) {
+        let property = requireProperty(key)
+        precondition(
+            !property.isReadOnly,
+            "The property '\(key)' of entity '\(entity.name ?? "?")' is read-only.")
+        willChangeValue(forKey: key)
+        setValue(value, for: property)
+        didChangeValue(forKey: key)
+    }
+
+    /// The stored value of `key` without access notifications.
+    func kvcPrimitiveValue(forKey key: String) -> Any? {
+        publicValue(of: requireProperty(key))
+    }
+
+    /// Sets the stored value of `key` without change notifications; inverses are not maintained.
+    func kvcSetPrimitiveValue(_ value: Any?, forKey key: String) {
+        let property = requireProperty(key)
+        fireFault()
+        if let attribute = property as? NSAttributeDescription {
+            slots[attribute.slot] = SlotValue(attributeValue: value, for: attribute)
+        } else if let relationship = property as? NSRelationshipDescription {
+            slots[relationship.slot] = relationshipSlot(from: value, for: relationship)
+        }
+        markChanged()
+    }
+
+    /// A mutable set that edits the to-many relationship `key` in place, inverses included.
+    func kvcMutableSetValue(forKey key: String) -> NSMutableSet {
+        guard let relationship = requireProperty(key) as? NSRelationshipDescription, relationship.isToMany else {
+            preconditionFailure("'\(key)' of entity '\(entity.name ?? "?")' is not a to-many relationship.")
+        }
+        return RelationshipMutableSet(owner: self, relationship: relationship)
+    }
+
+    /// A mutable ordered set that edits the ordered to-many relationship `key` in place.
+    func kvcMutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
+        guard let relationship = requireProperty(key) as? NSRelationshipDescription, relationship.isToMany else {
+            preconditionFailure("'\(key)' of entity '\(entity.name ?? "?")' is not a to-many relationship.")
+        }
+        return RelationshipMutableOrderedSet(owner: self, relationship: relationship)
+    }
+
+    // MARK: Change tracking
+
+    /// The properties changed since the last save or fetch, with their new values.
+    public func changedValues() -> [String: Any] {
+        guard !isFault else { return [:] }
+        var changes: [String: Any] = [:]
+        for property in entity.properties where !property.isTransient || committed == nil {
+            let slot = property.slot
+            if let committed, slotsEqual(slots[slot], committed[slot]) { continue }
+            if committed == nil, case .null = slots[slot] { continue }
+            if committed == nil, case .toMany(let set) = slots[slot], set.objects.isEmpty { continue }
+            changes[property.name] = publicValue(of: property) ?? NSNull()
+        }
+        return changes
+    }
+
+    /// The values last saved or fetched for `keys` (all properties when nil).
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard let committed = committed ?? cachedRow else { return [:] }
+        var result: [String: Any] = [:]
+        for property in entity.properties where !property.isTransient {
+            if let keys, !keys.contains(property.name) { continue }
+            switch committed[property.slot] {
+            case .reference(let reference):
+                if let context = managedObjectContext, let store {
+                    result[property.name] = context.registeredObject(for: reference, in: store)
+                }
+            case .toOne(let object): result[property.name] = object
+            case .toMany(let set): result[property.name] = Set(set.objects)
+            case .unloaded: continue
+            case let slot:
+                result[property.name] = slot.publicValue(for: property as? NSAttributeDescription) ?? NSNull()
+            }
+        }
+        return result
+    }
+
+    /// The values changed since the last `processPendingChanges`; approximated by `changedValues()`.
+    public func changedValuesForCurrentEvent() -> [String: Any] { changedValues() }
+
+    // MARK: Internals
+
+    func requireProperty(_ key: String) -> NSPropertyDescription {
+        guard let property = entity.propertiesByName[key] else {
+            preconditionFailure(
+                "[<\(entity.managedObjectClassName ?? "NSManagedObject")> valueForUndefinedKey:]: the entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\".")
+        }
+        return property
+    }
+
+    @inline(__always)
+    func fireFault() {
+        if faultState != .filled { fulfillFault() }
+    }
+
+    func fulfillFault() {
+        if faultState == .fresh {
+            applyDefaultValues()
+            return
+        }
+        if let row = cachedRow {
+            slots = row
+            committed = row
+            cachedRow = nil
+        } else {
+            guard let context = managedObjectContext else {
+                preconditionFailure("The fault \(objectID) has no context to be filled from.")
+            }
+            context.fulfillFault(self)
+        }
+        faultState = .filled
+        awakeFromFetch()
+    }
+
+    func publicValue(of property: NSPropertyDescription) -> Any? {
+        fireFault()
+        if let attribute = property as? NSAttributeDescription {
+            return slots[attribute.slot].publicValue(for: attribute)
+        }
+        let relationship = property as! NSRelationshipDescription
+        if relationship.isToMany {
+            let set = toManySet(relationship)
+            if relationship.isOrdered { return NSOrderedSet(array: set.objects) }
+            return Set(set.objects)
+        }
+        return toOneValue(relationship)
+    }
+
+    func setValue(_ value: Any?, for property: NSPropertyDescription) {
+        fireFault()
+        if let attribute = property as? NSAttributeDescription {
+            let newValue = SlotValue(attributeValue: value, for: attribute)
+            if newValue.sameValue(as: slots[attribute.slot]) { return }
+            slots[attribute.slot] = newValue
+            markChanged()
+            return
+        }
+        let relationship = property as! NSRelationshipDescription
+        if relationship.isToMany {
+            let wanted = objects(from: value)
+            let current = toManySet(relationship).objects
+            let wantedIDs = Set(wanted.map(ObjectIdentifier.init))
+            for object in current where !wantedIDs.contains(ObjectIdentifier(object)) {
+                removeFromMany(relationship, object)
+            }
+            for object in wanted { addToMany(relationship, object) }
+        } else {
+            setToOne(relationship, value as? NSManagedObject)
+        }
+    }
+
+    func markChanged() {
+        guard !flags.contains(.inserted), !flags.contains(.deleted) else { return }
+        if !flags.contains(.updated) {
+            flags.insert(.updated)
+            managedObjectContext?.objectDidChange(self)
+        }
+    }
+
+    private func slotsEqual(_ a: SlotValue, _ b: SlotValue) -> Bool {
+        switch (a, b) {
+        case (.toOne(let x), .reference(let r)), (.reference(let r), .toOne(let x)):
+            return x.primaryKey == r.primaryKey && Int32(x.entity.layout?.entityNumber ?? 0) == r.entityNumber
+        case (.toMany(let x), .toMany(let y)):
+            return x.objects.count == y.objects.count && x.objects.allSatisfy { y.contains($0) }
+        case (.toMany, .unloaded), (.unloaded, .toMany): return true
+        default: return a.sameValue(as: b)
+        }
+    }
+
+    private func objects(from value: Any?) -> [NSManagedObject] {
+        switch value {
+        case nil: return []
+        case let set as Set<NSManagedObject>: return Array(set)
+        case let array as [NSManagedObject]: return array
+        case let ordered as NSOrderedSet: return ordered.array.compactMap { $0 as? NSManagedObject }
+        case let set as NSSet: return set.allObjects.compactMap { $0 as? NSManagedObject }
+        case let set as Set<AnyHashable>: return set.compactMap { $0.base as? NSManagedObject }
+        case let sequence as [Any]: return sequence.compactMap { $0 as? NSManagedObject }
+        default:
+            preconditionFailure("Unacceptable type of value for to-many relationship of entity '\(entity.name ?? "?")'.")
+        }
+    }
+
+    private func relationshipSlot(from value: Any?, for relationship: NSRelationshipDescription) -> SlotValue {
+        if relationship.isToMany { return .toMany(RelationshipSet(objects(from: value))) }
+        if let object = value as? NSManagedObject { return .toOne(object) }
+        return .null
+    }
+}

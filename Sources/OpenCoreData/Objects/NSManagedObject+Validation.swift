@@ -1,0 +1,95 @@
+/// Validation against the model's rules, run by `save()` for every changed object.
+extension NSManagedObject {
+    func validateAllProperties() throws {
+        var errors: [NSError] = []
+        for property in entity.properties where !property.isTransient {
+            var value: Any? = nil
+            do { try validateValue(&value, forKey: property.name) } catch let error as NSError { errors.append(error) }
+        }
+        if let error = CoreDataError.combining(errors) { throw error }
+    }
+
+    /// The first model rule the current value of `property` breaks, as Core Data's error.
+    func modelRuleError(for property: NSPropertyDescription) -> NSError? {
+        fireFault()
+        let name = entity.name ?? "?"
+        let key = property.name
+        if let attribute = property as? NSAttributeDescription {
+            let slot = slots[attribute.slot]
+            switch slot {
+            case .invalid(let box):
+                return CoreDataError.validation(
+                    NSManagedObjectValidationError,
+                    "Unacceptable type of value for attribute: entity \(name), property \(key), desired type \(attribute.attributeType.xcodeName), given value \(box.value) of type \(Swift.type(of: box.value)).",
+                    object: self, key: key, value: box.value)
+            case .null:
+                if !attribute.isOptional {
+                    return CoreDataError.validation(
+                        NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
+                }
+                return nil
+            default:
+                return ruleError(attribute, slot, entityName: name)
+            }
+        }
+        let relationship = property as! NSRelationshipDescription
+        if relationship.isToMany {
+            let count = toManySet(relationship).objects.count
+            if count == 0 && relationship.isOptional { return nil }
+            if count < max(relationship.minCount, relationship.isOptional ? 0 : 1) {
+                return CoreDataError.validation(
+                    NSValidationRelationshipLacksMinimumCountError,
+                    "\(key) of \(name) has \(count) objects, fewer than its minimum of \(max(relationship.minCount, 1)).",
+                    object: self, key: key)
+            }
+            if relationship.maxCount > 0 && count > relationship.maxCount {
+                return CoreDataError.validation(
+                    NSValidationRelationshipExceedsMaximumCountError,
+                    "\(key) of \(name) has \(count) objects, more than its maximum of \(relationship.maxCount).",
+                    object: self, key: key)
+            }
+        } else if !relationship.isOptional && toOneValue(relationship) == nil {
+            return CoreDataError.validation(
+                NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
+        }
+        return nil
+    }
+
+    private func ruleError(_ attribute: NSAttributeDescription, _ slot: SlotValue, entityName name: String) -> NSError? {
+        let rules = attribute.rules
+        guard !rules.isEmpty else { return nil }
+        let key = attribute.name
+        let value = slot.publicValue(for: attribute)
+        func error(_ code: Int, _ text: String) -> NSError {
+            CoreDataError.validation(code, "\(key) of \(name) \(text).", object: self, key: key, value: value)
+        }
+        switch slot {
+        case .int, .double, .decimal, .bool:
+            let number = (ValueComparison.normalize(value) as? Int64).map(Double.init)
+                ?? (ValueComparison.normalize(value) as? Double)
+                ?? (ValueComparison.normalize(value) as? Decimal).map { NSDecimalNumber(decimal: $0).doubleValue } ?? 0
+            if let min = rules.minimum, number < min { return error(NSValidationNumberTooSmallError, "is less than \(min)") }
+            if let max = rules.maximum, number > max { return error(NSValidationNumberTooLargeError, "is greater than \(max)") }
+        case .date(let date):
+            let seconds = date.timeIntervalSinceReferenceDate
+            if let min = rules.minimum, seconds < min { return error(NSValidationDateTooSoonError, "is too soon") }
+            if let max = rules.maximum, seconds > max { return error(NSValidationDateTooLateError, "is too late") }
+        case .string(let string):
+            let length = Double(string.count)
+            if let min = rules.minimum, length < min { return error(NSValidationStringTooShortError, "is shorter than \(Int(min)) characters") }
+            if let max = rules.maximum, length > max { return error(NSValidationStringTooLongError, "is longer than \(Int(max)) characters") }
+            if let pattern = rules.pattern {
+                let matches = (try? NSRegularExpression(pattern: "^(?:\(pattern))$"))
+                    .map { $0.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) != nil } ?? false
+                if !matches { return error(NSValidationStringPatternMatchingError, "does not match the pattern \(pattern)") }
+            }
+        case .data(let data):
+            let length = Double(data.count)
+            if let min = rules.minimum, length < min { return error(NSValidationStringTooShortError, "is shorter than \(Int(min)) bytes") }
+            if let max = rules.maximum, length > max { return error(NSValidationStringTooLongError, "is longer than \(Int(max)) bytes") }
+        default:
+            break
+        }
+        return nil
+    }
+}

@@ -1,0 +1,239 @@
+/// An object of the object graph: an instance of an entity, living in one managed object context.
+///
+/// Values are read and written with `value(forKey:)` and `setValue(_:forKey:)` (Core Data's KVC),
+/// or through typed properties a subclass declares on top of them. A fetched object may be a
+/// fault: it holds only its ID until a property is read.
+///
+/// Not `Sendable`: an object belongs to its context's queue. Pass `objectID` between threads.
+open class NSManagedObject: NSObject, NSFetchRequestResult {
+    /// The entity of the object.
+    public let entity: NSEntityDescription
+
+    /// The context the object lives in; nil once it is deleted and saved, or its context is gone.
+    public internal(set) weak var managedObjectContext: NSManagedObjectContext?
+
+    /// The object's values, one slot per property of the entity (`NSPropertyDescription.slot`).
+    var slots: ContiguousArray<SlotValue>
+    /// The values as last read from or saved to the parent store; nil for a never-saved object.
+    var committed: ContiguousArray<SlotValue>?
+    /// Values fetched with the row but not yet moved into `slots`: the fault fills from these
+    /// without touching the store.
+    var cachedRow: ContiguousArray<SlotValue>?
+    /// Z_OPT of the row the committed values came from.
+    var version: Int64 = 0
+
+    /// The permanent identity, once there is one.
+    var primaryKey: Int64 = 0
+    unowned(unsafe) var store: NSPersistentStore?
+    private var temporaryID: NSManagedObjectID?
+    private var cachedID: NSManagedObjectID?
+
+    var faultState: FaultState = .fresh
+    var flags: Flags = []
+
+    /// `fresh`: created by the user, default values not applied yet (they are applied on first
+    /// access, so materializing a fetched object costs no slot array).
+    enum FaultState { case filled, fault, fresh }
+
+    struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let inserted = Flags(rawValue: 1)
+        static let updated = Flags(rawValue: 2)
+        static let deleted = Flags(rawValue: 4)
+    }
+
+    /// Creates an object of `entity` and inserts it into `context` (pass nil to insert later with
+    /// `context.insert(_:)`).
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.entity = entity
+        self.slots = []
+        super.init()
+        if let context { context.insert(self) }
+    }
+
+    /// Creates an object of the entity that has this class, and inserts it into `context`.
+    ///
+    /// The entity is the one of the context's model whose `managedObjectClassName` names this
+    /// class (with or without module prefix), or the one registered with
+    /// `NSManagedObjectModel.registerClass(_:forEntityName:)`.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let model = context.persistentStoreCoordinator?.managedObjectModel,
+            let entity = model.entity(for: Self.self)
+        else {
+            preconditionFailure(
+                "No entity of the context's model has class '\(String(reflecting: Self.self))': set its managedObjectClassName or register the class.")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// Creates a fault or filled object for a row; used by fetches, never by users.
+    static func materialize(
+        entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64
+    ) -> NSManagedObject {
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        object.store = store
+        object.primaryKey = primaryKey
+        object.faultState = .fault
+        return object
+    }
+
+    /// The entity description of this class in the default model; Core Data's generated code calls
+    /// it. On Linux it finds the entity through the models coordinators have loaded.
+    open class func entity() -> NSEntityDescription {
+        guard let entity = NSManagedObjectModel.entityForClass(self) else {
+            preconditionFailure("No loaded model has an entity whose class is '\(String(reflecting: self))'.")
+        }
+        return entity
+    }
+
+    /// A fetch request for this class's entity.
+    open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        let request = NSFetchRequest<NSFetchRequestResult>()
+        request.entity = entity()
+        return request
+    }
+
+    // MARK: Identity and state
+
+    /// The object's ID: temporary until the object is saved, permanent afterwards.
+    public var objectID: NSManagedObjectID {
+        if let cachedID { return cachedID }
+        if primaryKey != 0, let store {
+            let id = NSManagedObjectID(entity: entity, store: store, primaryKey: primaryKey)
+            cachedID = id
+            return id
+        }
+        if let temporaryID { return temporaryID }
+        let id = NSManagedObjectID(temporaryFor: entity)
+        temporaryID = id
+        return id
+    }
+
+    /// Gives the object its permanent identity after its row was written or its key reserved.
+    func assignPermanentID(store: NSPersistentStore, primaryKey: Int64) {
+        self.store = store
+        self.primaryKey = primaryKey
+        cachedID = nil
+    }
+
+    var hasTemporaryID: Bool { primaryKey == 0 }
+
+    /// Whether the object was inserted and not yet saved.
+    public var isInserted: Bool { flags.contains(.inserted) }
+    /// Whether the object has unsaved changes to saved values.
+    public var isUpdated: Bool { flags.contains(.updated) }
+    /// Whether the object will be deleted at the next save.
+    public var isDeleted: Bool { flags.contains(.deleted) }
+    /// Whether the object is a fault: its values have not been read yet.
+    public var isFault: Bool { faultState == .fault }
+    /// Whether the object was inserted, updated or deleted since the last save.
+    public var hasChanges: Bool { !flags.isEmpty }
+    /// Whether the object has changes that are persisted (inserted, deleted, or really updated).
+    public var hasPersistentChangedValues: Bool { isInserted || isDeleted || !changedValues().isEmpty }
+
+    /// Core Data's fault state: 0 for a filled object, 1 for a fault.
+    public var faultingState: Int { isFault ? 1 : 0 }
+
+    // MARK: Lifecycle hooks
+
+    /// Called once, when the object is first inserted into a context. Set initial values here.
+    open func awakeFromInsert() {}
+    /// Called when a fault is filled with values from the store.
+    open func awakeFromFetch() {}
+    /// Called before the object's changes are saved.
+    open func willSave() {}
+    /// Called after the object's changes are saved.
+    open func didSave() {}
+    /// Called when the object is about to be deleted, before delete rules run.
+    open func prepareForDeletion() {}
+    /// Called before the object turns into a fault.
+    open func willTurnIntoFault() {}
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Key-value coding and validation (declared here so subclasses can override them)
+
+    /// The value of the property named `key`, or of a key path through to-one relationships
+    /// (`"owner.firstName"`). Numbers come back as `NSNumber`, to-many relationships as
+    /// `Set<NSManagedObject>` (`NSOrderedSet` when ordered).
+    ///
+    /// Stops the program, as Core Data raises, when the entity has no such property.
+    open func value(forKey key: String) -> Any? { kvcValue(forKey: key) }
+
+    /// The value at a dotted key path through to-one relationships.
+    open func value(forKeyPath keyPath: String) -> Any? { kvcValue(forKeyPath: keyPath) }
+
+    /// Sets the property named `key`. Relationships keep their inverse in step; a value of the wrong
+    /// type is kept and refused when the context saves (`NSManagedObjectValidationError`).
+    ///
+    /// Stops the program, as Core Data raises, when the entity has no such property.
+    open func setValue(_ value: Any?, forKey key: String) { kvcSetValue(value, forKey: key) }
+
+    /// The stored value of `key` without access notifications.
+    open func primitiveValue(forKey key: String) -> Any? { kvcPrimitiveValue(forKey: key) }
+
+    /// Sets the stored value of `key` without change notifications; inverses are not maintained.
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) { kvcSetPrimitiveValue(value, forKey: key) }
+
+    /// A mutable set that edits the to-many relationship `key` in place, inverses included.
+    open func mutableSetValue(forKey key: String) -> NSMutableSet { kvcMutableSetValue(forKey: key) }
+
+    /// A mutable ordered set that edits the ordered to-many relationship `key` in place.
+    open func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet { kvcMutableOrderedSetValue(forKey: key) }
+
+    /// Checks the object before it is inserted: every property against the model's rules.
+    /// Override to add checks; call `super` to keep the model's.
+    ///
+    /// - Throws: the validation error, or `NSValidationMultipleErrorsError` with the list.
+    open func validateForInsert() throws { try validateAllProperties() }
+
+    /// Checks the object before its changes are saved.
+    open func validateForUpdate() throws { try validateAllProperties() }
+
+    /// Checks the object before it is deleted. Deny rules are checked by the context's save.
+    open func validateForDelete() throws {}
+
+    /// Checks one value for `key` against the model's rules. Core Data's signature takes an
+    /// `AutoreleasingUnsafeMutablePointer`, which Linux lacks; `inout` lets an override replace the
+    /// value the same way.
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        let property = requireProperty(key)
+        if let error = modelRuleError(for: property) { throw error }
+    }
+
+    /// Called before a value changes; a hook for subclasses (no KVO on Linux).
+    open func willChangeValue(forKey key: String) {}
+    /// Called after a value changed.
+    open func didChangeValue(forKey key: String) {}
+    /// Called before a value is read.
+    open func willAccessValue(forKey key: String?) {}
+    /// Called after a value was read.
+    open func didAccessValue(forKey key: String?) {}
+
+    override open var description: String {
+        let state = isFault ? "<fault>" : "data: {…}"
+        return "<\(String(describing: Swift.type(of: self))): \(objectID.uriRepresentation().absoluteString); \(state)>"
+    }
+
+    func applyDefaultValues() {
+        slots = ContiguousArray(repeating: .null, count: entity.properties.count)
+        faultState = .filled
+        for property in entity.properties {
+            guard let attribute = property as? NSAttributeDescription else { continue }
+            let slot = slotIndex(of: attribute)
+            if let value = attribute.defaultValue {
+                slots[slot] = SlotValue(attributeValue: value, for: attribute)
+            }
+        }
+        for property in entity.properties where property is NSRelationshipDescription {
+            let relationship = property as! NSRelationshipDescription
+            if relationship.isToMany { slots[slotIndex(of: relationship)] = .toMany(RelationshipSet()) }
+        }
+    }
+
+    /// The slot of `property`, valid before the model is frozen too.
+    func slotIndex(of property: NSPropertyDescription) -> Int {
+        if property.slot >= 0 { return property.slot }
+        return entity.properties.firstIndex { $0 === property }!
+    }
+}

@@ -1,0 +1,73 @@
+/// A compact, universal identifier for a managed object: its entity, its store and its primary key.
+///
+/// IDs are immutable and `Sendable`: hand them between contexts and threads, never the objects.
+/// An unsaved object has a temporary ID until it is saved or `obtainPermanentIDs(for:)` is called.
+public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is a `let`; the entity and store are themselves
+    // immutable once in use.
+
+    /// The entity of the object.
+    public let entity: NSEntityDescription
+    /// The store that holds the object; nil while the ID is temporary.
+    public private(set) weak var persistentStore: NSPersistentStore?
+    /// Z_PK for a permanent ID; 0 for a temporary one.
+    let primaryKey: Int64
+    /// Distinguishes temporary IDs, which have no primary key yet.
+    private let temporaryIdentifier: UUID?
+
+    /// Whether the object has never been saved and has no permanent ID yet.
+    public var isTemporaryID: Bool { temporaryIdentifier != nil }
+
+    init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+        self.entity = entity
+        self.persistentStore = store
+        self.primaryKey = primaryKey
+        self.temporaryIdentifier = nil
+        super.init()
+    }
+
+    init(temporaryFor entity: NSEntityDescription) {
+        self.entity = entity
+        self.primaryKey = 0
+        self.temporaryIdentifier = UUID()
+        super.init()
+    }
+
+    /// The key the registries use: store, hierarchy and primary key.
+    var key: ObjectKey {
+        ObjectKey(
+            store: persistentStore.map(ObjectIdentifier.init),
+            root: Int32(entity.layout?.root.layout?.entityNumber ?? 0),
+            primaryKey: primaryKey, temporary: temporaryIdentifier)
+    }
+
+    /// A URI that names the object: `x-coredata://<store UUID>/<Entity>/p<pk>` for saved objects,
+    /// `x-coredata:///<Entity>/t<UUID>` for temporary ones.
+    public func uriRepresentation() -> URL {
+        let name = entity.name ?? ""
+        if let temporaryIdentifier {
+            return URL(string: "x-coredata:///\(name)/t\(temporaryIdentifier.uuidString)")!
+        }
+        let storeID = persistentStore?.identifier ?? ""
+        return URL(string: "x-coredata://\(storeID)/\(name)/p\(primaryKey)")!
+    }
+
+    override public func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectID else { return false }
+        return other === self || other.key == key
+    }
+
+    override public var hash: Int { key.hashValue }
+
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    override public var description: String { "<\(uriRepresentation().absoluteString)>" }
+}
+
+/// The identity of an object inside a coordinator: what registries and row caches are keyed by.
+struct ObjectKey: Hashable, Sendable {
+    var store: ObjectIdentifier?
+    var root: Int32
+    var primaryKey: Int64
+    var temporary: UUID?
+}

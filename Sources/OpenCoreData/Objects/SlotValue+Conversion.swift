@@ -1,0 +1,129 @@
+/// Conversions between the values users pass (`Any`, as Core Data's KVC takes them) and slots.
+extension SlotValue {
+    /// The value as Core Data hands it out: numbers as `NSNumber` (so `as? Int`, `as? Int16` and
+    /// `as? Bool` all work, as with Apple's bridging), strings, dates, data, UUIDs, URLs as Swift values.
+    func publicValue(for attribute: NSAttributeDescription?) -> Any? {
+        switch self {
+        case .unloaded, .null: return nil
+        case .int(let v):
+            if attribute?.attributeType == .booleanAttributeType { return NSNumber(value: v != 0) }
+            return NSNumber(value: v)
+        case .bool(let v): return NSNumber(value: v)
+        case .double(let v):
+            if attribute?.attributeType == .floatAttributeType { return NSNumber(value: Float(v)) }
+            return NSNumber(value: v)
+        case .string(let v): return v
+        case .date(let v): return v
+        case .data(let v): return v
+        case .uuid(let v): return v
+        case .decimal(let v): return NSDecimalNumber(decimal: v)
+        case .url(let v): return v
+        case .object(let box), .invalid(let box): return box.value
+        case .reference, .toOne, .toMany: return nil
+        }
+    }
+
+    /// Converts a value set through KVC to the slot for `attribute`, or `.invalid` when its type does
+    /// not fit (refused at save with `NSManagedObjectValidationError`).
+    init(attributeValue value: Any?, for attribute: NSAttributeDescription) {
+        guard let value, !(value is NSNull) else {
+            self = .null
+            return
+        }
+        switch attribute.attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            if let n = SlotValue.integer(from: value) {
+                self = .int(n)
+            } else {
+                self = .invalid(AnyBox(value))
+            }
+        case .booleanAttributeType:
+            if let b = value as? Bool {
+                self = .int(b ? 1 : 0)
+            } else if let n = SlotValue.integer(from: value) {
+                self = .int(n != 0 ? 1 : 0)
+            } else {
+                self = .invalid(AnyBox(value))
+            }
+        case .doubleAttributeType, .floatAttributeType:
+            if let d = SlotValue.double(from: value) {
+                self = .double(attribute.attributeType == .floatAttributeType ? Double(Float(d)) : d)
+            } else {
+                self = .invalid(AnyBox(value))
+            }
+        case .decimalAttributeType:
+            if let d = value as? Decimal {
+                self = .decimal(d)
+            } else if let n = value as? NSDecimalNumber {
+                self = .decimal(n.decimalValue)
+            } else if let d = SlotValue.double(from: value) {
+                self = .decimal(Decimal(d))
+            } else {
+                self = .invalid(AnyBox(value))
+            }
+        case .stringAttributeType:
+            if let s = value as? String { self = .string(s) } else { self = .invalid(AnyBox(value)) }
+        case .dateAttributeType:
+            if let d = value as? Date { self = .date(d) } else { self = .invalid(AnyBox(value)) }
+        case .binaryDataAttributeType:
+            if let d = value as? Data { self = .data(d) } else { self = .invalid(AnyBox(value)) }
+        case .UUIDAttributeType:
+            if let u = value as? UUID { self = .uuid(u) } else { self = .invalid(AnyBox(value)) }
+        case .URIAttributeType:
+            if let u = value as? URL { self = .url(u) } else { self = .invalid(AnyBox(value)) }
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType,
+            .compositeAttributeType:
+            self = .object(AnyBox(value))
+        }
+    }
+
+    private static func integer(from value: Any) -> Int64? {
+        switch value {
+        case let v as Int: return Int64(v)
+        case let v as Int64: return v
+        case let v as Int32: return Int64(v)
+        case let v as Int16: return Int64(v)
+        case let v as Int8: return Int64(v)
+        case let v as UInt8: return Int64(v)
+        case let v as UInt16: return Int64(v)
+        case let v as UInt32: return Int64(v)
+        case let v as Bool: return v ? 1 : 0
+        case let v as NSNumber: return v.int64Value
+        default: return nil
+        }
+    }
+
+    private static func double(from value: Any) -> Double? {
+        switch value {
+        case let v as Double: return v
+        case let v as Float: return Double(v)
+        case let v as Int: return Double(v)
+        case let v as Int64: return Double(v)
+        case let v as Int32: return Double(v)
+        case let v as Int16: return Double(v)
+        case let v as NSNumber: return v.doubleValue
+        case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue
+        default: return nil
+        }
+    }
+
+    /// Whether two attribute slots hold the same value (used to tell real changes from no-ops).
+    func sameValue(as other: SlotValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null), (.unloaded, .unloaded): return true
+        case (.int(let a), .int(let b)): return a == b
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.date(let a), .date(let b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
+        case (.decimal(let a), .decimal(let b)): return a == b
+        case (.url(let a), .url(let b)): return a == b
+        case (.reference(let a), .reference(let b)): return a == b
+        case (.toOne(let a), .toOne(let b)): return a === b
+        case (.object(let a), .object(let b)): return a === b || (a.value as? NSObject)?.isEqual(b.value) == true
+        default: return false
+        }
+    }
+}

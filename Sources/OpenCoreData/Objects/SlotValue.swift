@@ -1,0 +1,73 @@
+/// One property value as an object or a row snapshot holds it: a small enum instead of `Any`, so a
+/// million objects cost little more than their data (architecture notes, "Objects, fast").
+enum SlotValue {
+    /// Not loaded yet: a to-many relationship that has not been read from the store.
+    case unloaded
+    case null
+    case int(Int64)
+    case bool(Bool)
+    case double(Double)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case decimal(Decimal)
+    case url(URL)
+    /// A transformable value or anything else without a dedicated case.
+    case object(AnyBox)
+    /// A to-one relationship as the store knows it: the destination's entity number and key.
+    case reference(ObjectReference)
+    /// A to-one relationship resolved to an object of the same context.
+    case toOne(NSManagedObject)
+    /// A to-many relationship's objects.
+    case toMany(RelationshipSet)
+    /// A value of the wrong type, kept so that save can refuse it with a clear error.
+    case invalid(AnyBox)
+
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+}
+
+/// A to-one destination as stored: its concrete entity number and primary key.
+struct ObjectReference: Hashable, Sendable {
+    var entityNumber: Int32
+    var primaryKey: Int64
+}
+
+/// Boxes an `Any` so that `SlotValue` stays small.
+final class AnyBox {
+    let value: Any
+    init(_ value: Any) { self.value = value }
+}
+
+/// The objects of a to-many relationship, in insertion order (the order of an ordered relationship).
+final class RelationshipSet {
+    var objects: [NSManagedObject]
+    private var members: Set<ObjectIdentifier>
+
+    init(_ objects: [NSManagedObject] = []) {
+        self.objects = []
+        self.members = []
+        for object in objects { insert(object) }
+    }
+
+    func contains(_ object: NSManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+
+    @discardableResult
+    func insert(_ object: NSManagedObject) -> Bool {
+        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        objects.append(object)
+        return true
+    }
+
+    @discardableResult
+    func remove(_ object: NSManagedObject) -> Bool {
+        guard members.remove(ObjectIdentifier(object)) != nil else { return false }
+        objects.removeAll { $0 === object }
+        return true
+    }
+
+    func copy() -> RelationshipSet { RelationshipSet(objects) }
+}

@@ -1,0 +1,75 @@
+/// How Core Data compares two values in predicates and sort descriptors: numbers across integer,
+/// floating and boolean types, strings, dates, data, UUIDs; nil sorts before everything.
+enum ValueComparison {
+    /// Three-way comparison; nil when the two values are of kinds that do not compare.
+    static func compare(_ lhs: Any?, _ rhs: Any?, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> ComparisonResult? {
+        let a = normalize(lhs)
+        let b = normalize(rhs)
+        switch (a, b) {
+        case (nil, nil): return .orderedSame
+        case (nil, _): return .orderedAscending
+        case (_, nil): return .orderedDescending
+        case (let x as Double, let y as Double): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        case (let x as Int64, let y as Int64): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        case (let x as Int64, let y as Double): return compare(Double(x), y)
+        case (let x as Double, let y as Int64): return compare(x, Double(y))
+        case (let x as Decimal, let y as Decimal): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        case (let x as Decimal, let y): return compare(NSDecimalNumber(decimal: x).doubleValue, y)
+        case (let x, let y as Decimal): return compare(x, NSDecimalNumber(decimal: y).doubleValue)
+        case (let x as String, let y as String):
+            return compareStrings(x, y, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+        case (let x as Date, let y as Date): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        case (let x as Data, let y as Data):
+            return x.lexicographicallyPrecedes(y) ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+        case (let x as UUID, let y as UUID): return compare(x.uuidString, y.uuidString)
+        case (let x as URL, let y as URL): return compare(x.absoluteString, y.absoluteString)
+        default: return nil
+        }
+    }
+
+    /// Strings compare by Unicode code points, like SQLite's BINARY collation, so that in-memory
+    /// order equals store order; the options fold case and diacritics first.
+    static func compareStrings(_ x: String, _ y: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> ComparisonResult {
+        let a = fold(x, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+        let b = fold(y, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+        if a == b { return .orderedSame }
+        return a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars) ? .orderedAscending : .orderedDescending
+    }
+
+    static func fold(_ string: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
+        var options: String.CompareOptions = []
+        if caseInsensitive { options.insert(.caseInsensitive) }
+        if diacriticInsensitive { options.insert(.diacriticInsensitive) }
+        if options.isEmpty { return string }
+        return string.folding(options: options, locale: nil)
+    }
+
+    /// Numbers become `Int64` or `Double`, `NSNumber`s and `NSString`s their Swift values.
+    static func normalize(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        switch value {
+        case is NSNull: return nil
+        case let v as Bool: return Int64(v ? 1 : 0)
+        case let v as Int: return Int64(v)
+        case let v as Int64: return v
+        case let v as Int32: return Int64(v)
+        case let v as Int16: return Int64(v)
+        case let v as Int8: return Int64(v)
+        case let v as UInt: return Int64(v)
+        case let v as UInt32: return Int64(v)
+        case let v as UInt16: return Int64(v)
+        case let v as UInt8: return Int64(v)
+        case let v as Double: return v
+        case let v as Float: return Double(v)
+        case let v as NSDecimalNumber: return v.decimalValue
+        case let v as Decimal: return v
+        case let v as NSNumber:
+            let type = String(cString: v.objCType)
+            return type == "d" || type == "f" ? v.doubleValue : v.int64Value
+        case let v as NSString: return v as String
+        case let v as Substring: return String(v)
+        case let v as NSDate: return v as Date
+        default: return value
+        }
+    }
+}

@@ -1,0 +1,91 @@
+/// A type a fetch request can return: managed objects, object IDs, dictionaries or counts.
+public protocol NSFetchRequestResult: AnyObject {}
+
+extension NSNumber: NSFetchRequestResult {}
+extension NSDictionary: NSFetchRequestResult {}
+
+/// What a fetch request returns.
+public struct NSFetchRequestResultType: OptionSet, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// Managed objects (the default).
+    public static let managedObjectResultType = NSFetchRequestResultType([])
+    /// `NSManagedObjectID`s.
+    public static let managedObjectIDResultType = NSFetchRequestResultType(rawValue: 1)
+    /// Dictionaries of property values.
+    public static let dictionaryResultType = NSFetchRequestResultType(rawValue: 2)
+    /// A single `NSNumber`: the number of matching objects.
+    public static let countResultType = NSFetchRequestResultType(rawValue: 4)
+}
+
+/// A description of which objects to fetch: an entity, a predicate, an order, limits.
+///
+/// `ResultType` is unconstrained (Core Data constrains it to `NSFetchRequestResult`) because on
+/// Linux a protocol does not conform to itself, and `NSFetchRequest<NSFetchRequestResult>` must compile.
+open class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
+    /// The entity to fetch; set directly or found from `entityName` when the request runs.
+    open var entity: NSEntityDescription?
+    private var storedEntityName: String?
+    /// The name of the entity to fetch.
+    open var entityName: String? { storedEntityName ?? entity?.name }
+    /// Which objects to return; nil returns all.
+    open var predicate: NSPredicate?
+    /// The order of the results; nil means undefined order.
+    open var sortDescriptors: [NSSortDescriptor]?
+    /// The most objects to return; 0 means no limit.
+    open var fetchLimit: Int = 0
+    /// How many matching objects to skip.
+    open var fetchOffset: Int = 0
+    /// When non-zero, the result is filled in batches of this size as it is accessed.
+    open var fetchBatchSize: Int = 0
+    /// Whether objects of subentities match too.
+    open var includesSubentities: Bool = true
+    /// Whether unsaved changes of the context are taken into account.
+    open var includesPendingChanges: Bool = true
+    /// Whether property values are read with the rows, or only object IDs.
+    open var includesPropertyValues: Bool = true
+    /// Whether returned objects are faults (filled on first access) rather than filled objects.
+    open var returnsObjectsAsFaults: Bool = true
+    /// Whether objects already in the context are updated with the fetched values.
+    open var shouldRefreshRefetchedObjects: Bool = false
+    /// Relationship key paths whose destinations are fetched along with the results.
+    open var relationshipKeyPathsForPrefetching: [String]?
+    /// Objects, object IDs, dictionaries or a count.
+    open var resultType: NSFetchRequestResultType = .managedObjectResultType
+    /// For dictionary results: the properties (names or descriptions) to return.
+    open var propertiesToFetch: [Any]?
+    /// For dictionary results: the properties to group by.
+    open var propertiesToGroupBy: [Any]?
+    /// For dictionary results with grouping: which groups to keep.
+    open var havingPredicate: NSPredicate?
+    /// For dictionary results: whether duplicate dictionaries are removed.
+    open var returnsDistinctResults: Bool = false
+
+    /// Creates a request with no entity.
+    override public init() { super.init() }
+
+    /// Creates a request for the entity named `entityName`.
+    public convenience init(entityName: String) {
+        self.init()
+        storedEntityName = entityName
+    }
+
+    override open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
+    override open var description: String {
+        "<NSFetchRequest> (entity: \(entityName ?? "nil"); predicate: (\(predicate.map { "\($0)" } ?? "nil")); sortDescriptors: \(sortDescriptors?.count ?? 0); type: \(resultType.rawValue))"
+    }
+
+    /// Resolves the entity against `model`, naming it in the error when it is unknown.
+    func resolvedEntity(in model: NSManagedObjectModel) throws -> NSEntityDescription {
+        if let entity { return entity }
+        guard let name = storedEntityName else {
+            throw CoreDataError.make(NSCoreDataError, "A fetch request must have an entity.")
+        }
+        guard let entity = model.entitiesByName[name] else {
+            throw CoreDataError.make(
+                NSCoreDataError, "The model has no entity named '\(name)'.", userInfo: ["entityName": name])
+        }
+        return entity
+    }
+}

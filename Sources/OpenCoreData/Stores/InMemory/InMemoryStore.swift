@@ -1,0 +1,173 @@
+/// Core Data's in-memory store: rows kept in dictionaries, predicates evaluated in memory. Nothing
+/// survives the coordinator.
+final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
+    // @unchecked Sendable: `tables` and `maxKeys` are only touched under `lock`.
+    private let lock = NSLock()
+    private var tables: [Int32: [Int64: StoreRow]] = [:]
+    private var maxKeys: [Int32: Int64] = [:]
+
+    override var type: String { NSInMemoryStoreType }
+
+    override func load(model: NSManagedObjectModel) throws {
+        identifier = UUID().uuidString
+        metadata = SQLiteMetadata.make(for: model, entities: entities, uuid: identifier)
+        metadata[NSStoreTypeKey] = NSInMemoryStoreType
+    }
+
+    override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
+        let rows = try matchingRows(query)
+        var result = rows
+        if !query.sortDescriptors.isEmpty {
+            let model = persistentStoreCoordinator!.managedObjectModel
+            let views = rows.map { RowView(row: $0, model: model, store: self) }
+            let sorted = views.sorted { a, b in
+                for descriptor in query.sortDescriptors {
+                    let order = descriptor.compare(a, to: b)
+                    if order != .orderedSame { return order == .orderedAscending }
+                }
+                return a.row.primaryKey < b.row.primaryKey
+            }
+            result = sorted.map(\.row)
+        }
+        if query.fetchOffset > 0 { result = Array(result.dropFirst(query.fetchOffset)) }
+        if query.fetchLimit > 0 { result = Array(result.prefix(query.fetchLimit)) }
+        return result
+    }
+
+    override func countRows(_ query: StoreQuery) throws -> Int {
+        var count = try matchingRows(query).count - query.fetchOffset
+        if query.fetchLimit > 0 { count = min(count, query.fetchLimit) }
+        return max(0, count)
+    }
+
+    private func matchingRows(_ query: StoreQuery) throws -> [StoreRow] {
+        let root = Int32(query.entity.layout!.root.layout!.entityNumber)
+        let numbers = Set(
+            (query.includesSubentities ? query.entity.layout!.hierarchyNumbers : [query.entity.layout!.entityNumber]).map(Int32.init))
+        lock.lock()
+        let all = tables[root].map { Array($0.values) } ?? []
+        lock.unlock()
+        let model = persistentStoreCoordinator!.managedObjectModel
+        var rows = all.filter { numbers.contains($0.entityNumber) }.sorted { $0.primaryKey < $1.primaryKey }
+        if let predicate = query.predicate {
+            rows = rows.filter { predicate.evaluate(with: RowView(row: $0, model: model, store: self)) }
+        }
+        return rows
+    }
+
+    override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
+        lock.lock()
+        defer { lock.unlock() }
+        return tables[Int32(entity.layout!.root.layout!.entityNumber)]?[primaryKey]
+    }
+
+    override func relatedReferences(
+        _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64
+    ) throws -> [ObjectReference] {
+        let source = relationship.entity!
+        lock.lock()
+        defer { lock.unlock() }
+        guard let row = tables[Int32(source.layout!.root.layout!.entityNumber)]?[primaryKey],
+            let values = row.values, case .toMany(let set) = values[relationship.slot]
+        else { return [] }
+        return set.objects.map {
+            ObjectReference(entityNumber: Int32($0.entity.layout!.entityNumber), primaryKey: $0.primaryKey)
+        }
+    }
+
+    override func save(_ body: (any StoreWriter) throws -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        let writer = InMemoryWriter(tables: tables, maxKeys: maxKeys)
+        try body(writer)
+        tables = writer.tables
+        maxKeys = writer.maxKeys
+    }
+
+    override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        let root = Int32(entity.layout!.root.layout!.entityNumber)
+        let first = (maxKeys[root] ?? 0) + 1
+        maxKeys[root] = first + Int64(count) - 1
+        return first
+    }
+}
+
+/// Applies a save to copies of the tables; the store keeps them only if the whole save succeeds.
+private final class InMemoryWriter: StoreWriter {
+    var tables: [Int32: [Int64: StoreRow]]
+    var maxKeys: [Int32: Int64]
+    private var joins: [String: Set<[Int64]>] = [:]
+
+    init(tables: [Int32: [Int64: StoreRow]], maxKeys: [Int32: Int64]) {
+        self.tables = tables
+        self.maxKeys = maxKeys
+    }
+
+    private func root(_ entity: NSEntityDescription) -> Int32 { Int32(entity.layout!.root.layout!.entityNumber) }
+
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
+        let first = (maxKeys[root(entity)] ?? 0) + 1
+        maxKeys[root(entity)] = first + Int64(count) - 1
+        return first
+    }
+
+    func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
+        try checkUniqueness(entity: entity, primaryKey: primaryKey, values: values)
+        tables[root(entity), default: [:]][primaryKey] = StoreRow(
+            entityNumber: Int32(entity.layout!.entityNumber), primaryKey: primaryKey, version: 1, values: values.slots)
+    }
+
+    func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
+        guard let row = tables[root(entity)]?[primaryKey], row.version == expectedVersion else { return false }
+        try checkUniqueness(entity: entity, primaryKey: primaryKey, values: values)
+        tables[root(entity)]![primaryKey] = StoreRow(
+            entityNumber: row.entityNumber, primaryKey: primaryKey, version: expectedVersion + 1, values: values.slots)
+        return true
+    }
+
+    func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
+        guard let row = tables[root(entity)]?[primaryKey], row.version == expectedVersion else { return false }
+        tables[root(entity)]![primaryKey] = nil
+        return true
+    }
+
+    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {}
+    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {}
+
+    private func checkUniqueness(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
+        var current: NSEntityDescription? = entity
+        while let e = current {
+            for constraint in e.uniquenessConstraints {
+                let slots = VersionHasher.constraintNames(constraint).compactMap { e.propertiesByName[$0]?.slot }
+                for (key, other) in tables[root(entity)] ?? [:] where key != primaryKey {
+                    guard let otherValues = other.values else { continue }
+                    if slots.allSatisfy({ values.slots[$0].sameValue(as: otherValues[$0]) }) {
+                        throw UniquenessViolation(entity: e, primaryKey: primaryKey, message: "UNIQUE constraint failed")
+                    }
+                }
+            }
+            current = e.superentity
+        }
+    }
+}
+
+/// A stored row seen through key-value access, so predicates and sort descriptors evaluate on it.
+final class RowView: NSObject {
+    let row: StoreRow
+    private unowned let model: NSManagedObjectModel
+    private unowned let store: NSPersistentStore
+
+    init(row: StoreRow, model: NSManagedObjectModel, store: NSPersistentStore) {
+        self.row = row
+        self.model = model
+        self.store = store
+    }
+
+    func storedValue(forKey key: String) -> Any? {
+        let entity = model.entitiesInStoreOrder[Int(row.entityNumber) - 1]
+        guard let property = entity.propertiesByName[key], let values = row.values else { return nil }
+        return values[property.slot].publicValue(for: property as? NSAttributeDescription)
+    }
+}

@@ -1,0 +1,106 @@
+import GRDB
+
+/// Looks at a store file before anything opens it for writing, so that a foreign, corrupt or
+/// incompatible file is refused without a byte of it changing.
+enum SQLiteFileCheck {
+    static func hasContent(atPath path: String) -> Bool {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        return size > 0
+    }
+
+    /// Reads Z_METADATA through a read-only connection.
+    ///
+    /// - Throws: `NSFileReadCorruptFileError` (259) when the file is not a SQLite database or not a
+    ///   Core Data store, with `NSSQLiteErrorDomain` set to SQLite's code where SQLite gave one.
+    static func readMetadata(atPath path: String) throws -> (metadata: [String: Any], uuid: String) {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CoreDataError.make(
+                NSFileReadNoPermissionError, "The store file at \(path) can't be read.",
+                userInfo: [NSFilePathErrorKey: path])
+        }
+        let header = FileHandle(forReadingAtPath: path).map { handle in
+            defer { try? handle.close() }
+            return (try? handle.read(upToCount: 16)) ?? Data()
+        } ?? Data()
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw notAStore(path, reason: "it is not a SQLite database", sqliteCode: 26)
+        }
+        var config = Configuration()
+        config.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                guard try db.tableExists("Z_METADATA"), try db.tableExists("Z_PRIMARYKEY") else {
+                    throw notAStore(path, reason: "it has no Core Data metadata (Z_METADATA)", sqliteCode: nil)
+                }
+                guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
+                    let plist = row["Z_PLIST"] as Data?
+                else {
+                    throw notAStore(path, reason: "its Z_METADATA table is empty", sqliteCode: nil)
+                }
+                let uuid: String = row["Z_UUID"] ?? ""
+                do {
+                    return (try SQLiteMetadata.decode(plist: plist, uuid: uuid), uuid)
+                } catch {
+                    throw notAStore(path, reason: "its metadata is not a property list", sqliteCode: nil)
+                }
+            }
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw coreDataError(error, path: path)
+        }
+    }
+
+    static func checkCreatable(path: String, readOnly: Bool) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CoreDataError.make(
+                NSFileNoSuchFileError, "Can't create a store at \(path): the folder \(directory) does not exist.",
+                userInfo: [NSFilePathErrorKey: path])
+        }
+        if readOnly {
+            throw CoreDataError.make(
+                NSFileNoSuchFileError, "There is no store at \(path) to open read-only.", userInfo: [NSFilePathErrorKey: path])
+        }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw CoreDataError.make(
+                NSFileWriteNoPermissionError, "Can't create a store at \(path): the folder is not writable.",
+                userInfo: [NSFilePathErrorKey: path])
+        }
+    }
+
+    static func removeStoreFiles(atPath path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Core Data's error for a SQLite failure: corrupt and foreign files are 259 with the SQLite code
+    /// in `NSSQLiteErrorDomain`; anything else is `NSSQLiteError` (134180).
+    static func coreDataError(_ error: Error, path: String) -> NSError {
+        if let error = error as NSError?, error.domain == NSCocoaErrorDomain { return error }
+        guard let dbError = error as? DatabaseError else {
+            return CoreDataError.make(NSPersistentStoreOpenError, "Can't open the store at \(path): \(error)", userInfo: [NSFilePathErrorKey: path])
+        }
+        let code = dbError.resultCode
+        if code == .SQLITE_CORRUPT || code == .SQLITE_NOTADB {
+            return notAStore(path, reason: "it is corrupt (\(dbError.message ?? "SQLite error"))", sqliteCode: Int(code.rawValue))
+        }
+        if code == .SQLITE_CANTOPEN || code == .SQLITE_PERM || code == .SQLITE_READONLY {
+            return CoreDataError.make(
+                NSPersistentStoreOpenError, "Can't open the store at \(path): \(dbError.message ?? "permission denied").",
+                userInfo: [NSFilePathErrorKey: path, NSSQLiteErrorDomain: Int(code.rawValue)])
+        }
+        return CoreDataError.make(
+            NSSQLiteError, "SQLite error \(code.rawValue) on the store at \(path): \(dbError.message ?? "")",
+            userInfo: [NSFilePathErrorKey: path, NSSQLiteErrorDomain: Int(dbError.extendedResultCode.rawValue)])
+    }
+
+    private static func notAStore(_ path: String, reason: String, sqliteCode: Int?) -> NSError {
+        var info: [String: Any] = [NSFilePathErrorKey: path]
+        if let sqliteCode { info[NSSQLiteErrorDomain] = sqliteCode }
+        return CoreDataError.make(
+            NSFileReadCorruptFileError, "The file at \(path) is not a Core Data store: \(reason).", userInfo: info)
+    }
+}

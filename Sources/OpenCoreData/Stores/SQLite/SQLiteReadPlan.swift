@@ -1,0 +1,161 @@
+import GRDBSQLite
+
+/// How to turn the columns of one hierarchy table into the slots of each of its entities; built once
+/// per store so that reading a row is a loop over precomputed column indexes.
+struct SQLiteHierarchyPlan {
+    let table: String
+    /// `Z_PK, Z_ENT, Z_OPT, <columns…>` with the table name as qualifier, for SELECT.
+    let selectList: String
+    /// Per concrete entity (by model entity number), how to fill its slots.
+    let entities: [Int32: [ColumnRead]]
+
+    struct ColumnRead {
+        enum Kind {
+            case integer, double, decimal, string, date, data(external: Bool), uuid, url, transformable
+            case toOne(entityColumn: Int32, destinationNumber: Int32)
+        }
+        let slot: Int
+        let column: Int32
+        let kind: Kind
+    }
+
+    init(root: NSEntityDescription) {
+        table = root.layout!.tableName
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + root.layout!.tableColumns.map(\.0)
+        selectList = columns.map { "\(root.layout!.tableName).\($0)" }.joined(separator: ", ")
+        var index: [String: Int32] = [:]
+        for (i, name) in columns.enumerated() { index[name] = Int32(i) }
+        var entities: [Int32: [ColumnRead]] = [:]
+        for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
+            var reads: [ColumnRead] = []
+            for property in entity.properties where !property.isTransient {
+                guard let columnName = property.columnName, let column = index[columnName] else { continue }
+                if let attribute = property as? NSAttributeDescription {
+                    reads.append(ColumnRead(slot: property.slot, column: column, kind: Self.kind(of: attribute)))
+                } else if let relationship = property as? NSRelationshipDescription {
+                    let entityColumn = relationship.entityColumnName.flatMap { index[$0] } ?? -1
+                    let destination = Int32(relationship.destinationEntity!.layout!.entityNumber)
+                    reads.append(
+                        ColumnRead(
+                            slot: property.slot, column: column,
+                            kind: .toOne(entityColumn: entityColumn, destinationNumber: destination)))
+                }
+            }
+            entities[Int32(entity.layout!.entityNumber)] = reads
+        }
+        self.entities = entities
+    }
+
+    private static func kind(of attribute: NSAttributeDescription) -> ColumnRead.Kind {
+        switch attribute.attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            .integer
+        case .doubleAttributeType, .floatAttributeType: .double
+        case .decimalAttributeType: .decimal
+        case .stringAttributeType: .string
+        case .dateAttributeType: .date
+        case .binaryDataAttributeType: .data(external: attribute.allowsExternalBinaryDataStorage)
+        case .UUIDAttributeType: .uuid
+        case .URIAttributeType: .url
+        default: .transformable
+        }
+    }
+}
+
+/// Reads one column of the current row of a stepped statement as a slot value.
+enum SQLiteColumn {
+    static func read(
+        _ statement: OpaquePointer, _ column: Int32, _ kind: SQLiteHierarchyPlan.ColumnRead.Kind,
+        storeNumbers: (Int32) -> Int32, externalData: (String) -> Data?
+    ) -> SlotValue {
+        let type = sqlite3_column_type(statement, column)
+        if type == SQLITE_NULL { return .null }
+        switch kind {
+        case .integer: return .int(sqlite3_column_int64(statement, column))
+        case .double: return .double(sqlite3_column_double(statement, column))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column)))
+        case .decimal:
+            if type == SQLITE_INTEGER { return .decimal(Decimal(sqlite3_column_int64(statement, column))) }
+            if type == SQLITE_TEXT, let d = Decimal(string: text(statement, column)) { return .decimal(d) }
+            return .decimal(Decimal(string: "\(sqlite3_column_double(statement, column))") ?? 0)
+        case .string: return .string(text(statement, column))
+        case .url:
+            let string = text(statement, column)
+            return URL(string: string).map { .url($0) } ?? .string(string)
+        case .uuid:
+            let data = blob(statement, column)
+            guard data.count == 16 else { return .data(data) }
+            return .uuid(data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+        case .data(let external):
+            let data = blob(statement, column)
+            guard external, let tag = data.first else { return .data(data) }
+            if tag == 1 { return .data(data.dropFirst()) }
+            if tag == 2 {
+                let name = String(decoding: data.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
+                return externalData(name).map { .data($0) } ?? .null
+            }
+            return .data(data)
+        case .transformable: return .object(AnyBox(blob(statement, column)))
+        case .toOne(let entityColumn, let destinationNumber):
+            let key = sqlite3_column_int64(statement, column)
+            var number = destinationNumber
+            if entityColumn >= 0, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL {
+                number = storeNumbers(Int32(sqlite3_column_int(statement, entityColumn)))
+            }
+            return .reference(ObjectReference(entityNumber: number, primaryKey: key))
+        }
+    }
+
+    static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    static func blob(_ statement: OpaquePointer, _ column: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+}
+
+/// Binds slot values to statement parameters.
+enum SQLiteBind {
+    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    static func bind(_ value: SlotValue, attribute: NSAttributeDescription?, to statement: OpaquePointer, at index: Int32) {
+        switch value {
+        case .null, .unloaded, .toMany, .toOne, .invalid: sqlite3_bind_null(statement, index)
+        case .int(let v): sqlite3_bind_int64(statement, index, v)
+        case .bool(let v): sqlite3_bind_int64(statement, index, v ? 1 : 0)
+        case .double(let v): sqlite3_bind_double(statement, index, v)
+        case .date(let v): sqlite3_bind_double(statement, index, v.timeIntervalSinceReferenceDate)
+        case .decimal(let v): sqlite3_bind_double(statement, index, NSDecimalNumber(decimal: v).doubleValue)
+        case .string(let v): bindText(v, statement, index)
+        case .url(let v): bindText(v.absoluteString, statement, index)
+        case .uuid(let v):
+            _ = withUnsafeBytes(of: v.uuid) { sqlite3_bind_blob(statement, index, $0.baseAddress, 16, transient) }
+        case .data(var v):
+            if attribute?.allowsExternalBinaryDataStorage == true { v.insert(1, at: 0) }
+            _ = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+        case .object(let box):
+            if let data = box.value as? Data {
+                _ = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+            } else if let data = ValueTransformerRegistry.encode(box.value, attribute: attribute) {
+                _ = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+            } else {
+                sqlite3_bind_null(statement, index)
+            }
+        case .reference(let reference): sqlite3_bind_int64(statement, index, reference.primaryKey)
+        }
+    }
+
+    static func bindText(_ string: String, _ statement: OpaquePointer, _ index: Int32) {
+        var string = string
+        string.withUTF8 { buffer in
+            _ = buffer.withMemoryRebound(to: CChar.self) {
+                sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), transient)
+            }
+        }
+    }
+}

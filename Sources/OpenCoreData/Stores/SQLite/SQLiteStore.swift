@@ -1,0 +1,246 @@
+import GRDB
+import GRDBSQLite
+
+/// Core Data's SQLite store, reading and writing Apple's on-disk format (format notes), over a GRDB
+/// `DatabasePool`: WAL, one writer, concurrent readers.
+final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
+    // @unchecked Sendable: `pool` is thread-safe; the plans and number maps are built in `load`
+    // before the store is published to the coordinator and never change afterwards;
+    // `metadata`/`metadataChanged` are written only inside the pool's serialized writes.
+
+    private(set) var pool: DatabasePool?
+    var metadataChanged = false
+    private var plans: [Int32: SQLiteHierarchyPlan] = [:]
+    /// Model entity number → the Z_ENT this file uses for it, and back. Apple stores are read
+    /// through Z_PRIMARYKEY names rather than assuming our numbering (format notes §13).
+    private var storeNumberOf: [Int32: Int32] = [:]
+    private var modelNumberOf: [Int32: Int32] = [:]
+
+    override var type: String { NSSQLiteStoreType }
+
+    override func load(model: NSManagedObjectModel) throws {
+        guard let url, url.isFileURL else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "A SQLite store needs a file URL, got \(self.url?.absoluteString ?? "nil").")
+        }
+        let path = url.path
+        isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        let entities = self.entities
+        let existing = SQLiteFileCheck.hasContent(atPath: path)
+        if existing {
+            let found = try SQLiteFileCheck.readMetadata(atPath: path)
+            guard SQLiteMetadata.hashesMatch(found.metadata, entities: entities) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleVersionHashError,
+                    "The model used to open the store is incompatible with the one used to create the store at \(path).",
+                    userInfo: ["metadata": found.metadata, NSFilePathErrorKey: path])
+            }
+            metadata = found.metadata
+            identifier = found.metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
+        } else {
+            try SQLiteFileCheck.checkCreatable(path: path, readOnly: isReadOnly)
+            identifier = UUID().uuidString
+            metadata = SQLiteMetadata.make(for: model, entities: entities, uuid: identifier)
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration())
+            if !existing { try createSchema(entities: entities) }
+            try loadEntityNumbers(entities: entities)
+        } catch {
+            pool = nil
+            if !existing { SQLiteFileCheck.removeStoreFiles(atPath: path) }
+            throw SQLiteFileCheck.coreDataError(error, path: path)
+        }
+        for entity in entities where entity.superentity == nil {
+            plans[Int32(entity.layout!.entityNumber)] = SQLiteHierarchyPlan(root: entity)
+        }
+    }
+
+    override func close() {
+        try? pool?.close()
+        pool = nil
+    }
+
+    private func configuration() -> Configuration {
+        var config = Configuration()
+        config.readonly = isReadOnly
+        config.label = "OpenCoreData.SQLiteStore"
+        let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).map { ($0.key, "\($0.value)") }
+        config.prepareDatabase { db in
+            // Apple stores with derived attributes carry triggers that call these functions;
+            // writes to those tables fail unless they exist (format notes §3).
+            for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
+                db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
+            }
+            for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
+                try db.execute(sql: "PRAGMA \(name) = \(value)")
+            }
+        }
+        return config
+    }
+
+    private func createSchema(entities: [NSEntityDescription]) throws {
+        try pool!.barrierWriteWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA auto_vacuum = 2")
+            try db.inTransaction {
+                for sql in SQLiteSchema.fixedTables + SQLiteSchema.statements(for: entities) {
+                    try db.execute(sql: sql)
+                }
+                let model = persistentStoreCoordinator!.managedObjectModel
+                for entity in model.entitiesInStoreOrder where entities.contains(where: { $0 === entity }) {
+                    try db.execute(
+                        sql: "INSERT INTO Z_PRIMARYKEY(Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                        arguments: [entity.layout!.entityNumber, entity.name!, entity.superentity?.layout!.entityNumber ?? 0])
+                }
+                try db.execute(
+                    sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                    arguments: [identifier, try SQLiteMetadata.encode(metadata)])
+                return .commit
+            }
+        }
+    }
+
+    private func loadEntityNumbers(entities: [NSEntityDescription]) throws {
+        let rows = try pool!.read { db in
+            try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY")
+        }
+        var byName: [String: Int32] = [:]
+        for row in rows { byName[row["Z_NAME"]] = row["Z_ENT"] }
+        for entity in entities {
+            let modelNumber = Int32(entity.layout!.entityNumber)
+            let storeNumber =
+                byName[entity.name!] ?? entity.renamingIdentifier.flatMap { byName[$0] } ?? modelNumber
+            storeNumberOf[modelNumber] = storeNumber
+            modelNumberOf[storeNumber] = modelNumber
+        }
+    }
+
+    func storeNumber(_ entity: NSEntityDescription) -> Int32 {
+        let number = Int32(entity.layout!.entityNumber)
+        return storeNumberOf[number] ?? number
+    }
+
+    func modelNumber(_ storeNumber: Int32) -> Int32 { modelNumberOf[storeNumber] ?? storeNumber }
+
+    // MARK: Reading
+
+    override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
+        let (sql, arguments) = try SQLiteQueryBuilder(store: self).select(query)
+        let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
+        return try pool!.read { db in
+            let statement = try db.makeStatement(sql: sql)
+            statement.setUncheckedArguments(arguments)
+            return try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db)
+        }
+    }
+
+    override func countRows(_ query: StoreQuery) throws -> Int {
+        let (sql, arguments) = try SQLiteQueryBuilder(store: self).count(query)
+        return try pool!.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+    }
+
+    override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
+        let root = entity.layout!.root
+        let plan = plans[Int32(root.layout!.entityNumber)]!
+        return try pool!.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(plan.selectList) FROM \(plan.table) WHERE Z_PK = ?")
+            statement.setUncheckedArguments([primaryKey])
+            return try readRows(statement, plan: plan, values: true, db: db).first
+        }
+    }
+
+    override func relatedReferences(
+        _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64
+    ) throws -> [ObjectReference] {
+        let destination = relationship.destinationEntity!
+        let destinationTable = destination.layout!.tableName
+        let sql: String
+        if let inverse = relationship.inverseRelationship, let column = inverse.columnName {
+            let order = inverse.orderColumnName.map { "\($0), " } ?? ""
+            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = ? ORDER BY \(order)Z_PK"
+        } else if let join = relationship.joinTable {
+            sql = """
+                SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable) d ON d.Z_PK = j.\(join.destinationColumn) \
+                WHERE j.\(join.sourceColumn) = ? ORDER BY d.Z_PK
+                """
+        } else {
+            return []
+        }
+        return try pool!.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: [primaryKey]).map { row in
+                ObjectReference(entityNumber: modelNumber(row[1]), primaryKey: row[0])
+            }
+        }
+    }
+
+    private func readRows(
+        _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database
+    ) throws -> [StoreRow] {
+        let handle = statement.sqliteStatement
+        var rows: [StoreRow] = []
+        let model = persistentStoreCoordinator!.managedObjectModel
+        let supportFolder = externalDataFolder
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+            }
+            let primaryKey = sqlite3_column_int64(handle, 0)
+            let number = modelNumber(Int32(sqlite3_column_int(handle, 1)))
+            let version = sqlite3_column_int64(handle, 2)
+            var slots: ContiguousArray<SlotValue>?
+            if values, let reads = plan.entities[number] {
+                let entity = model.entitiesInStoreOrder[Int(number) - 1]
+                var array = ContiguousArray<SlotValue>(repeating: .unloaded, count: entity.layout!.properties.count)
+                for property in entity.layout!.properties where property.isTransient {
+                    array[property.slot] = .null
+                }
+                for read in reads {
+                    array[read.slot] = SQLiteColumn.read(
+                        handle, read.column, read.kind, storeNumbers: modelNumber,
+                        externalData: { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) })
+                }
+                slots = array
+            }
+            rows.append(StoreRow(entityNumber: number, primaryKey: primaryKey, version: version, values: slots))
+        }
+        return rows
+    }
+
+    /// `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store (format notes §9).
+    private var externalDataFolder: URL {
+        let url = self.url!
+        let name = url.deletingPathExtension().lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT/_EXTERNAL_DATA")
+    }
+
+    // MARK: Writing
+
+    override func save(_ body: (any StoreWriter) throws -> Void) throws {
+        guard !isReadOnly else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(url!.path) was opened read-only.")
+        }
+        try pool!.write { db in
+            let writer = SQLiteWriter(store: self, db: db)
+            try body(writer)
+            try writer.finish()
+            if metadataChanged {
+                try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [try SQLiteMetadata.encode(metadata)])
+            }
+        }
+        metadataChanged = false
+    }
+
+    override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
+        try pool!.write { db in
+            let writer = SQLiteWriter(store: self, db: db)
+            let first = try writer.allocatePrimaryKeys(for: entity, count: count)
+            try writer.finish()
+            return first
+        }
+    }
+
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        try SQLiteFileCheck.readMetadata(atPath: url.path).metadata
+    }
+}
