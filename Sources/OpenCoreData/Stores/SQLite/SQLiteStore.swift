@@ -80,7 +80,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     private func createSchema(entities: [NSEntityDescription]) throws {
         try pool!.barrierWriteWithoutTransaction { db in
+            // Core Data stores use incremental auto-vacuum (format notes §1). The pragma only takes
+            // on an empty file once VACUUM rewrites it, which costs nothing before any table exists.
             try db.execute(sql: "PRAGMA auto_vacuum = 2")
+            try db.execute(sql: "VACUUM")
             try db.inTransaction {
                 for sql in SQLiteSchema.fixedTables + SQLiteSchema.statements(for: entities) {
                     try db.execute(sql: sql)

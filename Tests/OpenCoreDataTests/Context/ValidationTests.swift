@@ -1,0 +1,92 @@
+import Testing
+@testable import OpenCoreData
+
+@Suite struct ValidationTests {
+    private func makeBook(_ context: NSManagedObjectContext, title: String?, pages: Int? = 10, isbn: String? = nil) -> NSManagedObject {
+        let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+        book.setValue(title, forKey: "title")
+        book.setValue(pages, forKey: "pages")
+        book.setValue(isbn, forKey: "isbn")
+        return book
+    }
+
+    @Test func missingMandatoryValueFailsWith1570AndNamesTheKey() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory)
+        try stack.context.performAndWait {
+            let book = makeBook(stack.context, title: nil)
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.domain == NSCocoaErrorDomain)
+            #expect(error.code == NSValidationMissingMandatoryPropertyError)
+            #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "title")
+            #expect((error.userInfo[NSValidationObjectErrorKey] as? NSManagedObject) === book)
+            #expect(book.isInserted && book.objectID.isTemporaryID)
+        }
+    }
+
+    @Test func boundsAndLengthsUseCoreDataCodes() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory)
+        try stack.context.performAndWait {
+            _ = makeBook(stack.context, title: String(repeating: "x", count: 41))
+            var error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSValidationStringTooLongError)
+            stack.context.rollback()
+
+            _ = makeBook(stack.context, title: "ok", pages: 0)
+            error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSValidationNumberTooSmallError)
+            stack.context.rollback()
+
+            _ = makeBook(stack.context, title: "ok", pages: 6000)
+            error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSValidationNumberTooLargeError)
+        }
+    }
+
+    @Test func severalFailuresBecomeOneMultipleErrorsError() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory)
+        try stack.context.performAndWait {
+            _ = makeBook(stack.context, title: nil)
+            _ = makeBook(stack.context, title: "ok", pages: 0)
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSValidationMultipleErrorsError)
+            let detailed = try #require(error.userInfo[NSDetailedErrorsKey] as? [NSError])
+            #expect(Set(detailed.map(\.code)) == [NSValidationMissingMandatoryPropertyError, NSValidationNumberTooSmallError])
+        }
+    }
+
+    @Test func wrongTypedValueIsRefusedAtSaveNamingEntityAndKey() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory)
+        try stack.context.performAndWait {
+            let book = makeBook(stack.context, title: "ok")
+            book.setValue("many", forKey: "pages")
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSManagedObjectValidationError)
+            #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "pages")
+            #expect(error.localizedDescription.contains("Book"))
+        }
+    }
+
+    @Test func refusedSaveLeavesStoreAndContextAsTheyWere() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory)
+        try stack.context.performAndWait {
+            let saved = makeBook(stack.context, title: "Saved", isbn: "1")
+            try stack.context.save()
+            let before = try StoreSnapshot.rows(of: stack.url)
+
+            saved.setValue("Renamed", forKey: "title")
+            let bad = makeBook(stack.context, title: nil)
+            #expect(throws: NSError.self) { try stack.context.save() }
+
+            #expect(try StoreSnapshot.rows(of: stack.url) == before)
+            #expect(saved.value(forKey: "title") as? String == "Renamed")
+            #expect(saved.isUpdated)
+            #expect(bad.isInserted)
+            #expect(stack.context.insertedObjects.count == 1)
+        }
+    }
+}
