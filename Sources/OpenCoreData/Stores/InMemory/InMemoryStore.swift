@@ -5,6 +5,8 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     private let lock = NSLock()
     private var tables: [Int32: [Int64: StoreRow]] = [:]
     private var maxKeys: [Int32: Int64] = [:]
+    /// Many-to-many pairs by join table name, as (source key, destination key) seen from the owner.
+    private var joins: [String: Set<JoinPair>] = [:]
 
     override var type: String { NSInMemoryStoreType }
 
@@ -64,24 +66,37 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     override func relatedReferences(
         _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64
     ) throws -> [ObjectReference] {
-        let source = relationship.entity!
+        let destinationRoot = Int32(relationship.destinationEntity!.layout!.root.layout!.entityNumber)
         lock.lock()
         defer { lock.unlock() }
-        guard let row = tables[Int32(source.layout!.root.layout!.entityNumber)]?[primaryKey],
-            let values = row.values, case .toMany(let set) = values[relationship.slot]
-        else { return [] }
-        return set.objects.map {
-            ObjectReference(entityNumber: Int32($0.entity.layout!.entityNumber), primaryKey: $0.primaryKey)
+        let rows = tables[destinationRoot] ?? [:]
+        var keys: [Int64] = []
+        if let inverse = relationship.inverseRelationship, !inverse.isToMany {
+            keys = rows.values.compactMap { row -> Int64? in
+                guard let values = row.values, case .reference(let reference) = values[inverse.slot],
+                    reference.primaryKey == primaryKey
+                else { return nil }
+                return row.primaryKey
+            }
+        } else if let join = relationship.joinTable {
+            let pairs = joins[join.name] ?? []
+            keys = pairs.compactMap { pair in
+                join.isOwner ? (pair.owner == primaryKey ? pair.other : nil) : (pair.other == primaryKey ? pair.owner : nil)
+            }
+        }
+        return keys.sorted().compactMap { key in
+            rows[key].map { ObjectReference(entityNumber: $0.entityNumber, primaryKey: key) }
         }
     }
 
     override func save(_ body: (any StoreWriter) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
-        let writer = InMemoryWriter(tables: tables, maxKeys: maxKeys)
+        let writer = InMemoryWriter(tables: tables, maxKeys: maxKeys, joins: joins)
         try body(writer)
         tables = writer.tables
         maxKeys = writer.maxKeys
+        joins = writer.joins
     }
 
     override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
@@ -98,11 +113,12 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
 private final class InMemoryWriter: StoreWriter {
     var tables: [Int32: [Int64: StoreRow]]
     var maxKeys: [Int32: Int64]
-    private var joins: [String: Set<[Int64]>] = [:]
+    var joins: [String: Set<JoinPair>]
 
-    init(tables: [Int32: [Int64: StoreRow]], maxKeys: [Int32: Int64]) {
+    init(tables: [Int32: [Int64: StoreRow]], maxKeys: [Int32: Int64], joins: [String: Set<JoinPair>]) {
         self.tables = tables
         self.maxKeys = maxKeys
+        self.joins = joins
     }
 
     private func root(_ entity: NSEntityDescription) -> Int32 { Int32(entity.layout!.root.layout!.entityNumber) }
@@ -130,11 +146,20 @@ private final class InMemoryWriter: StoreWriter {
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
         guard let row = tables[root(entity)]?[primaryKey], row.version == expectedVersion else { return false }
         tables[root(entity)]![primaryKey] = nil
+        for property in entity.properties {
+            guard let join = (property as? NSRelationshipDescription)?.joinTable else { continue }
+            joins[join.name] = joins[join.name]?.filter { join.isOwner ? $0.owner != primaryKey : $0.other != primaryKey }
+        }
         return true
     }
 
-    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {}
-    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {}
+    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+        joins[table.name, default: []].insert(JoinPair(table, source: source, destination: destination))
+    }
+
+    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+        joins[table.name]?.remove(JoinPair(table, source: source, destination: destination))
+    }
 
     private func checkUniqueness(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
         var current: NSEntityDescription? = entity
@@ -150,6 +175,17 @@ private final class InMemoryWriter: StoreWriter {
             }
             current = e.superentity
         }
+    }
+}
+
+/// A many-to-many pair, oriented from the side that owns the join table.
+struct JoinPair: Hashable {
+    let owner: Int64
+    let other: Int64
+
+    init(_ table: JoinTable, source: Int64, destination: Int64) {
+        owner = table.isOwner ? source : destination
+        other = table.isOwner ? destination : source
     }
 }
 
