@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An entity: the description of one kind of managed object, its properties and its place in an
 /// inheritance hierarchy.
 ///
@@ -150,8 +152,9 @@ final class EntityLayout: @unchecked Sendable {
     /// On a root entity: the table's columns after Z_PK, Z_ENT, Z_OPT, as (name, SQL type).
     var tableColumns: [(String, String)] = []
     let versionHash: Data
-    /// The resolved object class, once a subclass has been seen for this entity.
-    var objectClass: NSManagedObject.Type?
+    /// The resolved object class, cached after the first lookup (a lookup takes a lock and may
+    /// call `NSClassFromString`, too slow to repeat per fetched row).
+    let objectClass = Mutex<NSManagedObject.Type?>(nil)
 
     init(
         properties: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription,

@@ -23,11 +23,14 @@ extension NSManagedObjectModel {
     /// objects of that entity are fetched before any is created with `init(context:)`.
     public static func registerClass(_ type: NSManagedObject.Type, forEntityName entityName: String? = nil) {
         let name = entityName ?? shortName(of: type)
-        classes.withLock {
+        let models = classes.withLock {
             $0.byEntityName[name] = type
             $0.byClassName[shortName(of: type)] = type
             $0.byClassName[String(reflecting: type)] = type
+            return $0.models.compactMap(\.model)
         }
+        // Entities that already resolved their class must see the registration.
+        for model in models { model.entitiesByName[name]?.layout?.objectClass.withLock { $0 = type } }
     }
 
     static func noteInUse(_ model: NSManagedObjectModel) {
@@ -46,6 +49,9 @@ extension NSManagedObjectModel {
             if Self.classes.withLock({ $0.byEntityName[entity.name ?? ""] }) == type { return true }
             let className = entity.managedObjectClassName ?? ""
             return className == full || className == short || className.split(separator: ".").last.map(String.init) == short
+        }
+        if let entity = candidates.first, entity.managedObjectClassName != "NSManagedObject" {
+            entity.layout?.objectClass.withLock { $0 = type }
         }
         return candidates.first
     }
@@ -72,10 +78,11 @@ extension NSManagedObjectModel {
 extension NSEntityDescription {
     /// The class that represents the entity's objects.
     var managedObjectClass: NSManagedObject.Type {
-        if let cached = layout?.objectClass { return cached }
+        if let cached = layout?.objectClass.withLock({ $0 }) { return cached }
         let resolved = NSManagedObjectModel.registeredClass(forEntity: self)
             ?? (NSClassFromString(managedObjectClassName ?? "") as? NSManagedObject.Type)
             ?? NSManagedObject.self
+        layout?.objectClass.withLock { $0 = resolved }
         return resolved
     }
 }
