@@ -58,6 +58,7 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
     private func value(of object: Any) -> Any? {
         guard let keyString else { return object }
         if let object = object as? NSManagedObject { return object.value(forKeyPath: keyString) }
+        if let row = object as? RowView { return row.storedValue(forKey: keyString) }
         if let dictionary = object as? [String: Any] { return dictionary[keyString] }
         return nil
     }
