@@ -1,0 +1,51 @@
+import Testing
+@testable import OpenCoreData
+
+@Suite struct PersistentContainerTests {
+    @Test func loadsItsStoreAndSavesThroughABackgroundContext() async throws {
+        let directory = TemporaryDirectory()
+        let container = NSPersistentContainer(name: "Todo", managedObjectModel: TestModels.todo())
+        #expect(container.persistentStoreDescriptions.first?.url?.lastPathComponent == "Todo.sqlite")
+        #expect(container.persistentStoreDescriptions.first?.type == NSSQLiteStoreType)
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.file("Todo.sqlite"))]
+        var loadError: (any Error)?
+        container.loadPersistentStores { _, error in loadError = error }
+        #expect(loadError == nil)
+        #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
+
+        let saved = try await container.performBackgroundTask { context in
+            let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            item.setValue("from the background", forKey: "name")
+            try context.save()
+            return item.objectID
+        }
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let item = try context.existingObject(with: saved)
+            #expect(item.value(forKey: "name") as? String == "from the background")
+        }
+    }
+
+    @Test func aStoreThatCannotLoadIsReportedToTheCompletionHandler() throws {
+        let directory = TemporaryDirectory()
+        let bad = directory.file("bad.sqlite")
+        try Data("garbage".utf8).write(to: bad)
+        let container = NSPersistentContainer(name: "Todo", managedObjectModel: TestModels.todo())
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: bad)]
+        var reported: NSError?
+        container.loadPersistentStores { description, error in
+            #expect(description.url == bad)
+            reported = error as NSError?
+        }
+        #expect(reported?.code == NSFileReadCorruptFileError)
+    }
+
+    @Test func defaultDirectoryIsXDGDataHomeOrLocalShare() {
+        let url = NSPersistentContainer.defaultDirectoryURL()
+        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            #expect(url.path == xdg)
+        } else {
+            #expect(url.path.hasSuffix("/.local/share"))
+        }
+    }
+}
