@@ -11,7 +11,8 @@ struct SQLiteHierarchyPlan {
 
     struct ColumnRead {
         enum Kind {
-            case integer, double, decimal, string, date, data(external: Bool), uuid, url, transformable
+            case integer, double, decimal, string, date, data(external: Bool), uuid, url
+            case transformable(NSAttributeDescription)
             case toOne(entityColumn: Int32, destinationNumber: Int32)
         }
         let slot: Int
@@ -57,7 +58,7 @@ struct SQLiteHierarchyPlan {
         case .binaryDataAttributeType: .data(external: attribute.allowsExternalBinaryDataStorage)
         case .UUIDAttributeType: .uuid
         case .URIAttributeType: .url
-        default: .transformable
+        default: .transformable(attribute)
         }
     }
 }
@@ -95,7 +96,8 @@ enum SQLiteColumn {
                 return externalData(name).map { .data($0) } ?? .null
             }
             return .data(data)
-        case .transformable: return .object(AnyBox(blob(statement, column)))
+        case .transformable(let attribute):
+            return .object(AnyBox(ValueTransformerRegistry.decode(blob(statement, column), attribute: attribute)))
         case .toOne(let entityColumn, let destinationNumber):
             let key = sqlite3_column_int64(statement, column)
             var number = destinationNumber
