@@ -242,6 +242,7 @@ final class SaveWrite {
             if !ok { conflicts.append(conflict(object)) }
         }
         try writeJoins(writer)
+        try writeOrders(writer)
         if !conflicts.isEmpty {
             throw CoreDataError.make(
                 NSManagedObjectMergeError, "Optimistic locking failure: \(conflicts.count) object(s) changed in the store since they were read.",
@@ -274,6 +275,28 @@ final class SaveWrite {
             }
         }
         return RowValues(slots: slots)
+    }
+
+    /// Positions in ordered one-to-many relationships whose order may have changed, spaced by 1024
+    /// as Core Data spaces them (format notes §5.3).
+    private func writeOrders(_ writer: any StoreWriter) throws {
+        for object in inserted + updated {
+            for property in object.entity.properties {
+                guard let relationship = property as? NSRelationshipDescription, relationship.isOrdered,
+                    let column = relationship.inverseRelationship?.orderColumnName,
+                    case .toMany(let current) = object.slots[relationship.slot]
+                else { continue }
+                if let committed = object.committed, case .toMany(let old) = committed[relationship.slot],
+                    old.objects.elementsEqual(current.objects, by: ===)
+                {
+                    continue
+                }
+                for (index, member) in current.objects.enumerated() {
+                    guard let memberKey = key(of: member) else { continue }
+                    try writer.setOrder(entity: member.entity, column: column, primaryKey: memberKey, position: Int64(index + 1) * 1024)
+                }
+            }
+        }
     }
 
     /// Many-to-many pairs: all of an inserted object's, and the difference for updated ones. Each

@@ -152,6 +152,8 @@ protocol StoreWriter {
     ) throws -> Bool
     /// Deletes a row whose version must still be `expectedVersion`; returns false on a conflict.
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool
+    /// Records a row's position in an ordered to-many (its `Z_FOK_` column).
+    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws
     /// Adds or removes a many-to-many pair.
     func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
     func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws

@@ -7,6 +7,8 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     private var maxKeys: [Int32: Int64] = [:]
     /// Many-to-many pairs by join table name, as (source key, destination key) seen from the owner.
     private var joins: [String: Set<JoinPair>] = [:]
+    /// Positions in ordered to-many relationships, by order column and row key.
+    private var orders: [String: Int64] = [:]
 
     override var type: String { NSInMemoryStoreType }
 
@@ -84,7 +86,12 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
                 join.isOwner ? (pair.owner == primaryKey ? pair.other : nil) : (pair.other == primaryKey ? pair.owner : nil)
             }
         }
-        return keys.sorted().compactMap { key in
+        if let column = relationship.inverseRelationship?.orderColumnName {
+            keys.sort { (orders[column + "/\($0)"] ?? 0, $0) < (orders[column + "/\($1)"] ?? 0, $1) }
+        } else {
+            keys.sort()
+        }
+        return keys.compactMap { key in
             rows[key].map { ObjectReference(entityNumber: $0.entityNumber, primaryKey: key) }
         }
     }
@@ -92,11 +99,12 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     override func save(_ body: (any StoreWriter) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
-        let writer = InMemoryWriter(tables: tables, maxKeys: maxKeys, joins: joins)
+        let writer = InMemoryWriter(tables: tables, maxKeys: maxKeys, joins: joins, orders: orders)
         try body(writer)
         tables = writer.tables
         maxKeys = writer.maxKeys
         joins = writer.joins
+        orders = writer.orders
     }
 
     override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
@@ -114,11 +122,13 @@ private final class InMemoryWriter: StoreWriter {
     var tables: [Int32: [Int64: StoreRow]]
     var maxKeys: [Int32: Int64]
     var joins: [String: Set<JoinPair>]
+    var orders: [String: Int64]
 
-    init(tables: [Int32: [Int64: StoreRow]], maxKeys: [Int32: Int64], joins: [String: Set<JoinPair>]) {
+    init(tables: [Int32: [Int64: StoreRow]], maxKeys: [Int32: Int64], joins: [String: Set<JoinPair>], orders: [String: Int64]) {
         self.tables = tables
         self.maxKeys = maxKeys
         self.joins = joins
+        self.orders = orders
     }
 
     private func root(_ entity: NSEntityDescription) -> Int32 { Int32(entity.layout!.root.layout!.entityNumber) }
@@ -151,6 +161,10 @@ private final class InMemoryWriter: StoreWriter {
             joins[join.name] = joins[join.name]?.filter { join.isOwner ? $0.owner != primaryKey : $0.other != primaryKey }
         }
         return true
+    }
+
+    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
+        orders[column + "/\(primaryKey)"] = position
     }
 
     func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {

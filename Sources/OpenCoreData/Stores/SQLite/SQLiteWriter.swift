@@ -81,6 +81,13 @@ final class SQLiteWriter: StoreWriter {
         return deleted
     }
 
+    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
+        let statement = try prepare("UPDATE \(entity.layout!.tableName) SET \(column) = ? WHERE Z_PK = ?")
+        sqlite3_bind_int64(statement, 1, position)
+        sqlite3_bind_int64(statement, 2, primaryKey)
+        try step(statement, entity: nil)
+    }
+
     func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
         let statement = try prepare(
             "INSERT OR IGNORE INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES (?, ?)")

@@ -1,0 +1,78 @@
+import Testing
+@testable import OpenCoreData
+
+@Suite struct ChangeTrackingTests {
+    private func savedItem(_ stack: TestStack) throws -> NSManagedObject {
+        let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+        item.setValue("original", forKey: "name")
+        try stack.context.save()
+        return item
+    }
+
+    @Test func fetchedObjectsAreFaultsUntilRead() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.context.performAndWait {
+            _ = try savedItem(stack)
+            stack.context.reset()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+            let fault = try stack.context.fetch(request)[0]
+            #expect(fault.isFault)
+            #expect(fault.value(forKey: "name") as? String == "original")
+            #expect(!fault.isFault)
+            stack.context.reset()
+            request.returnsObjectsAsFaults = false
+            #expect(try stack.context.fetch(request)[0].isFault == false)
+            let ids = try stack.context.fetch(NSFetchRequest<NSManagedObjectID>(entityName: "TSPItem").resultTyped(.managedObjectIDResultType))
+            #expect(ids.count == 1 && !ids[0].isTemporaryID)
+        }
+    }
+
+    @Test func changedValuesRollbackAndRefresh() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.context.performAndWait {
+            let item = try savedItem(stack)
+            #expect(item.changedValues().isEmpty && !item.hasChanges)
+            item.setValue("edited", forKey: "name")
+            #expect(item.isUpdated)
+            #expect(item.changedValues()["name"] as? String == "edited")
+            #expect(item.committedValues(forKeys: ["name"])["name"] as? String == "original")
+            stack.context.rollback()
+            #expect(item.value(forKey: "name") as? String == "original")
+            #expect(!stack.context.hasChanges)
+
+            item.setValue("kept", forKey: "name")
+            stack.context.refresh(item, mergeChanges: true)
+            #expect(item.value(forKey: "name") as? String == "kept")
+            #expect(item.isUpdated)
+            stack.context.refresh(item, mergeChanges: false)
+            #expect(item.isFault && !item.isUpdated)
+            #expect(item.value(forKey: "name") as? String == "original")
+        }
+    }
+
+    @Test func deletedAndInsertedObjectsAreTrackedUntilSave() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.context.performAndWait {
+            let item = try savedItem(stack)
+            let fresh = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            stack.context.delete(item)
+            #expect(item.isDeleted && stack.context.deletedObjects == [item])
+            #expect(stack.context.insertedObjects == [fresh])
+            let pending = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))
+            #expect(pending == [fresh])
+            try stack.context.save()
+            #expect(item.managedObjectContext == nil)
+            #expect(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) == 1)
+        }
+    }
+}
+
+extension NSFetchRequest {
+    func resultTyped(_ type: NSFetchRequestResultType) -> Self {
+        resultType = type
+        return self
+    }
+}
