@@ -77,31 +77,19 @@ extension SlotValue {
         }
     }
 
+    /// Any integer, Boolean or `NSNumber` as Int64; a floating value only when it is whole.
     private static func integer(from value: Any) -> Int64? {
-        switch value {
-        case let v as Int: return Int64(v)
+        switch ValueComparison.normalize(value) {
         case let v as Int64: return v
-        case let v as Int32: return Int64(v)
-        case let v as Int16: return Int64(v)
-        case let v as Int8: return Int64(v)
-        case let v as UInt8: return Int64(v)
-        case let v as UInt16: return Int64(v)
-        case let v as UInt32: return Int64(v)
-        case let v as Bool: return v ? 1 : 0
-        case let v as NSNumber: return v.int64Value
+        case let v as Double where v.rounded() == v: return Int64(exactly: v)
         default: return nil
         }
     }
 
     private static func double(from value: Any) -> Double? {
-        switch value {
-        case let v as Double: return v
-        case let v as Float: return Double(v)
-        case let v as Int: return Double(v)
+        switch ValueComparison.normalize(value) {
         case let v as Int64: return Double(v)
-        case let v as Int32: return Double(v)
-        case let v as Int16: return Double(v)
-        case let v as NSNumber: return v.doubleValue
+        case let v as Double: return v
         case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue
         default: return nil
         }
