@@ -26,6 +26,13 @@ extension NSManagedObjectModel {
     /// Takes over the entities and settings of a freshly loaded model.
     private convenience init(copying other: NSManagedObjectModel) {
         self.init()
+        takeOver(other)
+    }
+
+    /// Property observers do not run in an initializer, so the move happens in a method: there,
+    /// the `entities` observer makes this model the entities' owner. Otherwise they would keep
+    /// pointing at `other`, which is freed when loading returns.
+    private func takeOver(_ other: NSManagedObjectModel) {
         let entities = other.entities
         other.entities = []
         self.entities = entities
@@ -34,5 +41,6 @@ extension NSManagedObjectModel {
             setEntities(other.entities(forConfigurationName: name) ?? [], forConfigurationName: name)
         }
         for (name, template) in other.fetchRequestTemplatesByName { setFetchRequestTemplate(template, forName: name) }
+        fetchRequestTemplatePredicateStrings = other.fetchRequestTemplatePredicateStrings
     }
 }

@@ -44,6 +44,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     }
 
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
+    var fetchRequestTemplatePredicateStrings: [String: String] = [:]
 
     /// The model's named fetch requests.
     open var fetchRequestTemplatesByName: [String: NSFetchRequest<NSFetchRequestResult>] { templates }
@@ -94,8 +95,12 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
                 all.append(entity)
             }
         }
-        entities = all
+        assignEntities(all)
     }
+
+    /// Sets `entities` from outside an initializer, where its observer would not run and the
+    /// entities would keep pointing at a model that may be freed.
+    private func assignEntities(_ list: [NSEntityDescription]) { entities = list }
 
     // MARK: Freezing
 

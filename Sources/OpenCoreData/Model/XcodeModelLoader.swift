@@ -1,6 +1,123 @@
 /// Reads Xcode's `.xcdatamodeld` / `.xcdatamodel` / `contents` model source (format notes §12).
 enum XcodeModelLoader {
     static func load(_ url: URL, versionName: String? = nil) throws -> NSManagedObjectModel {
-        throw CoreDataError.make(NSFileReadCorruptFileError, "Model loading is not implemented yet: \(url.path)")
+        let contents = try contentsFile(for: url.standardizedFileURL, versionName: versionName)
+        let data: Data
+        do {
+            data = try Data(contentsOf: contents)
+        } catch {
+            throw unreadable(contents, error)
+        }
+        let root: ModelXMLElement
+        do {
+            root = try ModelXMLReader.parse(data)
+        } catch {
+            throw corrupt(contents, line: error.line, error.message, underlying: error.underlying)
+        }
+        return try XcodeModelBuilder(file: contents).model(from: root)
+    }
+
+    /// The `contents` file that `url` designates, picking the version of a `.xcdatamodeld` bundle.
+    static func contentsFile(for url: URL, versionName: String?) throws -> URL {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw missing(url, "No model file at \(url.path).")
+        }
+        guard isFolder.boolValue else {
+            if let versionName { try check(versionName, matches: url.deletingLastPathComponent(), in: url) }
+            return url
+        }
+        if url.pathExtension == "xcdatamodeld" {
+            return try versionFolder(in: url, named: versionName).appendingPathComponent("contents")
+        }
+        if let versionName { try check(versionName, matches: url, in: url) }
+        let contents = url.appendingPathComponent("contents")
+        guard FileManager.default.fileExists(atPath: contents.path) else {
+            throw missing(contents, "The model folder \(url.path) has no contents file.")
+        }
+        return contents
+    }
+
+    /// The requested version, else the one `.xccurrentversion` names, else the only one there is.
+    private static func versionFolder(in bundle: URL, named versionName: String?) throws -> URL {
+        let versions = modelVersions(in: bundle)
+        let wanted: String
+        if let versionName {
+            wanted = versionName
+        } else if let current = try currentVersionName(in: bundle) {
+            wanted = current
+        } else if versions.count == 1 {
+            wanted = versions[0]
+        } else {
+            throw corrupt(
+                bundle, line: nil,
+                "it has \(versions.count) model versions (\(versions.joined(separator: ", "))) and no .xccurrentversion to choose one")
+        }
+        let version = wanted.hasSuffix(".xcdatamodel") ? String(wanted.dropLast(".xcdatamodel".count)) : wanted
+        let folder = bundle.appendingPathComponent(version + ".xcdatamodel", isDirectory: true)
+        guard versions.contains(version) else {
+            throw missing(
+                folder,
+                "The model \(bundle.path) has no version named \(wanted); it has \(versions.joined(separator: ", ")).")
+        }
+        let contents = folder.appendingPathComponent("contents")
+        guard FileManager.default.fileExists(atPath: contents.path) else {
+            throw missing(contents, "The model version \(folder.path) has no contents file.")
+        }
+        return folder
+    }
+
+    /// Version names (without `.xcdatamodel`) in the bundle, sorted for stable messages.
+    private static func modelVersions(in bundle: URL) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
+        return names.filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }.sorted()
+    }
+
+    private static func currentVersionName(in bundle: URL) throws -> String? {
+        let file = bundle.appendingPathComponent(".xccurrentversion")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw unreadable(file, error)
+        }
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil),
+            let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String, !name.isEmpty
+        else {
+            throw corrupt(file, line: nil, "it is not a property list with a _XCCurrentVersionName string")
+        }
+        return name
+    }
+
+    /// A version name given for a single-version model must name that model, or the caller would
+    /// silently get another version than the one asked for.
+    private static func check(_ versionName: String, matches folder: URL, in url: URL) throws {
+        let name = versionName.hasSuffix(".xcdatamodel") ? versionName : versionName + ".xcdatamodel"
+        guard folder.lastPathComponent == name else {
+            throw missing(url, "The model \(url.path) is not a version named \(versionName).")
+        }
+    }
+
+    // MARK: Errors
+
+    static func missing(_ url: URL, _ message: String) -> NSError {
+        CoreDataError.make(NSFileReadNoSuchFileError, message, userInfo: [NSFilePathErrorKey: url.path])
+    }
+
+    static func corrupt(_ url: URL, line: Int?, _ problem: String, underlying: Error? = nil) -> NSError {
+        var info: [String: Any] = [NSFilePathErrorKey: url.path]
+        if let underlying { info[NSUnderlyingErrorKey] = underlying }
+        let place = line.flatMap { $0 > 0 ? "\(url.path), line \($0)" : nil } ?? url.path
+        return CoreDataError.make(NSFileReadCorruptFileError, "The model file \(place) is invalid: \(problem).", userInfo: info)
+    }
+
+    private static func unreadable(_ url: URL, _ error: Error) -> NSError {
+        if !FileManager.default.fileExists(atPath: url.path) {
+            return missing(url, "No model file at \(url.path).")
+        }
+        var info: [String: Any] = [NSFilePathErrorKey: url.path]
+        info[NSUnderlyingErrorKey] = error
+        return CoreDataError.make(NSFileReadUnknownError, "The model file \(url.path) could not be read.", userInfo: info)
     }
 }

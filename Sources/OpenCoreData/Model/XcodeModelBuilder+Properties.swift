@@ -1,0 +1,137 @@
+/// Attributes, relationships, fetch indexes and uniqueness constraints of an `<entity>`.
+extension XcodeModelBuilder {
+    func makeAttribute(_ element: ModelXMLElement, entityName: String) throws -> NSAttributeDescription {
+        guard let name = element["name"], !name.isEmpty else {
+            throw corrupt(element, "an attribute of entity '\(entityName)' has no name")
+        }
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        applyCommonSettings(element, to: attribute)
+        let label = "attribute '\(name)' of entity '\(entityName)'"
+        guard let typeName = element["attributeType"] else { throw corrupt(element, "\(label) has no attributeType") }
+        guard let type = NSAttributeType(xcodeName: typeName) else {
+            throw corrupt(element, "\(label) has an unknown attributeType '\(typeName)'")
+        }
+        attribute.attributeType = type
+        attribute.valueTransformerName = element["valueTransformerName"]
+        attribute.attributeValueClassName = element["customClassName"]
+        attribute.allowsExternalBinaryDataStorage = element.flag("allowsExternalBinaryDataStorage")
+        attribute.preservesValueInHistoryOnDeletion = element.flag("preserveAfterDeletion")
+        attribute.allowsCloudEncryption = element.flag("allowsCloudEncryption")
+        attribute.defaultValue = try defaultValue(of: element, type: type, label: label)
+        attribute.rules = try rules(of: element, type: type, label: label)
+        return attribute
+    }
+
+    func makeRelationship(_ element: ModelXMLElement, entityName: String) throws -> NSRelationshipDescription {
+        guard let name = element["name"], !name.isEmpty else {
+            throw corrupt(element, "a relationship of entity '\(entityName)' has no name")
+        }
+        let relationship = NSRelationshipDescription()
+        relationship.name = name
+        applyCommonSettings(element, to: relationship)
+        let label = "relationship '\(name)' of entity '\(entityName)'"
+        // Xcode writes maxCount="1" on a to-one and nothing on an unbounded to-many, whose count
+        // is 0 (also what the version hash expects).
+        relationship.maxCount = try integer(element, "maxCount") ?? (element.flag("toMany") ? 0 : 1)
+        relationship.minCount = try integer(element, "minCount") ?? 0
+        relationship.isOrdered = element.flag("ordered")
+        switch element["deletionRule"] ?? "Nullify" {
+        case "Nullify": relationship.deleteRule = .nullifyDeleteRule
+        case "Cascade": relationship.deleteRule = .cascadeDeleteRule
+        case "Deny": relationship.deleteRule = .denyDeleteRule
+        case "No Action": relationship.deleteRule = .noActionDeleteRule
+        case let other: throw corrupt(element, "\(label) has an unknown deletionRule '\(other)'")
+        }
+        guard let destination = element["destinationEntity"], !destination.isEmpty else {
+            throw corrupt(element, "\(label) has no destinationEntity")
+        }
+        relationship.destinationEntityName = destination
+        relationship.inverseRelationshipName = element["inverseName"]
+        return relationship
+    }
+
+    /// Settings every property has. Xcode leaves `optional` out for a required property, so its
+    /// absence means false, unlike `NSPropertyDescription`'s default.
+    private func applyCommonSettings(_ element: ModelXMLElement, to property: NSPropertyDescription) {
+        property.isOptional = element.flag("optional")
+        property.isTransient = element.flag("transient")
+        property.versionHashModifier = element["versionHashModifier"]
+        property.renamingIdentifier = element["elementID"]
+        property.isIndexed = element.flag("indexed")
+        property.isIndexedBySpotlight = element.flag("spotlightIndexingEnabled")
+        property.userInfo = element.userInfo
+    }
+
+    func resolve(_ item: PendingRelationship, of entity: NSEntityDescription, byName: [String: NSEntityDescription]) throws {
+        let relationship = item.relationship
+        let label = "relationship '\(relationship.name)' of entity '\(entity.name!)'"
+        guard let destinationName = relationship.destinationEntityName, let destination = byName[destinationName] else {
+            throw corrupt(
+                item.element, "\(label) has an unknown destinationEntity '\(relationship.destinationEntityName ?? "")'")
+        }
+        relationship.destinationEntity = destination
+        guard let inverseName = relationship.inverseRelationshipName else { return }
+        guard let inverse = destination.propertiesByName[inverseName] as? NSRelationshipDescription else {
+            throw corrupt(
+                item.element, "\(label) has an inverse '\(inverseName)' that is not a relationship of entity '\(destinationName)'")
+        }
+        relationship.inverseRelationship = inverse
+    }
+
+    /// Builds the entity's fetch indexes once inherited properties are known. An index with an
+    /// expression element is skipped whole: expressions are not supported yet, and a partial copy
+    /// would be a different index.
+    func resolveIndexes(of entry: PendingEntity) throws {
+        var indexes: [NSFetchIndexDescription] = []
+        let entityName = entry.entity.name!
+        for element in entry.element.children(named: "fetchIndex") {
+            guard let name = element["name"], !name.isEmpty else {
+                throw corrupt(element, "a fetch index of entity '\(entityName)' has no name")
+            }
+            let items = element.children(named: "fetchIndexElement")
+            guard !items.isEmpty, items.allSatisfy({ $0["property"] != nil }) else { continue }
+            var elements: [NSFetchIndexElementDescription] = []
+            for item in items {
+                let propertyName = item["property"]!
+                guard let property = entry.entity.propertiesByName[propertyName] else {
+                    throw corrupt(item, "fetch index '\(name)' of entity '\(entityName)' names an unknown property '\(propertyName)'")
+                }
+                let type: NSFetchIndexElementType
+                switch item["type"] ?? "Binary" {
+                case "Binary": type = .binary
+                case "RTree": type = .rTree
+                case let other: throw corrupt(item, "fetch index '\(name)' has an unknown element type '\(other)'")
+                }
+                let description = NSFetchIndexElementDescription(property: property, collationType: type)
+                switch item["order"] ?? "ascending" {
+                case "ascending": description.isAscending = true
+                case "descending": description.isAscending = false
+                case let other: throw corrupt(item, "fetch index '\(name)' has an unknown order '\(other)'")
+                }
+                elements.append(description)
+            }
+            indexes.append(NSFetchIndexDescription(name: name, elements: elements))
+        }
+        entry.entity.indexes = indexes
+    }
+
+    /// `<uniquenessConstraints>` as arrays of property names, in model order (the version hash
+    /// depends on that order).
+    func uniquenessConstraints(in element: ModelXMLElement) -> [[Any]] {
+        element.children(named: "uniquenessConstraints")
+            .flatMap { $0.children(named: "uniquenessConstraint") }
+            .map { constraint in constraint.children(named: "constraint").compactMap { $0["value"] } }
+            .filter { !$0.isEmpty }
+    }
+
+    func checkConstraints(of entry: PendingEntity) throws {
+        let known = entry.entity.propertiesByName
+        for constraint in entry.entity.uniquenessConstraints {
+            for name in VersionHasher.constraintNames(constraint) where known[name] == nil {
+                throw corrupt(
+                    entry.element, "a uniqueness constraint of entity '\(entry.entity.name!)' names an unknown property '\(name)'")
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// One element of a model's `contents` XML, kept as a small tree so the model builder can look
+/// things up in any order (relationships name entities declared further down).
+struct ModelXMLElement {
+    let name: String
+    let attributes: [String: String]
+    var children: [ModelXMLElement] = []
+    /// Where the element starts, for error messages.
+    let line: Int
+
+    subscript(attribute: String) -> String? { attributes[attribute] }
+
+    /// Xcode writes booleans as `YES`/`NO` and leaves out those at their default.
+    func flag(_ attribute: String, default value: Bool = false) -> Bool {
+        guard let text = attributes[attribute] else { return value }
+        return ["YES", "yes", "true", "1"].contains(text)
+    }
+
+    func children(named name: String) -> [ModelXMLElement] { children.filter { $0.name == name } }
+
+    /// `<userInfo><entry key="…" value="…"/></userInfo>` as a dictionary; nil when absent.
+    var userInfo: [AnyHashable: Any]? {
+        guard let container = children(named: "userInfo").first else { return nil }
+        var info: [AnyHashable: Any] = [:]
+        for entry in container.children(named: "entry") {
+            if let key = entry["key"] { info[key] = entry["value"] ?? "" }
+        }
+        return info
+    }
+}
+
+/// Parses model XML with Foundation's event-driven `XMLParser` into a `ModelXMLElement` tree.
+enum ModelXMLReader {
+    /// The XML parser's complaint, with the line it stopped at.
+    struct Failure: Error {
+        let message: String
+        let line: Int?
+        let underlying: Error?
+    }
+
+    static func parse(_ data: Data) throws(Failure) -> ModelXMLElement {
+        let parser = XMLParser(data: data)
+        // A model never needs external entities; resolving them would let a file read other files.
+        parser.shouldResolveExternalEntities = false
+        let builder = TreeBuilder()
+        parser.delegate = builder
+        let succeeded = parser.parse()
+        if !succeeded || builder.parseError != nil {
+            let error = builder.parseError ?? parser.parserError
+            // Only the code survives from libxml2 on Linux, not its text; the position is the
+            // useful part for someone fixing the file.
+            let code = error.map { " \(($0 as NSError).code)" } ?? ""
+            throw Failure(
+                message: "malformed XML near column \(parser.columnNumber) (XML parser error\(code))",
+                line: parser.lineNumber, underlying: error)
+        }
+        guard let root = builder.root else {
+            throw Failure(message: "the file holds no XML element", line: nil, underlying: nil)
+        }
+        return root
+    }
+
+    /// Collects elements into a tree; a class because `XMLParser` wants an `NSObject` delegate.
+    private final class TreeBuilder: NSObject, XMLParserDelegate {
+        var stack: [ModelXMLElement] = []
+        var root: ModelXMLElement?
+        var parseError: Error?
+
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+        ) {
+            stack.append(ModelXMLElement(name: elementName, attributes: attributeDict, line: parser.lineNumber))
+        }
+
+        func parser(
+            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?
+        ) {
+            guard let finished = stack.popLast() else { return }
+            if stack.isEmpty {
+                root = finished
+            } else {
+                stack[stack.count - 1].children.append(finished)
+            }
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+            if self.parseError == nil { self.parseError = parseError }
+        }
+    }
+}
