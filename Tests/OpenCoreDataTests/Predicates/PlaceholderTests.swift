@@ -1,0 +1,4 @@
+import Testing
+@testable import OpenCoreData
+
+@Test func placeholder() {}
