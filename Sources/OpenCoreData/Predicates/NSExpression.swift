@@ -179,6 +179,10 @@ open class NSExpression: NSObject, NSCopying {
     override open func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSExpression else { return false }
         if other === self { return true }
+        // `IN %@` with an array prints as `IN {…}`, which parses to an aggregate: the two are equal.
+        if let x = constantElements, let y = other.constantElements {
+            return x.count == y.count && zip(x, y).allSatisfy { ValueComparison.isEqual($0, $1) }
+        }
         switch (storage, other.storage) {
         case (.constant(let a), .constant(let b)): return ValueComparison.isEqual(a, b)
         case (.evaluatedObject, .evaluatedObject), (.anyKey, .anyKey): return true
@@ -189,7 +193,23 @@ open class NSExpression: NSObject, NSCopying {
         }
     }
 
+    /// The values of a constant collection or of an aggregate of constants; nil otherwise.
+    private var constantElements: [Any?]? {
+        switch storage {
+        case .constant(let value): return value.flatMap(ValueComparison.collectionElements)
+        case .aggregate(let items):
+            var values: [Any?] = []
+            for item in items {
+                guard case .constant(let value) = item.storage else { return nil }
+                values.append(value)
+            }
+            return values
+        default: return nil
+        }
+    }
+
     override open var hash: Int {
+        if let elements = constantElements { return elements.count &+ 5 }
         switch storage {
         case .constant(let value): return ValueComparison.hashValue(value)
         case .evaluatedObject: return 1

@@ -1,4 +1,0 @@
-import Testing
-@testable import OpenCoreData
-
-@Test func placeholder() {}
