@@ -199,7 +199,7 @@ struct PredicateParser {
             }
         }
         advance()
-        try expect(symbol: "]", what: "']' to close the options opened at offset \(start)")
+        try expect(symbol: "]", what: "']' (the '[' at offset \(start) is still open)")
         return options
     }
 
@@ -314,14 +314,14 @@ struct PredicateParser {
         case .symbol("("):
             advance()
             let inner = try parseExpression()
-            try expect(symbol: ")", what: "')' to close the '(' at offset \(start.offset)")
+            try expect(symbol: ")", what: "')' (the '(' at offset \(start.offset) is still open)")
             return inner
         case .symbol("{"):
             advance()
             var items: [NSExpression] = []
             if !accept(symbol: "}") {
                 repeat { items.append(try parseExpression()) } while accept(symbol: ",")
-                try expect(symbol: "}", what: "',' or '}' to close the '{' at offset \(start.offset)")
+                try expect(symbol: "}", what: "',' or '}' (the '{' at offset \(start.offset) is still open)")
             }
             return NSExpression(storage: .aggregate(items))
         case .symbol("@"):

@@ -136,6 +136,8 @@ import Testing
             ("owner != %@", [stack.ann!], 9),
             ("SELF IN %@", [[items[0], items[4]]], 2),
             ("SELF == %@", [items[3].objectID], 1),
+            ("SELF != %@", [stack.ann!], 11),
+            ("owner == %@", [items[0]], 0),
             ("TRUEPREDICATE", [], 11),
             ("FALSEPREDICATE", [], 0),
             ("name == 'Item' OR NOT (count < 11 AND done == NO)", [], 5),
@@ -221,6 +223,11 @@ import Testing
             let owners = NSFetchRequest<NSManagedObject>(entityName: "Owner")
             owners.predicate = NSPredicate(format: "ANY items.name == 'b'")
             #expect(try context.fetch(owners).count == 1)
+            // The same predicates on the managed objects themselves.
+            #expect(NSPredicate(format: "ANY items.name == 'b'").evaluate(with: ann))
+            #expect(!NSPredicate(format: "ALL items.name == 'b'").evaluate(with: ann))
+            #expect(NSPredicate(format: "items.@count == 2").evaluate(with: ann))
+            #expect(NSPredicate(format: "SELF == %@", ann.objectID).evaluate(with: ann))
         }
     }
 }

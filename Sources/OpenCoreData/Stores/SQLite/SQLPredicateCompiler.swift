@@ -213,11 +213,17 @@ struct SQLPredicateCompiler {
     /// as their primary key.
     private func storageValue(_ value: Any, for property: NSPropertyDescription?, _ predicate: NSComparisonPredicate) throws -> (any DatabaseValueConvertible)? {
         if property == nil || property is NSRelationshipDescription {
+            let target = (property as? NSRelationshipDescription)?.destinationEntity ?? entity
+            let id: NSManagedObjectID
             switch value {
-            case let object as NSManagedObject: return object.primaryKey
-            case let id as NSManagedObjectID: return id.primaryKey
+            case let object as NSManagedObject: id = object.objectID
+            case let objectID as NSManagedObjectID: id = objectID
             default: throw unsupported(predicate, "a relationship or SELF compares with managed objects or object IDs, not \(type(of: value))")
             }
+            // Primary keys are unique only within a hierarchy; an object of another hierarchy, or
+            // one never saved (key 0), matches no row, as in memory.
+            guard id.entity.layout?.root === target.layout?.root else { return Int64(0) }
+            return id.primaryKey
         }
         switch value {
         case let x as Int64: return x
