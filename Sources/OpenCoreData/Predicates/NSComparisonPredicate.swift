@@ -94,6 +94,7 @@ open class NSComparisonPredicate: Foundation.NSPredicate {
     /// Comparison predicates are immutable: a copy is the predicate itself.
     override open func copy(with zone: NSZone? = nil) -> Any { self }
 
+    /// Structural equality: same operator, modifier, options and equal expressions.
     override open func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSComparisonPredicate else { return false }
         return other === self
@@ -104,6 +105,7 @@ open class NSComparisonPredicate: Foundation.NSPredicate {
                 && rightExpression.isEqual(other.rightExpression))
     }
 
+    /// A hash consistent with `isEqual`.
     override open var hash: Int {
         var hasher = Hasher()
         hasher.combine(predicateOperatorType)

@@ -176,6 +176,8 @@ open class NSExpression: NSObject, NSCopying {
     /// Expressions are immutable: a copy is the expression itself.
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
+    /// Structural equality: same kind and contents; numbers compare by value, and a constant
+    /// collection equals an aggregate of the same constants.
     override open func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSExpression else { return false }
         if other === self { return true }
@@ -208,6 +210,7 @@ open class NSExpression: NSObject, NSCopying {
         }
     }
 
+    /// A hash consistent with `isEqual`.
     override open var hash: Int {
         if let elements = constantElements { return elements.count &+ 5 }
         switch storage {
