@@ -73,3 +73,85 @@ enum ValueComparison {
         }
     }
 }
+
+// MARK: Equality for predicates
+
+extension ValueComparison {
+    /// Whether two values are equal as a predicate's `==` sees them: numbers across integer,
+    /// floating and boolean types, strings after the folding `options` ask for, objects by identity
+    /// or object ID, nil equal only to nil.
+    static func isEqual(_ lhs: Any?, _ rhs: Any?, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> Bool {
+        let a = normalize(lhs)
+        let b = normalize(rhs)
+        switch (a, b) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case (let x as String, let y as String):
+            return fold(x, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+                == fold(y, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+        default: break
+        }
+        if let identity = objectIdentity(a!), let other = objectIdentity(b!) { return identity == other }
+        if let order = compare(a, b) { return order == .orderedSame }
+        if let x = collectionElements(a!), let y = collectionElements(b!) {
+            return x.count == y.count && zip(x, y).allSatisfy { isEqual($0, $1, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive) }
+        }
+        if let x = a as? NSObject, let y = b as? NSObject { return x.isEqual(y) }
+        return false
+    }
+
+    /// A hash consistent with `isEqual` for constants: numbers hash by their double value.
+    static func hashValue(_ value: Any?) -> Int {
+        switch normalize(value) {
+        case nil: return 0
+        case let x as Int64: return Double(x).hashValue
+        case let x as Double: return x.hashValue
+        case let x as String: return x.hashValue
+        case let x as Date: return x.hashValue
+        case let x as AnyHashable: return x.hashValue
+        default: return 7
+        }
+    }
+
+    /// Managed objects, object IDs and stored rows compare by identity in the object graph.
+    static func objectIdentity(_ value: Any) -> ObjectKey? {
+        switch value {
+        case let object as NSManagedObject: return object.objectID.key
+        case let id as NSManagedObjectID: return id.key
+        case let row as RowView: return row.objectKey
+        default: return nil
+        }
+    }
+
+    /// The elements of an array, set or ordered set; nil for anything else (strings included).
+    static func collectionElements(_ value: Any) -> [Any?]? {
+        switch value {
+        case is String, is NSString, is Data: return nil
+        case let array as [Any?]: return array
+        case let array as [Any]: return array
+        case let set as Set<AnyHashable>: return set.map { $0.base }
+        case let ordered as NSOrderedSet: return ordered.array
+        case let set as NSSet: return set.allObjects
+        case let array as NSArray: return array.map { $0 }
+        default: return nil
+        }
+    }
+
+    static func int64Value(_ normalized: Any) -> Int64? {
+        switch normalized {
+        case let x as Int64: return x
+        case let x as Double: return x.isFinite ? Int64(exactly: x.rounded(.towardZero)) : nil
+        case let x as Decimal: return NSDecimalNumber(decimal: x).int64Value
+        default: return nil
+        }
+    }
+
+    static func doubleValue(_ normalized: Any) -> Double? {
+        switch normalized {
+        case let x as Int64: return Double(x)
+        case let x as Double: return x
+        case let x as Decimal: return NSDecimalNumber(decimal: x).doubleValue
+        default: return nil
+        }
+    }
+}

@@ -71,6 +71,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
                 db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
             }
+            // Predicates compile to these (SQLPredicateCompiler).
+            db.add(function: SQLPredicateFunctions.fold())
+            db.add(function: SQLPredicateFunctions.matches())
             for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
                 try db.execute(sql: "PRAGMA \(name) = \(value)")
             }

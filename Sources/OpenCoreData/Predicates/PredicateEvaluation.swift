@@ -1,0 +1,300 @@
+/// In-memory evaluation of comparison predicates and expressions, comparing as Apple compares:
+/// numbers across integer, floating and boolean types, strings with case / diacritic folding,
+/// dates, nil equal only to nil and never ordered.
+///
+/// The SQLite store compiles the same predicates to SQL; `SQLPredicateCompiler` calls the same
+/// string helpers (`fold`, `like`, `matches`) so both select the same objects.
+enum PredicateEvaluator {
+    static func evaluate(_ predicate: NSComparisonPredicate, object: Any?, bindings: [String: Any]?) -> Bool {
+        let left = value(of: predicate.leftExpression, object: object, bindings: bindings)
+        let right = value(of: predicate.rightExpression, object: object, bindings: bindings)
+        let type = predicate.predicateOperatorType
+        let options = predicate.options
+        switch predicate.comparisonPredicateModifier {
+        case .direct:
+            return compare(left, right, type, options)
+        case .any:
+            guard let items = left.flatMap(ValueComparison.collectionElements) else { return compare(left, right, type, options) }
+            return items.contains { compare($0, right, type, options) }
+        case .all:
+            guard let items = left.flatMap(ValueComparison.collectionElements) else { return compare(left, right, type, options) }
+            return items.allSatisfy { compare($0, right, type, options) }
+        }
+    }
+
+    /// The value of `expression` for `object`.
+    static func value(of expression: NSExpression, object: Any?, bindings: [String: Any]?) -> Any? {
+        switch expression.storage {
+        case .constant(let value): return value
+        case .evaluatedObject: return object
+        case .variable(let name): return bindings?[name]
+        case .keyPath(let path): return KeyValueReader.value(atKeyPath: path, of: object)
+        case .aggregate(let items): return items.map { value(of: $0, object: object, bindings: bindings) }
+        case .anyKey: return nil
+        case .function(let name, let arguments):
+            return function(name, arguments.map { value(of: $0, object: object, bindings: bindings) })
+        }
+    }
+
+    // MARK: Operators
+
+    static func compare(
+        _ left: Any?, _ right: Any?, _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options
+    ) -> Bool {
+        let ci = options.contains(.caseInsensitive)
+        let di = options.contains(.diacriticInsensitive)
+        switch type {
+        case .equalTo:
+            return ValueComparison.isEqual(left, right, caseInsensitive: ci, diacriticInsensitive: di)
+        case .notEqualTo:
+            return !ValueComparison.isEqual(left, right, caseInsensitive: ci, diacriticInsensitive: di)
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            guard let order = ordering(left, right, ci, di) else { return false }
+            switch type {
+            case .lessThan: return order == .orderedAscending
+            case .lessThanOrEqualTo: return order != .orderedDescending
+            case .greaterThan: return order == .orderedDescending
+            default: return order != .orderedAscending
+            }
+        case .beginsWith, .endsWith, .like, .matches:
+            guard let (text, pattern) = strings(left, right) else { return false }
+            return stringOperator(type, text, pattern, ci, di)
+        case .contains:
+            if let items = left.flatMap(ValueComparison.collectionElements) {
+                return items.contains { ValueComparison.isEqual($0, right, caseInsensitive: ci, diacriticInsensitive: di) }
+            }
+            guard let (text, pattern) = strings(left, right) else { return false }
+            return stringOperator(.contains, text, pattern, ci, di)
+        case .in:
+            if let items = right.flatMap(ValueComparison.collectionElements) {
+                return items.contains { ValueComparison.isEqual(left, $0, caseInsensitive: ci, diacriticInsensitive: di) }
+            }
+            guard let (text, pattern) = strings(right, left) else { return false }
+            return stringOperator(.contains, text, pattern, ci, di)
+        case .between:
+            guard let bounds = right.flatMap(ValueComparison.collectionElements), bounds.count == 2,
+                let low = ordering(left, bounds[0], ci, di), let high = ordering(left, bounds[1], ci, di)
+            else { return false }
+            return low != .orderedAscending && high != .orderedDescending
+        case .customSelector:
+            return false
+        }
+    }
+
+    /// Ordering for `<`, `<=`, `>`, `>=`, `BETWEEN`: nil when either side is nil or the kinds do
+    /// not compare, so that such comparisons are false.
+    private static func ordering(_ left: Any?, _ right: Any?, _ ci: Bool, _ di: Bool) -> ComparisonResult? {
+        guard let a = ValueComparison.normalize(left), let b = ValueComparison.normalize(right) else { return nil }
+        return ValueComparison.compare(a, b, caseInsensitive: ci, diacriticInsensitive: di)
+    }
+
+    private static func strings(_ left: Any?, _ right: Any?) -> (String, String)? {
+        guard let a = ValueComparison.normalize(left) as? String, let b = ValueComparison.normalize(right) as? String else { return nil }
+        return (a, b)
+    }
+
+    /// BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES on two strings. Both are folded first, then
+    /// compared by Unicode scalars, the way SQLite's GLOB compares UTF-8: the SQL store calls
+    /// this same function (registered in SQLite) for folded comparisons.
+    static func stringOperator(
+        _ type: NSComparisonPredicate.Operator, _ text: String, _ pattern: String, _ ci: Bool, _ di: Bool
+    ) -> Bool {
+        if type == .matches { return RegexCache.shared.matches(text, pattern: pattern, caseInsensitive: ci, diacriticInsensitive: di) }
+        let t = Array(ValueComparison.fold(text, caseInsensitive: ci, diacriticInsensitive: di).unicodeScalars)
+        let p = Array(ValueComparison.fold(pattern, caseInsensitive: ci, diacriticInsensitive: di).unicodeScalars)
+        switch type {
+        case .beginsWith: return t.starts(with: p)
+        case .endsWith: return t.reversed().starts(with: p.reversed())
+        case .contains:
+            if p.isEmpty { return true }
+            guard p.count <= t.count else { return false }
+            return (0...(t.count - p.count)).contains { t[$0..<($0 + p.count)].elementsEqual(p) }
+        case .like: return like(t, p)
+        default: return false
+        }
+    }
+
+    /// LIKE: `*` matches any run of characters, `?` exactly one, `\` escapes the next one.
+    static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
+        var t = 0
+        var p = 0
+        var star: (pattern: Int, text: Int)?
+        while t < text.count {
+            if p < pattern.count {
+                switch pattern[p] {
+                case "*":
+                    star = (p, t)
+                    p += 1
+                    continue
+                case "?":
+                    t += 1
+                    p += 1
+                    continue
+                case "\\" where p + 1 < pattern.count:
+                    if pattern[p + 1] == text[t] {
+                        t += 1
+                        p += 2
+                        continue
+                    }
+                default:
+                    if pattern[p] == text[t] {
+                        t += 1
+                        p += 1
+                        continue
+                    }
+                }
+            }
+            guard let s = star else { return false }
+            // Let the last `*` swallow one more character and retry.
+            star = (s.pattern, s.text + 1)
+            p = s.pattern + 1
+            t = s.text + 1
+        }
+        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+
+    // MARK: Functions
+
+    /// The functions the parser accepts by name (`sum(…)`, `now()`) or builds from operators.
+    static let functionNames: Set<String> = [
+        "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
+        "sum:", "count:", "min:", "max:", "average:", "abs:", "sqrt:", "floor:", "ceiling:", "trunc:",
+        "uppercase:", "lowercase:", "now",
+    ]
+
+    private static func function(_ name: String, _ arguments: [Any?]) -> Any? {
+        let numbers = arguments.map { ValueComparison.normalize($0) }
+        func flattened() -> [Any?] {
+            if arguments.count == 1, let items = arguments[0].flatMap(ValueComparison.collectionElements) { return items }
+            return arguments
+        }
+        switch name {
+        case "now": return Date()
+        case "add:to:", "from:subtract:", "multiply:by:", "modulus:by:":
+            guard numbers.count == 2, let a = numbers[0], let b = numbers[1] else { return nil }
+            if let x = a as? Int64, let y = b as? Int64 {
+                let (result, overflow): (Int64, Bool) =
+                    switch name {
+                    case "add:to:": x.addingReportingOverflow(y)
+                    case "from:subtract:": x.subtractingReportingOverflow(y)
+                    case "multiply:by:": x.multipliedReportingOverflow(by: y)
+                    default: y == 0 ? (0, true) : x.remainderReportingOverflow(dividingBy: y)
+                    }
+                if !overflow { return NSNumber(value: result) }
+            }
+            guard let x = ValueComparison.doubleValue(a), let y = ValueComparison.doubleValue(b) else { return nil }
+            switch name {
+            case "add:to:": return NSNumber(value: x + y)
+            case "from:subtract:": return NSNumber(value: x - y)
+            case "multiply:by:": return NSNumber(value: x * y)
+            default: return NSNumber(value: x.truncatingRemainder(dividingBy: y))
+            }
+        case "divide:by:", "raise:toPower:":
+            guard numbers.count == 2, let x = numbers[0].flatMap(ValueComparison.doubleValue),
+                let y = numbers[1].flatMap(ValueComparison.doubleValue)
+            else { return nil }
+            return NSNumber(value: name == "divide:by:" ? x / y : pow(x, y))
+        case "sum:", "average:":
+            let values = flattened().compactMap { ValueComparison.normalize($0).flatMap(ValueComparison.doubleValue) }
+            let sum = values.reduce(0, +)
+            return NSNumber(value: name == "sum:" ? sum : (values.isEmpty ? 0 : sum / Double(values.count)))
+        case "count:": return NSNumber(value: flattened().count)
+        case "min:", "max:":
+            let values = flattened().compactMap { ValueComparison.normalize($0) }
+            return values.min { a, b in
+                let order = ValueComparison.compare(a, b) == .orderedAscending
+                return name == "min:" ? order : !order
+            }
+        case "abs:", "sqrt:", "floor:", "ceiling:", "trunc:":
+            guard let x = numbers.first.flatMap({ $0.flatMap(ValueComparison.doubleValue) }) else { return nil }
+            switch name {
+            case "abs:": return NSNumber(value: Swift.abs(x))
+            case "sqrt:": return NSNumber(value: x.squareRoot())
+            case "floor:": return NSNumber(value: x.rounded(.down))
+            case "ceiling:": return NSNumber(value: x.rounded(.up))
+            default: return NSNumber(value: x.rounded(.towardZero))
+            }
+        case "uppercase:", "lowercase:":
+            guard let s = numbers.first.flatMap({ $0 as? String }) else { return nil }
+            return name == "uppercase:" ? s.uppercased() : s.lowercased()
+        default:
+            return nil
+        }
+    }
+}
+
+/// Reads key paths from the objects predicates are evaluated on: managed objects, the in-memory
+/// store's rows, dictionaries, collections (the key applies to every element, as KVC does) and,
+/// through reflection, any Swift value with stored properties of those names.
+enum KeyValueReader {
+    static func value(atKeyPath keyPath: String, of object: Any?) -> Any? {
+        value(at: keyPath.split(separator: ".").map(String.init)[...], of: object)
+    }
+
+    private static func value(at path: ArraySlice<String>, of object: Any?) -> Any? {
+        guard let key = path.first else { return object }
+        let rest = path.dropFirst()
+        if key.hasPrefix("@") {
+            let items = object.flatMap(ValueComparison.collectionElements) ?? []
+            if key == "@count" { return NSNumber(value: items.count) }
+            let values = items.map { value(at: rest, of: $0) }
+            let name = ["@sum": "sum:", "@avg": "average:", "@min": "min:", "@max": "max:"][key]
+            return name.flatMap { PredicateEvaluator.value(of: NSExpression(storage: .function($0, arguments: [NSExpression(forConstantValue: values)])), object: nil, bindings: nil) }
+        }
+        return value(at: rest, of: self.value(forKey: key, of: object))
+    }
+
+    static func value(forKey key: String, of object: Any?) -> Any? {
+        guard let object, !(object is NSNull) else { return nil }
+        switch object {
+        case let managed as NSManagedObject: return managed.value(forKey: key)
+        case let row as RowView: return row.value(forPredicateKey: key)
+        case let dictionary as [String: Any]: return dictionary[key]
+        case let dictionary as NSDictionary: return dictionary.object(forKey: key)
+        default: break
+        }
+        if let items = ValueComparison.collectionElements(object) {
+            return items.flatMap { item -> [Any?] in
+                let value = self.value(forKey: key, of: item)
+                return value.flatMap(ValueComparison.collectionElements) ?? [value]
+            }
+        }
+        guard let child = Mirror(reflecting: object).children.first(where: { $0.label == key }) else { return nil }
+        return unwrap(child.value)
+    }
+
+    /// Reflection hands optionals over as `Any`; a `nil` inside must read as nil.
+    private static func unwrap(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first.map { unwrap($0.value) } ?? nil
+    }
+}
+
+/// Compiled regular expressions for MATCHES, shared by in-memory evaluation and the SQLite
+/// function, so a pattern compiles once rather than once per row.
+final class RegexCache: @unchecked Sendable {
+    // @unchecked Sendable: `expressions` is only touched under `lock`.
+    static let shared = RegexCache()
+    private let lock = NSLock()
+    private var expressions: [String: NSRegularExpression] = [:]
+
+    /// Whether the whole of `text` matches `pattern` (ICU syntax), as Apple's MATCHES requires.
+    func matches(_ text: String, pattern: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> Bool {
+        let subject = ValueComparison.fold(text, caseInsensitive: false, diacriticInsensitive: diacriticInsensitive)
+        let source = ValueComparison.fold(pattern, caseInsensitive: false, diacriticInsensitive: diacriticInsensitive)
+        let key = "\(caseInsensitive ? 1 : 0)\(source)"
+        lock.lock()
+        var expression = expressions[key]
+        if expression == nil {
+            expression = try? NSRegularExpression(pattern: "^(?:" + source + ")$", options: caseInsensitive ? [.caseInsensitive] : [])
+            if expressions.count > 256 { expressions.removeAll() }
+            expressions[key] = expression
+        }
+        lock.unlock()
+        guard let expression else { return false }
+        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
+        return expression.firstMatch(in: subject, options: [], range: range) != nil
+    }
+}

@@ -1,0 +1,140 @@
+/// Prints predicates and expressions in Apple's canonical format syntax: `name == "x"`,
+/// `count BETWEEN {1, 5}`, `(a == 1 OR b == 2) AND c == 3`. What it prints parses back to an
+/// equal predicate (dates print as `CAST(<seconds since 2001>, "NSDate")`, as Apple prints them).
+enum PredicateFormatter {
+    static func format(_ predicate: Foundation.NSPredicate) -> String {
+        switch predicate {
+        case let comparison as NSComparisonPredicate: return format(comparison)
+        case let compound as NSCompoundPredicate: return format(compound)
+        default:
+            switch PredicateKind(predicate) {
+            case .truePredicate: return "TRUEPREDICATE"
+            case .falsePredicate: return "FALSEPREDICATE"
+            case .block, .other: return "BLOCKPREDICATE"
+            }
+        }
+    }
+
+    private static func format(_ compound: NSCompoundPredicate) -> String {
+        let parts = compound.subpredicates.map { sub -> String in
+            let predicate = sub
+            let text = format(predicate)
+            return predicate is NSCompoundPredicate ? "(\(text))" : text
+        }
+        switch compound.compoundPredicateType {
+        case .and: return parts.isEmpty ? "TRUEPREDICATE" : parts.joined(separator: " AND ")
+        case .or: return parts.isEmpty ? "FALSEPREDICATE" : parts.joined(separator: " OR ")
+        case .not: return "NOT " + (parts.first ?? "TRUEPREDICATE")
+        @unknown default: return parts.joined(separator: " ")
+        }
+    }
+
+    private static func format(_ comparison: NSComparisonPredicate) -> String {
+        var text = ""
+        switch comparison.comparisonPredicateModifier {
+        case .any: text = "ANY "
+        case .all: text = "ALL "
+        case .direct: break
+        }
+        text += format(comparison.leftExpression) + " " + operatorName(comparison.predicateOperatorType)
+        let options = comparison.options
+        if !options.isEmpty {
+            text += "["
+            if options.contains(.caseInsensitive) { text += "c" }
+            if options.contains(.diacriticInsensitive) { text += "d" }
+            if options.contains(.normalized) { text += "n" }
+            text += "]"
+        }
+        return text + " " + format(comparison.rightExpression)
+    }
+
+    static func operatorName(_ type: NSComparisonPredicate.Operator) -> String {
+        switch type {
+        case .lessThan: "<"
+        case .lessThanOrEqualTo: "<="
+        case .greaterThan: ">"
+        case .greaterThanOrEqualTo: ">="
+        case .equalTo: "=="
+        case .notEqualTo: "!="
+        case .matches: "MATCHES"
+        case .like: "LIKE"
+        case .beginsWith: "BEGINSWITH"
+        case .endsWith: "ENDSWITH"
+        case .in: "IN"
+        case .customSelector: "CUSTOMSELECTOR"
+        case .contains: "CONTAINS"
+        case .between: "BETWEEN"
+        }
+    }
+
+    private static let infixOperators = [
+        "add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**",
+    ]
+
+    static func format(_ expression: NSExpression) -> String {
+        switch expression.storage {
+        case .constant(let value): return formatConstant(value)
+        case .evaluatedObject: return "SELF"
+        case .anyKey: return "ANYKEY"
+        case .variable(let name): return "$" + name
+        case .keyPath(let path):
+            return path.split(separator: ".", omittingEmptySubsequences: false).map { component in
+                PredicateParser.reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
+            }.joined(separator: ".")
+        case .aggregate(let items): return "{" + items.map(format).joined(separator: ", ") + "}"
+        case .function(let name, let arguments):
+            if let symbol = infixOperators[name], arguments.count == 2 {
+                // Nested arithmetic is parenthesized so that it parses back to the same tree.
+                let operands = arguments.map { argument -> String in
+                    if case .function(let inner, _) = argument.storage, infixOperators[inner] != nil {
+                        return "(" + format(argument) + ")"
+                    }
+                    return format(argument)
+                }
+                return operands[0] + " " + symbol + " " + operands[1]
+            }
+            let base = name.hasSuffix(":") ? String(name.dropLast()) : name
+            return base + "(" + arguments.map(format).joined(separator: ", ") + ")"
+        }
+    }
+
+    static func formatConstant(_ value: Any?) -> String {
+        let normalized = ValueComparison.normalize(value)
+        switch normalized {
+        case nil: return "nil"
+        case let string as String: return quote(string)
+        case let n as Int64: return String(n)
+        case let d as Double: return "\(d)"
+        case let d as Decimal: return "\(d)"
+        case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
+        case let uuid as UUID: return "CAST(\"\(uuid.uuidString)\", \"UUID\")"
+        default: break
+        }
+        if let items = ValueComparison.collectionElements(normalized!) {
+            return "{" + items.map(formatConstant).joined(separator: ", ") + "}"
+        }
+        return "\(normalized!)"
+    }
+
+    /// A double-quoted string literal with the escapes the lexer reads back.
+    static func quote(_ string: String) -> String {
+        var result = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            case "\0": result += "\\0"
+            default:
+                if scalar.value < 0x20 {
+                    result += String(format: "\\u%04x", scalar.value)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}

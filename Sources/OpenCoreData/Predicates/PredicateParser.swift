@@ -1,0 +1,465 @@
+/// Builds predicates and expressions from a format string, following Apple's "Predicate Format
+/// String Syntax" and its BNF.
+///
+/// Precedence, loosest first: `OR`/`||`, `AND`/`&&`, `NOT`/`!`, comparison; within expressions
+/// `+ -`, `* /`, `**`, unary minus, then key paths and literals. The result is the public object
+/// model: `NSComparisonPredicate`, `NSCompoundPredicate` (as `CompoundPredicate`), `NSPredicate(value:)`,
+/// `NSExpression`. Constructs of the grammar that are recognised but not implemented yet
+/// (`SUBQUERY`, `FUNCTION`, `TERNARY`, indexes, assignments) are refused with an error that names
+/// their position.
+struct PredicateParser {
+    private let tokens: [PredicateToken]
+    private var position = 0
+    private let arguments: [Any?]
+    private var argumentIndex = 0
+
+    private init(tokens: [PredicateToken], arguments: [Any?]) {
+        self.tokens = tokens
+        self.arguments = arguments
+    }
+
+    /// Parses a whole predicate, substituting `arguments` for the `%` specifiers in order.
+    ///
+    /// - Throws: `PredicateParseError` naming the offset and what was expected there.
+    static func parsePredicate(_ format: String, arguments: [Any?]) throws -> Foundation.NSPredicate {
+        var parser = PredicateParser(tokens: try PredicateLexer.tokenize(format), arguments: arguments)
+        let predicate = try parser.parseOr()
+        try parser.expectEnd(what: "AND, OR or the end of the predicate")
+        return predicate
+    }
+
+    /// Parses a whole expression, as `NSExpression(format:)` does.
+    static func parseExpression(_ format: String, arguments: [Any?]) throws -> NSExpression {
+        var parser = PredicateParser(tokens: try PredicateLexer.tokenize(format), arguments: arguments)
+        let expression = try parser.parseExpression()
+        try parser.expectEnd(what: "an operator or the end of the expression")
+        return expression
+    }
+
+    /// Words with a meaning in the grammar; a key spelled like one needs a leading `#`.
+    static let reservedWords: Set<String> = [
+        "AND", "OR", "IN", "NOT", "ALL", "ANY", "SOME", "NONE", "LIKE", "CASEINSENSITIVE", "CI", "MATCHES",
+        "CONTAINS", "BEGINSWITH", "ENDSWITH", "BETWEEN", "NULL", "NIL", "SELF", "TRUE", "YES", "FALSE", "NO",
+        "FIRST", "LAST", "SIZE", "ANYKEY", "SUBQUERY", "FETCH", "CAST", "TRUEPREDICATE", "FALSEPREDICATE",
+        "FUNCTION", "TERNARY",
+    ]
+
+    // MARK: Tokens
+
+    private var token: PredicateToken { tokens[position] }
+
+    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+
+    private func isWord(_ word: String) -> Bool {
+        if case .word(let w) = token.kind { return w.uppercased() == word }
+        return false
+    }
+
+    private func isSymbol(_ symbol: String) -> Bool { token.kind == .symbol(symbol) }
+
+    private mutating func accept(word: String) -> Bool {
+        guard isWord(word) else { return false }
+        advance()
+        return true
+    }
+
+    private mutating func accept(symbol: String) -> Bool {
+        guard isSymbol(symbol) else { return false }
+        advance()
+        return true
+    }
+
+    private mutating func expect(symbol: String, what: String) throws {
+        guard accept(symbol: symbol) else { throw PredicateParseError.expected(what, at: token.offset) }
+    }
+
+    private func expectEnd(what: String) throws {
+        guard token.kind == .end else {
+            throw PredicateParseError.expected("\(what), found \(describe(token))", at: token.offset)
+        }
+    }
+
+    private func describe(_ token: PredicateToken) -> String {
+        switch token.kind {
+        case .word(let w): "'\(w)'"
+        case .escapedWord(let w): "'#\(w)'"
+        case .string(let s): "the string \"\(s)\""
+        case .integer(let n): "the number \(n)"
+        case .float(let n): "the number \(n)"
+        case .variable(let v): "'$\(v)'"
+        case .argument: "a format specifier"
+        case .symbol(let s): "'\(s)'"
+        case .end: "the end of the format string"
+        }
+    }
+
+    // MARK: Predicates
+
+    private mutating func parseOr() throws -> Foundation.NSPredicate {
+        var operands = [try parseAnd()]
+        while accept(word: "OR") || accept(symbol: "||") { operands.append(try parseAnd()) }
+        return operands.count == 1 ? operands[0] : CompoundPredicate(type: .or, subpredicates: operands)
+    }
+
+    private mutating func parseAnd() throws -> Foundation.NSPredicate {
+        var operands = [try parseNot()]
+        while accept(word: "AND") || accept(symbol: "&&") { operands.append(try parseNot()) }
+        return operands.count == 1 ? operands[0] : CompoundPredicate(type: .and, subpredicates: operands)
+    }
+
+    private mutating func parseNot() throws -> Foundation.NSPredicate {
+        if accept(word: "NOT") || accept(symbol: "!") {
+            return CompoundPredicate(type: .not, subpredicates: [try parseNot()])
+        }
+        return try parsePrimaryPredicate()
+    }
+
+    private mutating func parsePrimaryPredicate() throws -> Foundation.NSPredicate {
+        if accept(word: "TRUEPREDICATE") { return Foundation.NSPredicate(value: true) }
+        if accept(word: "FALSEPREDICATE") { return Foundation.NSPredicate(value: false) }
+        if isSymbol("(") {
+            // `(` opens either a parenthesized predicate or an expression such as `(a + b) > 3`:
+            // try the predicate first and fall back to a comparison.
+            let saved = (position, argumentIndex)
+            advance()
+            let predicateError: PredicateParseError
+            do {
+                let predicate = try parseOr()
+                if accept(symbol: ")") { return predicate }
+                predicateError = .expected("')' or a comparison operator, found \(describe(token))", at: token.offset)
+            } catch let error as PredicateParseError {
+                predicateError = error
+            }
+            (position, argumentIndex) = saved
+            do {
+                return try parseComparison(modifier: .direct)
+            } catch let error as PredicateParseError {
+                // Report whichever reading got further: that is where the string goes wrong.
+                throw error.offset >= predicateError.offset ? error : predicateError
+            }
+        }
+        var modifier = NSComparisonPredicate.Modifier.direct
+        var negate = false
+        if accept(word: "ANY") || accept(word: "SOME") {
+            modifier = .any
+        } else if accept(word: "ALL") {
+            modifier = .all
+        } else if accept(word: "NONE") {
+            // Apple reads NONE as NOT ANY.
+            modifier = .any
+            negate = true
+        }
+        let comparison = try parseComparison(modifier: modifier)
+        return negate ? CompoundPredicate(type: .not, subpredicates: [comparison]) : comparison
+    }
+
+    private static let symbolOperators: [String: NSComparisonPredicate.Operator] = [
+        "=": .equalTo, "==": .equalTo, "!=": .notEqualTo, "<>": .notEqualTo, "<": .lessThan, "<=": .lessThanOrEqualTo,
+        "=<": .lessThanOrEqualTo, ">": .greaterThan, ">=": .greaterThanOrEqualTo, "=>": .greaterThanOrEqualTo,
+    ]
+
+    private static let wordOperators: [String: NSComparisonPredicate.Operator] = [
+        "BEGINSWITH": .beginsWith, "ENDSWITH": .endsWith, "CONTAINS": .contains, "LIKE": .like, "MATCHES": .matches,
+        "IN": .in, "BETWEEN": .between,
+    ]
+
+    private mutating func parseComparison(modifier: NSComparisonPredicate.Modifier) throws -> NSComparisonPredicate {
+        let left = try parseExpression()
+        let operatorOffset = token.offset
+        let type: NSComparisonPredicate.Operator
+        switch token.kind {
+        case .symbol(let s) where Self.symbolOperators[s] != nil: type = Self.symbolOperators[s]!
+        case .word(let w) where Self.wordOperators[w.uppercased()] != nil: type = Self.wordOperators[w.uppercased()]!
+        default:
+            throw PredicateParseError.expected(
+                "a comparison operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, IN, BETWEEN), found \(describe(token))",
+                at: operatorOffset)
+        }
+        advance()
+        let options = try parseOptions()
+        let right = try parseExpression()
+        return NSComparisonPredicate(leftExpression: left, rightExpression: right, modifier: modifier, type: type, options: options)
+    }
+
+    /// `[c]`, `[d]`, `[cd]`, `[n]` after an operator.
+    private mutating func parseOptions() throws -> NSComparisonPredicate.Options {
+        guard isSymbol("[") else { return [] }
+        let start = token.offset
+        advance()
+        guard case .word(let letters) = token.kind else {
+            throw PredicateParseError.expected("comparison options (c, d, n) inside '[ ]'", at: token.offset)
+        }
+        var options: NSComparisonPredicate.Options = []
+        for letter in letters.lowercased() {
+            switch letter {
+            case "c": options.insert(.caseInsensitive)
+            case "d": options.insert(.diacriticInsensitive)
+            case "n": options.insert(.normalized)
+            default: throw PredicateParseError.expected("comparison options c, d or n, found '\(letters)'", at: token.offset)
+            }
+        }
+        advance()
+        try expect(symbol: "]", what: "']' (the '[' at offset \(start) is still open)")
+        return options
+    }
+
+    // MARK: Expressions
+
+    private mutating func parseExpression() throws -> NSExpression {
+        var left = try parseTerm()
+        while true {
+            if accept(symbol: "+") {
+                left = NSExpression(storage: .function("add:to:", arguments: [left, try parseTerm()]))
+            } else if accept(symbol: "-") {
+                left = NSExpression(storage: .function("from:subtract:", arguments: [left, try parseTerm()]))
+            } else {
+                return left
+            }
+        }
+    }
+
+    private mutating func parseTerm() throws -> NSExpression {
+        var left = try parsePower()
+        while true {
+            if accept(symbol: "*") {
+                left = NSExpression(storage: .function("multiply:by:", arguments: [left, try parsePower()]))
+            } else if accept(symbol: "/") {
+                left = NSExpression(storage: .function("divide:by:", arguments: [left, try parsePower()]))
+            } else {
+                return left
+            }
+        }
+    }
+
+    private mutating func parsePower() throws -> NSExpression {
+        var left = try parseUnary()
+        while accept(symbol: "**") {
+            left = NSExpression(storage: .function("raise:toPower:", arguments: [left, try parseUnary()]))
+        }
+        return left
+    }
+
+    private mutating func parseUnary() throws -> NSExpression {
+        guard accept(symbol: "-") else { return try parsePostfix() }
+        let operand = try parseUnary()
+        if case .constant(let value) = operand.storage, let number = value as? NSNumber {
+            let negated: NSNumber =
+                ValueComparison.normalize(number) is Double ? NSNumber(value: -number.doubleValue) : NSNumber(value: -number.int64Value)
+            return NSExpression(forConstantValue: negated)
+        }
+        return NSExpression(storage: .function("from:subtract:", arguments: [NSExpression(forConstantValue: 0), operand]))
+    }
+
+    private mutating func parsePostfix() throws -> NSExpression {
+        var expression = try parsePrimary()
+        while true {
+            if isSymbol("[") {
+                throw PredicateParseError.unsupported("An index expression ('[…]')", at: token.offset)
+            }
+            guard isSymbol(".") else { return expression }
+            let dot = token.offset
+            advance()
+            let component = try parseKeyComponent(after: dot)
+            switch expression.storage {
+            case .keyPath(let path): expression = NSExpression(forKeyPath: path + "." + component)
+            case .evaluatedObject: expression = NSExpression(forKeyPath: component)
+            default: throw PredicateParseError.unsupported("A key path applied to a \(expression.expressionType) expression", at: dot)
+            }
+        }
+    }
+
+    /// One component of a key path: a key, a `#`-escaped key, or a collection operator (`@count`).
+    private mutating func parseKeyComponent(after offset: Int) throws -> String {
+        switch token.kind {
+        case .word(let w) where !Self.reservedWords.contains(w.uppercased()):
+            advance()
+            return w
+        case .escapedWord(let w):
+            advance()
+            return w
+        case .symbol("@"):
+            advance()
+            guard case .word(let w) = token.kind else {
+                throw PredicateParseError.expected("a collection operator such as @count after '@'", at: token.offset)
+            }
+            advance()
+            return "@" + w
+        default:
+            throw PredicateParseError.expected("a key after '.', found \(describe(token))", at: token.offset)
+        }
+    }
+
+    private mutating func parsePrimary() throws -> NSExpression {
+        let start = token
+        switch start.kind {
+        case .string(let s):
+            advance()
+            return NSExpression(forConstantValue: s)
+        case .integer(let n):
+            advance()
+            return NSExpression(forConstantValue: NSNumber(value: n))
+        case .float(let n):
+            advance()
+            return NSExpression(forConstantValue: NSNumber(value: n))
+        case .variable(let name):
+            advance()
+            if isSymbol(":=") { throw PredicateParseError.unsupported("An assignment (':=')", at: token.offset) }
+            return NSExpression(forVariable: name)
+        case .argument(let specifier):
+            advance()
+            return try argumentExpression(specifier, at: start.offset)
+        case .escapedWord(let w):
+            advance()
+            return NSExpression(forKeyPath: w)
+        case .symbol("("):
+            advance()
+            let inner = try parseExpression()
+            try expect(symbol: ")", what: "')' (the '(' at offset \(start.offset) is still open)")
+            return inner
+        case .symbol("{"):
+            advance()
+            var items: [NSExpression] = []
+            if !accept(symbol: "}") {
+                repeat { items.append(try parseExpression()) } while accept(symbol: ",")
+                try expect(symbol: "}", what: "',' or '}' (the '{' at offset \(start.offset) is still open)")
+            }
+            return NSExpression(storage: .aggregate(items))
+        case .symbol("@"):
+            return NSExpression(forKeyPath: try parseKeyComponent(after: start.offset))
+        case .word(let w):
+            return try wordExpression(w, at: start.offset)
+        default:
+            throw PredicateParseError.expected("an expression (a key path, a value or a format specifier), found \(describe(start))", at: start.offset)
+        }
+    }
+
+    private mutating func wordExpression(_ word: String, at offset: Int) throws -> NSExpression {
+        let upper = word.uppercased()
+        switch upper {
+        case "NULL", "NIL":
+            advance()
+            return NSExpression(forConstantValue: nil)
+        case "TRUE", "YES":
+            advance()
+            return NSExpression(forConstantValue: NSNumber(value: true))
+        case "FALSE", "NO":
+            advance()
+            return NSExpression(forConstantValue: NSNumber(value: false))
+        case "SELF":
+            advance()
+            return NSExpression.expressionForEvaluatedObject()
+        case "CAST":
+            advance()
+            return try parseCast(at: offset)
+        case "SUBQUERY", "FUNCTION", "TERNARY", "FETCH", "ANYKEY":
+            throw PredicateParseError.unsupported(upper, at: offset)
+        default:
+            break
+        }
+        if Self.reservedWords.contains(upper) {
+            throw PredicateParseError.expected("an expression, found the reserved word '\(word)' (write #\(word) for a key of that name)", at: offset)
+        }
+        advance()
+        if accept(symbol: "(") {
+            var arguments: [NSExpression] = []
+            if !accept(symbol: ")") {
+                repeat { arguments.append(try parseExpression()) } while accept(symbol: ",")
+                try expect(symbol: ")", what: "',' or ')' to close the arguments of \(word)")
+            }
+            guard PredicateEvaluator.functionNames.contains(word + (arguments.isEmpty ? "" : ":")) else {
+                throw PredicateParseError.unsupported("The function \(word)()", at: offset)
+            }
+            return NSExpression(storage: .function(word + (arguments.isEmpty ? "" : ":"), arguments: arguments))
+        }
+        return NSExpression(forKeyPath: word)
+    }
+
+    /// `CAST(value, "NSDate")`: Apple's printed form of date constants, and number / string casts.
+    private mutating func parseCast(at offset: Int) throws -> NSExpression {
+        try expect(symbol: "(", what: "'(' after CAST")
+        let value = try parseExpression()
+        try expect(symbol: ",", what: "',' and a type name in CAST")
+        guard case .string(let typeName) = token.kind else {
+            throw PredicateParseError.expected("a quoted type name such as \"NSDate\" in CAST", at: token.offset)
+        }
+        advance()
+        try expect(symbol: ")", what: "')' to close CAST")
+        guard case .constant(let constant) = value.storage else {
+            throw PredicateParseError.unsupported("CAST of a non-constant expression", at: offset)
+        }
+        switch typeName {
+        case "NSDate", "Date":
+            guard let seconds = ValueComparison.normalize(constant).flatMap(ValueComparison.doubleValue) else {
+                throw PredicateParseError.expected("a number of seconds since 2001 in CAST to NSDate", at: offset)
+            }
+            return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
+        case "NSNumber":
+            if let string = constant as? String, let number = Double(string) { return NSExpression(forConstantValue: NSNumber(value: number)) }
+            return NSExpression(forConstantValue: constant)
+        case "NSString", "String":
+            return NSExpression(forConstantValue: constant.map { "\($0)" })
+        case "NSUUID", "UUID":
+            guard let string = constant as? String, let uuid = UUID(uuidString: string) else {
+                throw PredicateParseError.expected("a UUID string in CAST to UUID", at: offset)
+            }
+            return NSExpression(forConstantValue: uuid)
+        default:
+            throw PredicateParseError.unsupported("CAST to \(typeName)", at: offset)
+        }
+    }
+
+    // MARK: Arguments
+
+    private mutating func nextArgument(_ specifier: String, at offset: Int) throws -> Any? {
+        guard argumentIndex < arguments.count else {
+            throw PredicateParseError.expected(
+                "an argument for \(specifier) (only \(arguments.count) given)", at: offset)
+        }
+        defer { argumentIndex += 1 }
+        let value = arguments[argumentIndex]
+        return value is NSNull ? nil : value
+    }
+
+    private mutating func argumentExpression(_ specifier: FormatSpecifier, at offset: Int) throws -> NSExpression {
+        switch specifier {
+        case .percent:
+            return NSExpression(forConstantValue: "%")
+        case .object:
+            let value = try nextArgument("%@", at: offset)
+            if let expression = value as? NSExpression { return expression }
+            return NSExpression(forConstantValue: Self.normalizeArgument(value))
+        case .keyPath:
+            guard let key = try nextArgument("%K", at: offset).flatMap({ $0 as? String ?? ($0 as? NSString).map(String.init) }) else {
+                throw PredicateParseError.expected("a key path string as the argument of %K", at: offset)
+            }
+            return key == "SELF" ? .expressionForEvaluatedObject() : NSExpression(forKeyPath: key)
+        case .integer:
+            guard let number = ValueComparison.normalize(try nextArgument("%d", at: offset)), let n = ValueComparison.int64Value(number) else {
+                throw PredicateParseError.expected("an integer as the argument of an integer specifier", at: offset)
+            }
+            return NSExpression(forConstantValue: NSNumber(value: n))
+        case .double:
+            guard let number = ValueComparison.normalize(try nextArgument("%f", at: offset)), let d = ValueComparison.doubleValue(number) else {
+                throw PredicateParseError.expected("a number as the argument of %f", at: offset)
+            }
+            return NSExpression(forConstantValue: NSNumber(value: d))
+        case .cString:
+            let value = try nextArgument("%s", at: offset)
+            if let string = value as? String { return NSExpression(forConstantValue: string) }
+            if let pointer = value as? UnsafePointer<CChar> { return NSExpression(forConstantValue: String(cString: pointer)) }
+            if let pointer = value as? UnsafeMutablePointer<CChar> { return NSExpression(forConstantValue: String(cString: pointer)) }
+            throw PredicateParseError.expected("a C string as the argument of %s", at: offset)
+        }
+    }
+
+    /// Foundation containers become Swift ones, so evaluation and printing see one shape.
+    static func normalizeArgument(_ value: Any?) -> Any? {
+        switch value {
+        case let string as NSString: return string as String
+        case let ordered as NSOrderedSet: return ordered.array
+        case let set as NSSet: return Array(set)
+        case let array as NSArray: return array.map { $0 }
+        default: return value
+        }
+    }
+}

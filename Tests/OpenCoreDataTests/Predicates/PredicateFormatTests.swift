@@ -1,0 +1,78 @@
+import Testing
+@testable import OpenCoreData
+
+@Suite struct PredicateFormatTests {
+    /// Format strings and the canonical form Apple prints for them.
+    static let canonical: [(String, String)] = [
+        ("name = 'x'", "name == \"x\""),
+        ("count =< 3", "count <= 3"),
+        ("count => 3.5", "count >= 3.5"),
+        ("count <> 3", "count != 3"),
+        ("name beginswith[cd] 'é'", "name BEGINSWITH[cd] \"é\""),
+        ("name like[c] 'a*'", "name LIKE[c] \"a*\""),
+        ("name matches '.*'", "name MATCHES \".*\""),
+        ("count between {1, 2}", "count BETWEEN {1, 2}"),
+        ("name in {'a', \"b\"}", "name IN {\"a\", \"b\"}"),
+        ("a == 1 && b == 2 || c == 3", "(a == 1 AND b == 2) OR c == 3"),
+        ("a == 1 AND (b == 2 OR c == 3)", "a == 1 AND (b == 2 OR c == 3)"),
+        ("!(a == 1)", "NOT a == 1"),
+        ("NOT (a == 1 AND b == 2)", "NOT (a == 1 AND b == 2)"),
+        ("any tags.name == 'x'", "ANY tags.name == \"x\""),
+        ("all tags.name == 'x'", "ALL tags.name == \"x\""),
+        ("none tags.name == 'x'", "NOT ANY tags.name == \"x\""),
+        ("name == nil", "name == nil"),
+        ("done == YES", "done == 1"),
+        ("SELF == $x", "SELF == $x"),
+        ("#not == 'quote\"'", "#not == \"quote\\\"\""),
+        ("count + 1 > 2 * 3", "count + 1 > 2 * 3"),
+        ("(count + 1) * 2 > 3", "(count + 1) * 2 > 3"),
+        ("tags.@count > 0", "tags.@count > 0"),
+        ("TRUEPREDICATE", "TRUEPREDICATE"),
+        ("FALSEPREDICATE", "FALSEPREDICATE"),
+    ]
+
+    @Test(arguments: canonical.map { [$0.0, $0.1] })
+    func printsCanonicalFormAndParsesBack(_ pair: [String]) throws {
+        let predicate = try NSPredicate(validatingFormat: pair[0])
+        #expect(predicate.predicateFormat == pair[1])
+        let again = try NSPredicate(validatingFormat: predicate.predicateFormat)
+        #expect(PredicateEquality.isEqual(again, predicate), "\(pair[1]) parses back to an equal predicate")
+        #expect(again.predicateFormat == pair[1])
+        #expect(PredicateEquality.hash(again) == PredicateEquality.hash(predicate))
+    }
+
+    @Test func argumentsRoundTrip() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 123.5)
+        let uuid = UUID()
+        let predicate = NSPredicate(
+            format: "createdAt > %@ AND id == %@ AND name IN %@ AND count == %f AND label == %@",
+            date, uuid, ["a", "b"], 2.5, "semi;colon 'quote'")
+        let printed = predicate.predicateFormat
+        #expect(printed.contains("CAST(123.5, \"NSDate\")"))
+        let again = try NSPredicate(validatingFormat: printed)
+        #expect(again.isEqual(predicate))
+        #expect(predicate.isEqual(again))
+        #expect(again.predicateFormat == printed)
+    }
+
+    @Test func foundationPredicatesPrint() {
+        #expect(NSPredicate(value: true).predicateFormat == "TRUEPREDICATE")
+        #expect(NSPredicate(value: false).predicateFormat == "FALSEPREDICATE")
+        #expect(NSPredicate { _, _ in true }.predicateFormat == "BLOCKPREDICATE")
+        let or = NSCompoundPredicate(orPredicateWithSubpredicates: [NSPredicate(value: true), NSPredicate(format: "a == 1 AND b == 2")])
+        #expect(or.predicateFormat == "TRUEPREDICATE OR (a == 1 AND b == 2)")
+        #expect(NSCompoundPredicate(notPredicateWithSubpredicate: NSPredicate(format: "a == 1")).predicateFormat == "NOT a == 1")
+        #expect("\(NSPredicate(format: "a == 'b'"))" == "a == \"b\"")
+    }
+
+    @Test func equalityIsStructural() {
+        #expect(NSPredicate(format: "a == 1 AND b == 2").isEqual(NSPredicate(format: "a = 1 && b = 2")))
+        #expect(!NSPredicate(format: "a == 1 AND b == 2").isEqual(NSPredicate(format: "a == 1 OR b == 2")))
+        #expect(!NSPredicate(format: "a == 1 AND b == 2").isEqual(NSPredicate(value: false)))
+        #expect(!NSPredicate(format: "a == 1").isEqual(NSPredicate(value: false)))
+        #expect(!NSPredicate(value: false).isEqual(NSPredicate(format: "a == 1")))
+        #expect(NSPredicate(format: "a == 1").isEqual(NSPredicate(format: "a == 1.0")))
+        let compound = NSPredicate(format: "a == 1 OR b == 2")
+        #expect((compound.copy() as? NSPredicate)?.isEqual(compound) == true)
+    }
+}
