@@ -29,7 +29,7 @@ extension NSManagedObject {
                 }
                 return nil
             default:
-                return ruleError(attribute, slot, entityName: name)
+                return ruleError(attribute, slot, entityName: name) ?? predicateError(attribute, slot, entityName: name)
             }
         }
         let relationship = property as! NSRelationshipDescription
@@ -51,6 +51,22 @@ extension NSManagedObject {
         } else if !relationship.isOptional && toOneValue(relationship) == nil {
             return CoreDataError.validation(
                 NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
+        }
+        return nil
+    }
+
+    /// The first of the attribute's validation predicates the value fails, evaluated with the value
+    /// as `SELF`, reported with its warning as Core Data does.
+    private func predicateError(_ attribute: NSAttributeDescription, _ slot: SlotValue, entityName name: String) -> NSError? {
+        let value = slot.publicValue(for: attribute)
+        for (index, predicate) in attribute.validationPredicates.enumerated() where !predicate.evaluate(with: value) {
+            let warning = index < attribute.validationWarnings.count ? "\(attribute.validationWarnings[index])" : "is invalid"
+            var error = CoreDataError.validation(
+                NSManagedObjectValidationError, "\(attribute.name) of \(name): \(warning)", object: self, key: attribute.name, value: value)
+            var info = error.userInfo
+            info[NSValidationPredicateErrorKey] = predicate
+            error = NSError(domain: error.domain, code: error.code, userInfo: info)
+            return error
         }
         return nil
     }

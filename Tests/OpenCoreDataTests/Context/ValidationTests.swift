@@ -89,4 +89,21 @@ import Testing
             #expect(stack.context.insertedObjects.count == 1)
         }
     }
+
+    @Test func validationPredicatesFailWith1550AndTheirWarning() throws {
+        let model = TestModels.todo()
+        let name = model.entities[0].attributesByName["name"]!
+        name.setValidationPredicates([NSPredicate(format: "SELF BEGINSWITH 'Item'")], withValidationWarnings: ["must start with Item"])
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: model, directory: directory)
+        try stack.context.performAndWait {
+            let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            item.setValue("Groceries", forKey: "name")
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSManagedObjectValidationError)
+            #expect(error.localizedDescription.contains("must start with Item"))
+            item.setValue("Item 1", forKey: "name")
+            try stack.context.save()
+        }
+    }
 }
