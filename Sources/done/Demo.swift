@@ -21,8 +21,10 @@ struct Demo: AsyncParsableCommand {
         let clock = ContinuousClock()
 
         var started = clock.now
-        let model = try TodoModel.load()
-        let container = TodoModel.container(model: model, storeURL: storeURL)
+        // Core Data's own way: the container finds Done.xcdatamodeld among the program's resources.
+        let container = NSPersistentContainer(name: "Done")
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL)]
+        let model = container.managedObjectModel
         try TodoModel.loadStores(of: container)
         steps.append(("open", "model Done.xcdatamodeld, store \(storeURL.lastPathComponent)", clock.now - started))
 
