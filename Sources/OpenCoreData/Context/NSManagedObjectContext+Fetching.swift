@@ -12,6 +12,7 @@ extension NSManagedObjectContext {
     /// - Complexity: O(n) in the number of rows returned, plus the sort when pending inserts are
     ///   merged into a sorted result.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        assertOnQueue("fetch(_:)")
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
         }

@@ -13,6 +13,7 @@ extension NSManagedObjectContext {
     ///   failed save the store is unchanged and the context still holds its changes.
     /// - Complexity: O(changed objects × properties).
     public func save() throws {
+        assertOnQueue("save()")
         guard hasChanges || !pendingDeletions.isEmpty else { return }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")

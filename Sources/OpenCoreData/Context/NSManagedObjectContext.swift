@@ -8,6 +8,10 @@ public enum NSManagedObjectContextConcurrencyType: UInt, Sendable {
     case mainQueueConcurrencyType = 2
 }
 
+/// Marks the main queue so a block on it knows where it runs whatever thread drains it.
+private let mainQueueKey = DispatchSpecificKey<Bool>()
+private let markMainQueue: Void = DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
+
 /// A scratch pad of managed objects: it fetches them, tracks their changes and saves them to its
 /// coordinator's stores in one transaction.
 ///
@@ -27,7 +31,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The conflict resolution policy used when saving; `NSErrorMergePolicy` by default.
     open var mergePolicy: Any = NSErrorMergePolicy
     /// Whether the context takes in saves of its parent and siblings automatically.
-    open var automaticallyMergesChangesFromParent: Bool = false
+    open var automaticallyMergesChangesFromParent: Bool = false {
+        didSet { if automaticallyMergesChangesFromParent != oldValue { updateAutomaticMerging() } }
+    }
+    /// The did-save observer behind `automaticallyMergesChangesFromParent`.
+    var mergeObserver: (any NSObjectProtocol)?
+    /// The context whose changes this one builds on, instead of a coordinator's stores.
+    open var parent: NSManagedObjectContext?
     /// How long cached values stay fresh; negative means forever (Core Data's default).
     open var stalenessInterval: TimeInterval = -1
     /// Whether faults for deleted rows turn into empty objects instead of stopping the program.
@@ -66,9 +76,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             queue = nil
         }
         super.init()
+        if concurrencyType == .mainQueueConcurrencyType { markMainQueue }
         if concurrencyType == .privateQueueConcurrencyType {
             queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         }
+    }
+
+    deinit {
+        if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
     }
 
     /// Creates a confinement context (deprecated in Core Data).
@@ -82,7 +97,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var isOnQueue: Bool {
         switch concurrencyType {
         case .confinementConcurrencyType: true
-        case .mainQueueConcurrencyType: Thread.isMainThread
+        // Under dispatchMain() on Linux the main queue is drained by a worker thread, so "on the
+        // main queue" is a queue-specific mark, not `Thread.isMainThread`.
+        case .mainQueueConcurrencyType: Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
         case .privateQueueConcurrencyType: DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
         }
     }
@@ -120,6 +137,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Inserts `object`; it is written at the next save.
     open func insert(_ object: NSManagedObject) {
+        assertOnQueue("insert(_:)", object: object)
         if object.managedObjectContext === self, object.isDeleted, object.primaryKey != 0 {
             undelete(object)
             return
@@ -138,6 +156,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Marks `object` for deletion at the next save; delete rules run when pending changes are
     /// processed.
     open func delete(_ object: NSManagedObject) {
+        assertOnQueue("delete(_:)", object: object)
         guard object.managedObjectContext === self else { return }
         if object.flags.contains(.inserted) {
             object.flags.remove(.inserted)
@@ -172,6 +191,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Stops the program on first access, as Core Data does, if no such row exists; use
     /// `existingObject(with:)` to get an error instead.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        assertOnQueue("object(with:)")
         if let object = registeredObject(for: objectID) { return object }
         precondition(!objectID.isTemporaryID, "No object with temporary ID \(objectID) is registered in this context.")
         return registerFault(entity: objectID.entity, store: objectID.persistentStore!, primaryKey: objectID.primaryKey)

@@ -158,7 +158,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// `Set<NSManagedObject>` (`NSOrderedSet` when ordered).
     ///
     /// Stops the program, as Core Data raises, when the entity has no such property.
-    open func value(forKey key: String) -> Any? { kvcValue(forKey: key) }
+    open func value(forKey key: String) -> Any? {
+        checkQueue("value(forKey: \"\(key)\")")
+        return kvcValue(forKey: key)
+    }
 
     /// The value at a dotted key path through to-one relationships.
     open func value(forKeyPath keyPath: String) -> Any? { kvcValue(forKeyPath: keyPath) }
@@ -167,13 +170,22 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// type is kept and refused when the context saves (`NSManagedObjectValidationError`).
     ///
     /// Stops the program, as Core Data raises, when the entity has no such property.
-    open func setValue(_ value: Any?, forKey key: String) { kvcSetValue(value, forKey: key) }
+    open func setValue(_ value: Any?, forKey key: String) {
+        checkQueue("setValue(_:forKey: \"\(key)\")")
+        kvcSetValue(value, forKey: key)
+    }
 
     /// The stored value of `key` without access notifications.
-    open func primitiveValue(forKey key: String) -> Any? { kvcPrimitiveValue(forKey: key) }
+    open func primitiveValue(forKey key: String) -> Any? {
+        checkQueue("primitiveValue(forKey: \"\(key)\")")
+        return kvcPrimitiveValue(forKey: key)
+    }
 
     /// Sets the stored value of `key` without change notifications; inverses are not maintained.
-    open func setPrimitiveValue(_ value: Any?, forKey key: String) { kvcSetPrimitiveValue(value, forKey: key) }
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        checkQueue("setPrimitiveValue(_:forKey: \"\(key)\")")
+        kvcSetPrimitiveValue(value, forKey: key)
+    }
 
     /// A mutable set that edits the to-many relationship `key` in place, inverses included.
     open func mutableSetValue(forKey key: String) -> NSMutableSet { kvcMutableSetValue(forKey: key) }
@@ -199,6 +211,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
         let property = requireProperty(key)
         if let error = modelRuleError(for: property) { throw error }
+    }
+
+    /// With concurrency debugging on, stops the program when the object is used off its context's queue.
+    @inline(__always)
+    func checkQueue(_ call: @autoclosure () -> String) {
+        guard NSManagedObjectContext.concurrencyDebug, let context = managedObjectContext else { return }
+        context.assertOnQueue(call(), object: self)
     }
 
     /// Called before a value changes; a hook for subclasses (no KVO on Linux).

@@ -1,0 +1,129 @@
+/// Taking in what other contexts saved: `mergeChanges(fromContextDidSave:)`, the ID-based
+/// `mergeChanges(fromRemoteContextSave:into:)`, and `automaticallyMergesChangesFromParent`.
+extension NSManagedObjectContext {
+    /// Updates this context with the changes another context saved, given its did-save
+    /// notification. Updated objects take the saved values in place (keeping this context's own
+    /// unsaved changes on top), deleted ones leave the context.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        let ids = SavedObjectIDs(notification.userInfo ?? [:])
+        performAndWait { mergeSaved(ids) }
+    }
+
+    /// Merges changes given as object IDs (or their URIs) under `NSInsertedObjectsKey`,
+    /// `NSUpdatedObjectsKey` and `NSDeletedObjectsKey` into each context — how the results of batch
+    /// requests reach contexts.
+    public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
+        for context in contexts {
+            guard let coordinator = context.persistentStoreCoordinator else { continue }
+            let ids = SavedObjectIDs(changeNotificationData, coordinator: coordinator)
+            context.performAndWait { context.mergeSaved(ids) }
+        }
+    }
+
+    func mergeSaved(_ ids: SavedObjectIDs) {
+        var refreshed: [NSManagedObject] = []
+        var deleted: [NSManagedObject] = []
+        for id in ids.updated {
+            guard let object = registeredObject(for: id) else { continue }
+            reloadSavedValues(of: object)
+            refreshed.append(object)
+        }
+        for id in ids.deleted {
+            guard let object = registeredObject(for: id) else { continue }
+            forget(object)
+            deleted.append(object)
+        }
+        let inserted = ids.inserted.compactMap { registeredObject(for: $0) }
+        guard !refreshed.isEmpty || !deleted.isEmpty || !inserted.isEmpty else { return }
+        NotificationCenter.default.post(
+            name: NSManagedObjectContext.didChangeObjectsNotification, object: self,
+            userInfo: [NSRefreshedObjectsKey: Set(refreshed), NSDeletedObjectsKey: Set(deleted), NSInsertedObjectsKey: Set(inserted)])
+    }
+
+    /// Replaces an object's saved values with the store's current row, re-applying its unsaved
+    /// changes, so that its next save does not conflict with the save just merged.
+    private func reloadSavedValues(of object: NSManagedObject) {
+        if object.isFault {
+            object.cachedRow = nil
+            return
+        }
+        let changes = object.hasChanges ? object.changedValues() : [:]
+        guard let store = object.store, let row = try? store.row(of: object.entity, primaryKey: object.primaryKey),
+            let values = row.values
+        else { return }
+        object.slots = values
+        object.committed = values
+        object.version = row.version
+        for (key, value) in changes {
+            object.setPrimitiveValue(value is NSNull ? nil : value, forKey: key)
+        }
+        if changes.isEmpty {
+            object.flags.remove(.updated)
+            updatedMap[ObjectIdentifier(object)] = nil
+        }
+    }
+
+    /// Removes an object that no longer exists in the store from the context.
+    private func forget(_ object: NSManagedObject) {
+        registry[object.objectID.key] = nil
+        updatedMap[ObjectIdentifier(object)] = nil
+        deletedList.removeAll { $0 === object }
+        object.flags = []
+        object.managedObjectContext = nil
+    }
+
+    /// Starts or stops taking in the saves of sibling contexts on the same coordinator (for a
+    /// context without a parent) or of the parent context.
+    func updateAutomaticMerging() {
+        if let token = mergeObserver {
+            NotificationCenter.default.removeObserver(token)
+            mergeObserver = nil
+        }
+        guard automaticallyMergesChangesFromParent else { return }
+        mergeObserver = NotificationCenter.default.addObserver(
+            forName: NSManagedObjectContext.didSaveObjectsNotification, object: nil, queue: nil
+        ) { [weak self] notification in
+            guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self else { return }
+            let fromParent = self.parent != nil && saver === self.parent
+            let fromSibling = self.parent == nil && saver.parent == nil
+                && saver.persistentStoreCoordinator === self.persistentStoreCoordinator
+            guard fromParent || fromSibling else { return }
+            let ids = SavedObjectIDs(notification.userInfo ?? [:])
+            self.perform { [weak self] in self?.mergeSaved(ids) }
+        }
+    }
+}
+
+/// The IDs of what a save inserted, updated and deleted, safe to hand to another queue.
+struct SavedObjectIDs: Sendable {
+    var inserted: [NSManagedObjectID] = []
+    var updated: [NSManagedObjectID] = []
+    var deleted: [NSManagedObjectID] = []
+
+    /// From a did-save notification's objects, or from IDs / URIs (resolved through `coordinator`).
+    init(_ info: [AnyHashable: Any], coordinator: NSPersistentStoreCoordinator? = nil) {
+        func ids(_ key: String) -> [NSManagedObjectID] {
+            guard let value = info[key] else { return [] }
+            let items: [Any]
+            switch value {
+            case let set as Set<NSManagedObject>: items = Array(set)
+            case let set as Set<NSManagedObjectID>: items = Array(set)
+            case let set as Set<AnyHashable>: items = set.map(\.base)
+            case let array as [Any]: items = array
+            case let set as NSSet: items = set.allObjects
+            default: items = []
+            }
+            return items.compactMap { item in
+                switch item {
+                case let object as NSManagedObject: return object.objectID
+                case let id as NSManagedObjectID: return id
+                case let url as URL: return coordinator?.managedObjectID(forURIRepresentation: url)
+                default: return nil
+                }
+            }
+        }
+        inserted = ids(NSInsertedObjectsKey) + ids(NSInsertedObjectIDsKey)
+        updated = ids(NSUpdatedObjectsKey) + ids(NSUpdatedObjectIDsKey)
+        deleted = ids(NSDeletedObjectsKey) + ids(NSDeletedObjectIDsKey)
+    }
+}
