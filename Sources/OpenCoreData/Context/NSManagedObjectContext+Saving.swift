@@ -73,6 +73,7 @@ extension NSManagedObjectContext {
         insertedCount = 0
         updatedMap.removeAll()
         deletedList.removeAll()
+        resetEvent()
         for object in inserted { object.didSave() }
         for object in updated { object.didSave() }
         for object in deleted {
@@ -94,6 +95,7 @@ extension NSManagedObjectContext {
 
     /// Runs delete rules for objects deleted since the last call: nullify inverses, cascade.
     public func processPendingChanges() {
+        defer { postObjectsDidChange() }
         while !pendingDeletions.isEmpty {
             let batch = pendingDeletions
             pendingDeletions.removeAll()

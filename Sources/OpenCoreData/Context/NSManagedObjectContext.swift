@@ -63,6 +63,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var deletedList: [NSManagedObject] = []
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletions: [NSManagedObject] = []
+    /// What changed since the last objects-did-change notification: positions in `insertedList`
+    /// and `deletedList` where the current event starts, and the objects updated during it.
+    var eventInsertedStart = 0
+    var eventDeletedStart = 0
+    var eventUpdated: [NSManagedObject] = []
 
     /// Creates a context of the given type.
     public init(concurrencyType: NSManagedObjectContextConcurrencyType) {
@@ -182,6 +187,22 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     func objectDidChange(_ object: NSManagedObject) {
         updatedMap[ObjectIdentifier(object)] = object
+        eventUpdated.append(object)
+    }
+
+    /// Posts `didChangeObjectsNotification` for the changes of the current event, as Core Data
+    /// does when it processes pending changes.
+    func postObjectsDidChange() {
+        let inserted = insertedList[min(eventInsertedStart, insertedList.count)...].filter { $0.flags.contains(.inserted) }
+        let deleted = deletedList[min(eventDeletedStart, deletedList.count)...]
+        let updated = eventUpdated.filter { $0.flags.contains(.updated) }
+        eventInsertedStart = insertedList.count
+        eventDeletedStart = deletedList.count
+        eventUpdated.removeAll()
+        guard !inserted.isEmpty || !deleted.isEmpty || !updated.isEmpty else { return }
+        NotificationCenter.default.post(
+            name: NSManagedObjectContext.didChangeObjectsNotification, object: self,
+            userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])
     }
 
     // MARK: Identity
@@ -312,6 +333,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         updatedMap.removeAll()
         deletedList.removeAll()
         pendingDeletions.removeAll()
+        resetEvent()
+    }
+
+    func resetEvent() {
+        eventInsertedStart = 0
+        eventDeletedStart = 0
+        eventUpdated.removeAll()
     }
 
     /// Forgets every object: registered objects become invalid and unsaved changes are dropped.
@@ -324,6 +352,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         updatedMap.removeAll()
         deletedList.removeAll()
         pendingDeletions.removeAll()
+        resetEvent()
     }
 
     /// Not supported on Linux: Foundation's `UndoManager` is unavailable (see docs/compatibility.md).

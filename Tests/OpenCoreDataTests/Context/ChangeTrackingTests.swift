@@ -76,3 +76,24 @@ extension NSFetchRequest {
         return self
     }
 }
+
+@Suite struct ObjectsDidChangeTests {
+    @Test func processPendingChangesPostsTheEventsChanges() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let recorder = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context)
+        try stack.context.performAndWait {
+            let kept = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            try stack.context.save()
+            let fresh = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            kept.setValue("changed", forKey: "name")
+            stack.context.processPendingChanges()
+            let info = try #require(recorder.notifications.last?.userInfo)
+            #expect(info[NSInsertedObjectsKey] as? Set<NSManagedObject> == [fresh])
+            #expect(info[NSUpdatedObjectsKey] as? Set<NSManagedObject> == [kept])
+            stack.context.delete(kept)
+            stack.context.processPendingChanges()
+            #expect(recorder.notifications.last?.userInfo?[NSDeletedObjectsKey] as? Set<NSManagedObject> == [kept])
+        }
+    }
+}
