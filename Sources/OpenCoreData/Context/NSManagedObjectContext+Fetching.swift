@@ -38,7 +38,7 @@ extension NSManagedObjectContext {
         }
         let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
         let pending = request.includesPendingChanges && hasChanges
-        if pending {
+        if pending || parent != nil {
             return try fetchObjects(request, entity: entity, coordinator: coordinator).count
         }
         var total = 0
@@ -59,10 +59,11 @@ extension NSManagedObjectContext {
             includesSubentities: request.includesSubentities, includesPropertyValues: propertyValues)
     }
 
-    private func fetchObjects<T>(
-        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    func fetchObjects<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator,
+        ignoringLimits: Bool = false
     ) throws -> [NSManagedObject] {
-        let pending = request.includesPendingChanges && hasChanges
+        let pending = (request.includesPendingChanges && hasChanges) || ignoringLimits
         var storeQuery = query(
             for: request, entity: entity,
             propertyValues: request.includesPropertyValues && request.resultType != .managedObjectIDResultType)
@@ -72,7 +73,10 @@ extension NSManagedObjectContext {
             storeQuery.fetchOffset = 0
         }
         var objects: [NSManagedObject] = []
-        for store in stores(for: request, coordinator: coordinator) {
+        if let parent {
+            objects = try fetchThroughParent(parent, request: request, entity: entity, ignoringLimits: pending)
+        }
+        for store in parent == nil ? stores(for: request, coordinator: coordinator) : [] {
             let rows = try store.fetchRows(storeQuery)
             objects.reserveCapacity(objects.count + rows.count)
             for row in rows {
@@ -82,6 +86,7 @@ extension NSManagedObjectContext {
             }
         }
         guard pending else { return objects }
+        if ignoringLimits && !(request.includesPendingChanges && hasChanges) { return objects }
         objects.removeAll { $0.isDeleted }
         let numbers = Set(request.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber])
         for object in liveInserted where numbers.contains(object.entity.layout!.entityNumber) {
@@ -97,6 +102,7 @@ extension NSManagedObjectContext {
                 return false
             }
         }
+        if ignoringLimits { return objects }
         if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
         return objects
@@ -128,8 +134,16 @@ extension NSManagedObjectContext {
         return object
     }
 
-    /// Fills a fault from its store.
+    /// Fills a fault from its store, or from its parent context's view of it.
     func fulfillFault(_ object: NSManagedObject) {
+        if let parent {
+            guard let snapshot = parent.performAndWait({ parent.snapshot(for: object.objectID) }) else {
+                preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': the object no longer exists.")
+            }
+            object.slots = snapshot.slots
+            object.committed = snapshot.slots
+            return
+        }
         guard let store = object.store else {
             preconditionFailure("CoreData could not fulfill a fault for an object without a store.")
         }
@@ -149,6 +163,13 @@ extension NSManagedObjectContext {
 
     /// The destination objects of a to-many relationship, read from the store.
     func loadToMany(_ relationship: NSRelationshipDescription, of object: NSManagedObject) -> [NSManagedObject] {
+        if let parent {
+            let id = object.objectID
+            let ids = parent.performAndWait {
+                parent.registeredOrStored(id)?.toManySet(relationship).objects.map(\.objectID) ?? []
+            }
+            return ids.map { self.object(with: $0) }
+        }
         guard object.primaryKey != 0, let store = object.store else { return [] }
         let references: [ObjectReference]
         do {

@@ -28,6 +28,11 @@ extension NSManagedObjectContext {
         for object in updated { object.willSave() }
         for object in deleted { object.willSave() }
         try validate(inserted: inserted, updated: updated, deleted: deleted)
+        if let parent {
+            pushChanges(to: parent, inserted: inserted, updated: updated, deleted: deleted)
+            finishSave(inserted: inserted, updated: updated, deleted: deleted, assigned: [:])
+            return
+        }
 
         var assigned: [ObjectIdentifier: (NSPersistentStore, Int64)] = [:]
         for store in coordinator.persistentStores {
@@ -53,8 +58,16 @@ extension NSManagedObjectContext {
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
         assigned: [ObjectIdentifier: (NSPersistentStore, Int64)]
     ) {
+        var permanentIDs: [(NSManagedObjectID, NSManagedObjectID)] = []
         for object in inserted {
-            if let (store, key) = assigned[ObjectIdentifier(object)] { object.assignPermanentID(store: store, primaryKey: key) }
+            if let (store, key) = assigned[ObjectIdentifier(object)] {
+                let temporary = object.temporaryID
+                object.assignPermanentID(store: store, primaryKey: key)
+                if let temporary {
+                    registry[temporary.key] = nil
+                    permanentIDs.append((temporary, object.objectID))
+                }
+            }
             object.flags = []
             object.version = 1
             object.committed = object.slots
@@ -74,6 +87,7 @@ extension NSManagedObjectContext {
         updatedMap.removeAll()
         deletedList.removeAll()
         resetEvent()
+        if !permanentIDs.isEmpty { propagatePermanentIDs(permanentIDs) }
         for object in inserted { object.didSave() }
         for object in updated { object.didSave() }
         for object in deleted {

@@ -36,8 +36,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// The did-save observer behind `automaticallyMergesChangesFromParent`.
     var mergeObserver: (any NSObjectProtocol)?
-    /// The context whose changes this one builds on, instead of a coordinator's stores.
-    open var parent: NSManagedObjectContext?
+    /// The context whose changes this one builds on, instead of a coordinator's stores. A child's
+    /// save pushes its changes into the parent; its fetches and faults see the parent's unsaved state.
+    open var parent: NSManagedObjectContext? {
+        didSet {
+            persistentStoreCoordinator = parent?.persistentStoreCoordinator
+            parent?.addChild(self)
+        }
+    }
+    /// Child contexts, told when temporary IDs become permanent.
+    var children: [WeakContext] = []
+    let childrenLock = NSLock()
     /// How long cached values stay fresh; negative means forever (Core Data's default).
     open var stalenessInterval: TimeInterval = -1
     /// Whether faults for deleted rows turn into empty objects instead of stopping the program.
@@ -155,6 +164,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.flags.insert(.inserted)
         insertedList.append(object)
         insertedCount += 1
+        if object.temporaryID != nil { registerTemporary(object) }
         object.awakeFromInsert()
     }
 
@@ -214,7 +224,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         assertOnQueue("object(with:)")
         if let object = registeredObject(for: objectID) { return object }
-        precondition(!objectID.isTemporaryID, "No object with temporary ID \(objectID) is registered in this context.")
+        if objectID.isTemporaryID {
+            // Only a child context can meet a temporary ID it does not know: an object its parent inserted.
+            precondition(parent != nil, "No object with temporary ID \(objectID) is registered in this context.")
+            let object = NSManagedObject.materialize(entity: objectID.entity, store: nil, primaryKey: 0)
+            object.temporaryID = objectID
+            object.managedObjectContext = self
+            registry[objectID.key] = object
+            return object
+        }
         return registerFault(entity: objectID.entity, store: objectID.persistentStore!, primaryKey: objectID.primaryKey)
     }
 
@@ -223,6 +241,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when the object does not exist.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registeredObject(for: objectID), !object.isFault || object.cachedRow != nil {
+            return object
+        }
+        if let parent {
+            guard parent.performAndWait({ parent.snapshot(for: objectID) }) != nil else {
+                throw CoreDataError.make(
+                    NSManagedObjectReferentialIntegrityError, "The object \(objectID) does not exist.",
+                    userInfo: [NSAffectedObjectsErrorKey: [objectID]])
+            }
+            let object = self.object(with: objectID)
+            object.fireFault()
             return object
         }
         guard !objectID.isTemporaryID, let store = objectID.persistentStore,
@@ -239,10 +267,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The object for `objectID` if the context has it registered; nil otherwise.
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
-        if objectID.isTemporaryID {
-            return insertedList.first { $0.hasTemporaryID && $0.objectID === objectID && $0.managedObjectContext === self }
-        }
-        return registry[objectID.key]
+        registry[objectID.key]
     }
 
     /// Gives permanent IDs to `objects` now, reserving their primary keys in the store.

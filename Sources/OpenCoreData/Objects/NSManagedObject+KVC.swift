@@ -103,7 +103,8 @@ extension NSManagedObject {
                 }
             case .toOne(let object): result[property.name] = object
             case .toMany(let set): result[property.name] = Set(set.objects)
-            case .unloaded: continue
+            case .objectID(let id): result[property.name] = managedObjectContext?.object(with: id)
+            case .unloaded, .objectIDs: continue
             case let slot:
                 result[property.name] = slot.publicValue(for: property as? NSAttributeDescription) ?? NSNull()
             }
@@ -199,7 +200,8 @@ extension NSManagedObject {
             return x.primaryKey == r.primaryKey && Int32(x.entity.layout?.entityNumber ?? 0) == r.entityNumber
         case (.toMany(let x), .toMany(let y)):
             return x.objects.count == y.objects.count && x.objects.allSatisfy { y.contains($0) }
-        case (.toMany, .unloaded), (.unloaded, .toMany): return true
+        case (.toMany, .unloaded), (.unloaded, .toMany), (.toMany, .objectIDs), (.objectIDs, .toMany): return true
+        case (.toOne(let x), .objectID(let id)), (.objectID(let id), .toOne(let x)): return x.objectID == id
         default: return a.sameValue(as: b)
         }
     }

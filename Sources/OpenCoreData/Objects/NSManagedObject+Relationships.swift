@@ -11,6 +11,11 @@ extension NSManagedObject {
             let object = context.registeredObject(for: reference, in: store)
             slots[relationship.slot] = .toOne(object)
             return object
+        case .objectID(let id):
+            guard let context = managedObjectContext else { return nil }
+            let object = context.object(with: id)
+            slots[relationship.slot] = .toOne(object)
+            return object
         default: return nil
         }
     }
@@ -19,7 +24,12 @@ extension NSManagedObject {
     func toManySet(_ relationship: NSRelationshipDescription) -> RelationshipSet {
         fireFault()
         if case .toMany(let set) = slots[relationship.slot] { return set }
-        let objects = managedObjectContext?.loadToMany(relationship, of: self) ?? []
+        let objects: [NSManagedObject]
+        if case .objectIDs(let list) = slots[relationship.slot], let context = managedObjectContext {
+            objects = list.ids.map { context.object(with: $0) }
+        } else {
+            objects = managedObjectContext?.loadToMany(relationship, of: self) ?? []
+        }
         let set = RelationshipSet(objects)
         slots[relationship.slot] = .toMany(set)
         if committed != nil { committed![relationship.slot] = .toMany(set.copy()) }

@@ -25,7 +25,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The permanent identity, once there is one.
     var primaryKey: Int64 = 0
     unowned(unsafe) var store: NSPersistentStore?
-    private var temporaryID: NSManagedObjectID?
+    /// The temporary ID, shared with parent and child contexts until the root context saves.
+    var temporaryID: NSManagedObjectID?
     private var cachedID: NSManagedObjectID?
 
     var faultState: FaultState = .fresh
@@ -68,7 +69,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// Creates a fault or filled object for a row; used by fetches, never by users.
     static func materialize(
-        entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64
+        entity: NSEntityDescription, store: NSPersistentStore?, primaryKey: Int64
     ) -> NSManagedObject {
         let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
         object.store = store
@@ -106,6 +107,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         if let temporaryID { return temporaryID }
         let id = NSManagedObjectID(temporaryFor: entity)
         temporaryID = id
+        managedObjectContext?.registerTemporary(self)
         return id
     }
 

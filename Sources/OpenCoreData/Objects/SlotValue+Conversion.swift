@@ -19,7 +19,7 @@ extension SlotValue {
         case .decimal(let v): return NSDecimalNumber(decimal: v)
         case .url(let v): return v
         case .object(let box), .invalid(let box): return box.value
-        case .reference, .toOne, .toMany: return nil
+        case .reference, .toOne, .toMany, .objectID, .objectIDs: return nil
         }
     }
 

@@ -21,6 +21,10 @@ enum SlotValue {
     case toOne(NSManagedObject)
     /// A to-many relationship's objects.
     case toMany(RelationshipSet)
+    /// A to-one relationship handed over from another context, by ID.
+    case objectID(NSManagedObjectID)
+    /// A to-many relationship handed over from another context, by IDs.
+    case objectIDs(ObjectIDList)
     /// A value of the wrong type, kept so that save can refuse it with a clear error.
     case invalid(AnyBox)
 
@@ -34,6 +38,12 @@ enum SlotValue {
 struct ObjectReference: Hashable, Sendable {
     var entityNumber: Int32
     var primaryKey: Int64
+}
+
+/// The IDs of a to-many relationship's objects, boxed so that `SlotValue` stays small.
+final class ObjectIDList {
+    let ids: [NSManagedObjectID]
+    init(_ ids: [NSManagedObjectID]) { self.ids = ids }
 }
 
 /// Boxes an `Any` so that `SlotValue` stays small.

@@ -127,7 +127,7 @@ enum SQLiteBind {
 
     static func bind(_ value: SlotValue, attribute: NSAttributeDescription?, to statement: OpaquePointer, at index: Int32) {
         switch value {
-        case .null, .unloaded, .toMany, .toOne, .invalid: sqlite3_bind_null(statement, index)
+        case .null, .unloaded, .toMany, .toOne, .invalid, .objectID, .objectIDs: sqlite3_bind_null(statement, index)
         case .int(let v): sqlite3_bind_int64(statement, index, v)
         case .bool(let v): sqlite3_bind_int64(statement, index, v ? 1 : 0)
         case .double(let v): sqlite3_bind_double(statement, index, v)
