@@ -35,6 +35,7 @@ extension NSManagedObjectContext {
         }
 
         var assigned: [ObjectIdentifier: (NSPersistentStore, Int64)] = [:]
+        var resolutions: [ObjectIdentifier: MergeResolution] = [:]
         for store in coordinator.persistentStores {
             let mine = { (object: NSManagedObject) in
                 object.store === store || (object.store == nil && coordinator.store(for: object.entity) === store)
@@ -43,15 +44,21 @@ extension NSManagedObjectContext {
             let storeUpdated = updated.filter(mine)
             let storeDeleted = deleted.filter(mine)
             if storeInserted.isEmpty && storeUpdated.isEmpty && storeDeleted.isEmpty { continue }
-            let write = SaveWrite(store: store, inserted: storeInserted, updated: storeUpdated, deleted: storeDeleted)
+            let write = SaveWrite(
+                store: store, inserted: storeInserted, updated: storeUpdated, deleted: storeDeleted,
+                policy: (mergePolicy as? NSMergePolicy)?.mergeType ?? .errorMergePolicyType)
             do {
                 try store.save { writer in try write.run(writer) }
             } catch let violation as UniquenessViolation {
                 throw constraintError(violation, write: write)
             }
             for (id, key) in write.assignedKeys { assigned[id] = (store, key) }
+            for (id, resolution) in write.resolutions { resolutions[id] = resolution }
         }
-        finishSave(inserted: inserted, updated: updated, deleted: deleted, assigned: assigned)
+        applyResolutions(resolutions, to: inserted + updated + deleted)
+        let stillDeleted = deleted.filter { $0.isDeleted }
+        finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, assigned: assigned)
+        applyResolvedVersions(resolutions, to: inserted + updated)
     }
 
     private func finishSave(
@@ -216,13 +223,21 @@ final class SaveWrite {
     let inserted: [NSManagedObject]
     let updated: [NSManagedObject]
     let deleted: [NSManagedObject]
-    private(set) var assignedKeys: [ObjectIdentifier: Int64] = [:]
+    var assignedKeys: [ObjectIdentifier: Int64] = [:]
+    /// How conflicts are resolved (the context's merge policy).
+    let policy: NSMergePolicyType
+    /// Values and versions objects take after the commit, where the merge policy changed them.
+    var resolutions: [ObjectIdentifier: MergeResolution] = [:]
 
-    init(store: NSPersistentStore, inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    init(
+        store: NSPersistentStore, inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+        policy: NSMergePolicyType = .errorMergePolicyType
+    ) {
         self.store = store
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
+        self.policy = policy
     }
 
     func object(withKey key: Int64) -> NSManagedObject? {
@@ -245,18 +260,30 @@ final class SaveWrite {
             for (offset, object) in group.enumerated() { assignedKeys[ObjectIdentifier(object)] = first + Int64(offset) }
         }
         var conflicts: [NSMergeConflict] = []
-        for object in inserted {
+        let takenOver = try resolveConstraintsBeforeInsert(writer)
+        for object in inserted where !takenOver.contains(ObjectIdentifier(object)) {
             try writer.insert(entity: object.entity, primaryKey: key(of: object)!, values: rowValues(of: object))
         }
         for object in updated {
             let ok = try writer.update(
                 entity: object.entity, primaryKey: object.primaryKey, expectedVersion: object.version,
                 values: rowValues(of: object))
-            if !ok { conflicts.append(conflict(object)) }
+            if !ok {
+                if policy == .errorMergePolicyType {
+                    conflicts.append(try conflict(object, writer))
+                } else if !(try resolveUpdateConflict(object, writer)) {
+                    conflicts.append(try conflict(object, writer))
+                }
+            }
         }
         for object in deleted {
-            let ok = try writer.delete(entity: object.entity, primaryKey: object.primaryKey, expectedVersion: object.version)
-            if !ok { conflicts.append(conflict(object)) }
+            let expected = policy == .errorMergePolicyType ? object.version : (try writer.currentRow(entity: object.entity, primaryKey: object.primaryKey)?.version ?? object.version)
+            if policy == .rollbackMergePolicyType, expected != object.version {
+                resolutions[ObjectIdentifier(object)] = MergeResolution(slots: nil, version: expected, undelete: true)
+                continue
+            }
+            let ok = try writer.delete(entity: object.entity, primaryKey: object.primaryKey, expectedVersion: expected)
+            if !ok && policy == .errorMergePolicyType { conflicts.append(try conflict(object, writer)) }
         }
         try writeJoins(writer)
         try writeOrders(writer)
@@ -267,13 +294,16 @@ final class SaveWrite {
         }
     }
 
-    private func conflict(_ object: NSManagedObject) -> NSMergeConflict {
-        NSMergeConflict(
-            source: object, newVersion: 0, oldVersion: Int(object.version),
-            cachedSnapshot: object.committedValues(forKeys: nil), persistedSnapshot: nil)
+    /// Both versions of a conflicting object: what it was read as, and what the store holds now.
+    private func conflict(_ object: NSManagedObject, _ writer: any StoreWriter) throws -> NSMergeConflict {
+        let row = try writer.currentRow(entity: object.entity, primaryKey: object.primaryKey)
+        return NSMergeConflict(
+            source: object, newVersion: Int(row?.version ?? 0), oldVersion: Int(object.version),
+            cachedSnapshot: object.committedValues(forKeys: nil),
+            persistedSnapshot: row.flatMap { row in row.values.map { snapshotDictionary($0, entity: object.entity) } })
     }
 
-    private func key(of object: NSManagedObject) -> Int64? {
+    func key(of object: NSManagedObject) -> Int64? {
         object.primaryKey != 0 ? object.primaryKey : assignedKeys[ObjectIdentifier(object)]
     }
 
@@ -283,7 +313,7 @@ final class SaveWrite {
     }
 
     /// The object's slots as the store keeps them: to-ones as references, to-many left out.
-    private func rowValues(of object: NSManagedObject) -> RowValues {
+    func rowValues(of object: NSManagedObject) -> RowValues {
         var slots = object.slots
         for property in object.entity.properties {
             guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany else { continue }

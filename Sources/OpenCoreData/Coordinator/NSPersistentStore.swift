@@ -152,6 +152,11 @@ protocol StoreWriter {
     ) throws -> Bool
     /// Deletes a row whose version must still be `expectedVersion`; returns false on a conflict.
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool
+    /// The row as it is now inside the transaction, for resolving a conflict.
+    func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow?
+    /// The key of a row of `entity`'s hierarchy, other than `excluding`, whose `slots` hold the
+    /// same values as `values` (a uniqueness constraint's columns).
+    func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64?
     /// Records a row's position in an ordered to-many (its `Z_FOK_` column).
     func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws
     /// Adds or removes a many-to-many pair.

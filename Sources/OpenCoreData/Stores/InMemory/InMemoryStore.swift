@@ -163,6 +163,17 @@ private final class InMemoryWriter: StoreWriter {
         return true
     }
 
+    func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
+        tables[root(entity)]?[primaryKey]
+    }
+
+    func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64? {
+        (tables[root(entity)] ?? [:]).first { key, row in
+            guard key != excluding, let stored = row.values else { return false }
+            return slots.allSatisfy { values.slots[$0].sameValue(as: stored[$0]) }
+        }?.key
+    }
+
     func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
         orders[column + "/\(primaryKey)"] = position
     }

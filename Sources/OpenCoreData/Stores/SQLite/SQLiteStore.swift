@@ -145,13 +145,16 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
-        let root = entity.layout!.root
-        let plan = plans[Int32(root.layout!.entityNumber)]!
-        return try pool!.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(plan.selectList) FROM \(plan.table) WHERE Z_PK = ?")
-            statement.setUncheckedArguments([primaryKey])
-            return try readRows(statement, plan: plan, values: true, db: db).first
-        }
+        try pool!.read { db in try row(of: entity, primaryKey: primaryKey, in: db) }
+    }
+
+    /// The row with `primaryKey` in `entity`'s table, read on `db` (inside a write, it sees the
+    /// transaction's own changes).
+    func row(of entity: NSEntityDescription, primaryKey: Int64, in db: Database) throws -> StoreRow? {
+        let plan = plans[Int32(entity.layout!.root.layout!.entityNumber)]!
+        let statement = try db.cachedStatement(sql: "SELECT \(plan.selectList) FROM \(plan.table) WHERE Z_PK = ?")
+        statement.setUncheckedArguments([primaryKey])
+        return try readRows(statement, plan: plan, values: true, db: db).first
     }
 
     override func relatedReferences(

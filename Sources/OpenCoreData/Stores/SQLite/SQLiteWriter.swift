@@ -81,6 +81,22 @@ final class SQLiteWriter: StoreWriter {
         return deleted
     }
 
+    func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
+        try store.row(of: entity, primaryKey: primaryKey, in: db)
+    }
+
+    func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64? {
+        let properties = slots.map { entity.properties[$0] }
+        let conditions = properties.map { "\($0.columnName!) IS ?" }.joined(separator: " AND ")
+        let statement = try prepare("SELECT Z_PK FROM \(entity.layout!.tableName) WHERE \(conditions) AND Z_PK != ? LIMIT 1")
+        for (index, property) in properties.enumerated() {
+            SQLiteBind.bind(values.slots[property.slot], attribute: property as? NSAttributeDescription, to: statement, at: Int32(index + 1))
+        }
+        sqlite3_bind_int64(statement, Int32(properties.count + 1), excluding)
+        defer { sqlite3_reset(statement) }
+        return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : nil
+    }
+
     func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
         let statement = try prepare("UPDATE \(entity.layout!.tableName) SET \(column) = ? WHERE Z_PK = ?")
         sqlite3_bind_int64(statement, 1, position)
