@@ -116,7 +116,10 @@ extension NSManagedObjectContext {
 
     /// Runs delete rules for objects deleted since the last call: nullify inverses, cascade.
     public func processPendingChanges() {
-        defer { postObjectsDidChange() }
+        defer {
+            postObjectsDidChange()
+            undoManager?.closeImplicitGroup()
+        }
         while !pendingDeletions.isEmpty {
             let batch = pendingDeletions
             pendingDeletions.removeAll()

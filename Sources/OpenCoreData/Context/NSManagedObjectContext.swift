@@ -55,6 +55,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var retainsRegisteredObjects: Bool = false
     /// Free-form information attached to the context.
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
+    /// Records changes so that `undo()` and `redo()` can revert and replay them; nil (no undo) by
+    /// default, as in Core Data.
+    open var undoManager: UndoManager?
     /// The author recorded with persistent history transactions.
     open var transactionAuthor: String?
 
@@ -160,12 +163,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.managedObjectContext == nil || object.managedObjectContext === self,
             "An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext.")
         guard !object.flags.contains(.inserted) else { return }
+        // Inserted, deleted, and inserted again (an undone delete): it is still in the list.
+        let reinserted = object.flags.contains(.deleted) && object.managedObjectContext === self
+        if reinserted {
+            object.flags.remove(.deleted)
+            pendingDeletions.removeAll { $0 === object }
+        }
+        undoManager?.registerUndo(withTarget: object) { [unowned self] in self.delete($0) }
         object.managedObjectContext = self
         object.flags.insert(.inserted)
-        insertedList.append(object)
+        if !reinserted { insertedList.append(object) }
         insertedCount += 1
         if object.temporaryID != nil { registerTemporary(object) }
-        object.awakeFromInsert()
+        if !reinserted { object.awakeFromInsert() }
     }
 
     /// Marks `object` for deletion at the next save; delete rules run when pending changes are
@@ -173,6 +183,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func delete(_ object: NSManagedObject) {
         assertOnQueue("delete(_:)", object: object)
         guard object.managedObjectContext === self else { return }
+        undoManager?.registerUndo(withTarget: object) { [unowned self] in self.insert($0) }
         if object.flags.contains(.inserted) {
             object.flags.remove(.inserted)
             insertedCount -= 1
@@ -190,6 +201,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     private func undelete(_ object: NSManagedObject) {
+        undoManager?.registerUndo(withTarget: object) { [unowned self] in self.delete($0) }
         object.flags.remove(.deleted)
         deletedList.removeAll { $0 === object }
         pendingDeletions.removeAll { $0 === object }
@@ -380,10 +392,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         resetEvent()
     }
 
-    /// Not supported on Linux: Foundation's `UndoManager` is unavailable (see docs/compatibility.md).
-    open func undo() {}
-    /// Not supported on Linux: Foundation's `UndoManager` is unavailable.
-    open func redo() {}
+    /// Undoes the last group of changes, if the context has an undo manager.
+    open func undo() {
+        processPendingChanges()
+        undoManager?.undo()
+        processPendingChanges()
+    }
+
+    /// Redoes the last undone group of changes.
+    open func redo() {
+        undoManager?.redo()
+        processPendingChanges()
+    }
 
     override open var description: String {
         "<NSManagedObjectContext \(name ?? ""): \(registry.count) registered, \(insertedCount) inserted, \(updatedMap.count) updated, \(deletedList.count) deleted>"

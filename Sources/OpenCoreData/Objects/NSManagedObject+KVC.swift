@@ -50,6 +50,7 @@ extension NSManagedObject {
     func kvcSetPrimitiveValue(_ value: Any?, forKey key: String) {
         let property = requireProperty(key)
         fireFault()
+        registerUndo(of: property)
         if let attribute = property as? NSAttributeDescription {
             slots[attribute.slot] = SlotValue(attributeValue: value, for: attribute)
         } else if let relationship = property as? NSRelationshipDescription {
@@ -168,6 +169,7 @@ extension NSManagedObject {
         if let attribute = property as? NSAttributeDescription {
             let newValue = SlotValue(attributeValue: value, for: attribute)
             if newValue.sameValue(as: slots[attribute.slot]) { return }
+            registerUndo(of: attribute)
             slots[attribute.slot] = newValue
             markChanged()
             return

@@ -76,7 +76,11 @@ extension NSManagedObject {
     /// Adds `object` to this side only (to-many insert or to-one assignment).
     func primitiveAdd(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         if relationship.isToMany {
-            if toManySet(relationship).insert(object) { markChanged() }
+            let set = toManySet(relationship)
+            guard !set.contains(object) else { return }
+            registerUndo(of: relationship)
+            set.insert(object)
+            markChanged()
         } else {
             primitiveSetToOne(relationship, object)
         }
@@ -85,7 +89,11 @@ extension NSManagedObject {
     /// Removes `object` from this side only.
     func primitiveRemove(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         if relationship.isToMany {
-            if toManySet(relationship).remove(object) { markChanged() }
+            let set = toManySet(relationship)
+            guard set.contains(object) else { return }
+            registerUndo(of: relationship)
+            set.remove(object)
+            markChanged()
         } else if toOneValue(relationship) === object {
             primitiveSetToOne(relationship, nil)
         }
@@ -93,6 +101,7 @@ extension NSManagedObject {
 
     func primitiveSetToOne(_ relationship: NSRelationshipDescription, _ object: NSManagedObject?) {
         fireFault()
+        registerUndo(of: relationship)
         slots[relationship.slot] = object.map { .toOne($0) } ?? .null
         markChanged()
     }
@@ -102,6 +111,27 @@ extension NSManagedObject {
         precondition(
             mine === theirs,
             "Illegal attempt to establish a relationship '\(relationship.name)' between objects in different contexts.")
+    }
+}
+
+extension NSManagedObject {
+    /// Records the current value of `property` with the context's undo manager, so that undo puts
+    /// it back (and records the redo the same way).
+    func registerUndo(of property: NSPropertyDescription) {
+        guard let undoManager = managedObjectContext?.undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        let old = Self.detached(slots[property.slot])
+        undoManager.registerUndo(withTarget: self) { object in
+            object.fireFault()
+            object.registerUndo(of: property)
+            object.slots[property.slot] = Self.detached(old)
+            object.markChanged()
+        }
+    }
+
+    /// A slot value that later edits of the object cannot change (to-many sets are copied).
+    private static func detached(_ value: SlotValue) -> SlotValue {
+        if case .toMany(let set) = value { return .toMany(set.copy()) }
+        return value
     }
 }
 
