@@ -46,6 +46,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    /// Replaces the store's metadata (through `NSPersistentStoreCoordinator.setMetadata`).
+    func replaceMetadata(_ metadata: [String: Any]) { self.metadata = metadata }
+
     /// Called after the store is added to a coordinator.
     open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
     /// Called before the store is removed from a coordinator.

@@ -34,20 +34,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Store types by name, as `registerStoreClass` knows them.
-    nonisolated(unsafe) private static var registeredTypes: [String: NSPersistentStore.Type] = [
+    private static let registeredTypes = Locked<[String: NSPersistentStore.Type]>([
         NSSQLiteStoreType: SQLiteStore.self,
         NSInMemoryStoreType: InMemoryStore.self,
-    ]
-    private static let registryLock = NSLock()
+    ])
 
     /// The registered store types, by name.
     public class var registeredStoreTypes: [String: NSValue] { [:] }
 
     /// Registers a store class under a type name.
     public class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        registeredTypes[storeType.rawValue] = storeClass as? NSPersistentStore.Type
+        registeredTypes.withLock { $0[storeType.rawValue] = storeClass as? NSPersistentStore.Type }
     }
 
     /// Adds a store of `type` at `url` (a file for SQLite; any URL for in-memory) and opens it.
@@ -71,9 +68,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         options: [AnyHashable: Any]? = nil
     ) throws -> NSPersistentStore {
         if let modelError { throw modelError }
-        NSPersistentStoreCoordinator.registryLock.lock()
-        let storeClass = NSPersistentStoreCoordinator.registeredTypes[storeType]
-        NSPersistentStoreCoordinator.registryLock.unlock()
+        let storeClass = NSPersistentStoreCoordinator.registeredTypes.withLock { $0[storeType] }
         guard let storeClass else {
             throw CoreDataError.make(
                 NSPersistentStoreInvalidTypeError, "Unsupported store type '\(storeType)'.",
@@ -124,8 +119,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         var merged = metadata ?? [:]
         merged[NSStoreUUIDKey] = store.identifier
         merged[NSStoreTypeKey] = store.type
-        store.metadata = merged
-        (store as? SQLiteStore)?.metadataChanged = true
+        store.replaceMetadata(merged)
     }
 
     /// The metadata of the store at `url`, read without adding it.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// An entity: the description of one kind of managed object, its properties and its place in an
 /// inheritance hierarchy.
@@ -154,7 +153,7 @@ final class EntityLayout: @unchecked Sendable {
     let versionHash: Data
     /// The resolved object class, cached after the first lookup (a lookup takes a lock and may
     /// call `NSClassFromString`, too slow to repeat per fetched row).
-    let objectClass = Mutex<NSManagedObject.Type?>(nil)
+    let objectClass = Locked<NSManagedObject.Type?>(nil)
 
     init(
         properties: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription,

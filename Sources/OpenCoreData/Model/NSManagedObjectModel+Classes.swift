@@ -1,11 +1,10 @@
-import Synchronization
 
 /// Which `NSManagedObject` subclass represents an entity. Linux has no Objective-C runtime to look
 /// classes up by `managedObjectClassName` alone, so classes are found through
 /// `NSClassFromString` (which takes `Module.Class` names), an explicit registration, or the short
 /// class name of a subclass seen earlier.
 extension NSManagedObjectModel {
-    private static let classes = Mutex<ClassRegistry>(ClassRegistry())
+    private static let classes = Locked<ClassRegistry>(ClassRegistry())
 
     private struct ClassRegistry {
         var byEntityName: [String: NSManagedObject.Type] = [:]

@@ -15,21 +15,16 @@ public enum ValueTransformerRegistry {
         }
     }
 
-    nonisolated(unsafe) private static var transformers: [String: Transformer] = [:]
-    private static let lock = NSLock()
+    private static let transformers = Locked<[String: Transformer]>([:])
 
     /// Registers `transformer` under `name` (a model's `valueTransformerName`).
     public static func register(_ transformer: Transformer, forName name: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        transformers[name] = transformer
+        transformers.withLock { $0[name] = transformer }
     }
 
     static func transformer(named name: String?) -> Transformer? {
         guard let name else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        return transformers[name]
+        return transformers.withLock { $0[name] }
     }
 
     static func encode(_ value: Any, attribute: NSAttributeDescription?) -> Data? {

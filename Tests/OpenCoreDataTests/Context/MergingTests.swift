@@ -2,6 +2,10 @@ import Testing
 @testable import OpenCoreData
 
 @Suite struct MergingTests {
+    /// 20 rounds, as the concurrency issue asks; the thread-sanitizer run in CI takes fewer
+    /// (OPENCOREDATA_STRESS_ROUNDS), since every access there costs far more.
+    static let stressRounds = Int(ProcessInfo.processInfo.environment["OPENCOREDATA_STRESS_ROUNDS"] ?? "") ?? 20
+
     private func context(_ coordinator: NSPersistentStoreCoordinator, _ name: String) -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
@@ -94,7 +98,7 @@ import Testing
 
     /// Eight background contexts each make 500 small saves while a context that merges
     /// automatically follows them; repeated, the store and the follower hold exactly what was saved.
-    @Test(arguments: 0..<20)
+    @Test(arguments: 0..<MergingTests.stressRounds)
     func concurrentSavesMergeIntoAFollowingContext(round: Int) async throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)

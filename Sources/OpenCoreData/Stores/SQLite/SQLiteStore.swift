@@ -235,9 +235,19 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             try writer.finish()
             if metadataChanged {
                 try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [try SQLiteMetadata.encode(metadata)])
+                metadataChanged = false
             }
         }
-        metadataChanged = false
+    }
+
+    /// Replaces the metadata on the writer queue, so that a concurrent save sees either the old or
+    /// the new metadata, never half of it; written at the next save.
+    override func replaceMetadata(_ metadata: [String: Any]) {
+        nonisolated(unsafe) let metadata = metadata
+        pool?.writeWithoutTransaction { _ in
+            self.metadata = metadata
+            self.metadataChanged = true
+        }
     }
 
     override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
