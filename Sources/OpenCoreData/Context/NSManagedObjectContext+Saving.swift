@@ -28,10 +28,13 @@ extension NSManagedObjectContext {
         for object in deleted { object.willSave() }
         try validate(inserted: inserted, updated: updated, deleted: deleted)
 
-        var assigned: [ObjectIdentifier: (NSPersistentStore, Int64)] = [:]
-        for store in coordinator.persistentStores {
+        var writes: [SaveWrite] = []
+        let stores = coordinator.persistentStores
+        for store in stores {
+            // With one store, every new object is the store's without asking the coordinator.
             let mine = { (object: NSManagedObject) in
-                object.store === store || (object.store == nil && coordinator.store(for: object.entity) === store)
+                object.store === store
+                    || (object.store == nil && (stores.count == 1 || coordinator.store(for: object.entity) === store))
             }
             let storeInserted = inserted.filter(mine)
             let storeUpdated = updated.filter(mine)
@@ -43,21 +46,25 @@ extension NSManagedObjectContext {
             } catch let violation as UniquenessViolation {
                 throw constraintError(violation, write: write)
             }
-            for (id, key) in write.assignedKeys { assigned[id] = (store, key) }
+            writes.append(write)
         }
-        finishSave(inserted: inserted, updated: updated, deleted: deleted, assigned: assigned)
+        finishSave(inserted: inserted, updated: updated, deleted: deleted, writes: writes)
     }
 
     private func finishSave(
-        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-        assigned: [ObjectIdentifier: (NSPersistentStore, Int64)]
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], writes: [SaveWrite]
     ) {
+        for write in writes {
+            for (object, key) in zip(write.inserted, write.insertedKeys) where key != 0 {
+                object.assignPermanentID(store: write.store, primaryKey: key)
+            }
+        }
+        registry.reserveCapacity(registry.count + inserted.count)
         for object in inserted {
-            if let (store, key) = assigned[ObjectIdentifier(object)] { object.assignPermanentID(store: store, primaryKey: key) }
             object.flags = []
             object.version = 1
             object.committed = object.slots
-            registry[object.objectID.key] = object
+            registry[object.registryKey] = object
         }
         for object in updated {
             object.flags = []
@@ -65,7 +72,7 @@ extension NSManagedObjectContext {
             object.committed = object.slots
         }
         for object in deleted {
-            registry[object.objectID.key] = nil
+            registry[object.registryKey] = nil
             object.flags = []
         }
         insertedList.removeAll()
@@ -199,7 +206,22 @@ final class SaveWrite {
     let inserted: [NSManagedObject]
     let updated: [NSManagedObject]
     let deleted: [NSManagedObject]
-    private(set) var assignedKeys: [ObjectIdentifier: Int64] = [:]
+    /// The primary keys this write gave to `inserted`, by position; 0 where the object had one.
+    private(set) var insertedKeys: [Int64] = []
+    /// The same keys by object, built only when a relationship asks for an inserted object's key.
+    private var keysByObject: [ObjectIdentifier: Int64]?
+    /// What writing an entity's rows needs to know beyond its slots, by entity.
+    private var entityFacts: [ObjectIdentifier: EntityFacts] = [:]
+    private var lastFacts: (entity: NSEntityDescription, facts: EntityFacts)?
+
+    private struct EntityFacts {
+        /// Slots of to-one relationships, written as references.
+        var toOneSlots: [Int] = []
+        /// Whether the entity has many-to-many relationships whose join rows this side writes.
+        var writesJoins = false
+        /// Whether the entity has ordered to-many relationships.
+        var writesOrders = false
+    }
 
     init(store: NSPersistentStore, inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
         self.store = store
@@ -209,27 +231,33 @@ final class SaveWrite {
     }
 
     func object(withKey key: Int64) -> NSManagedObject? {
-        if let object = inserted.first(where: { assignedKeys[ObjectIdentifier($0)] == key }) { return object }
+        if let index = insertedKeys.firstIndex(of: key) { return inserted[index] }
         return updated.first { $0.primaryKey == key }
     }
 
     func run(_ writer: any StoreWriter) throws {
-        assignedKeys.removeAll()
-        var groups: [ObjectIdentifier: [NSManagedObject]] = [:]
-        var order: [ObjectIdentifier] = []
-        for object in inserted where object.hasTemporaryID {
-            let root = ObjectIdentifier(object.entity.layout!.root)
-            if groups[root] == nil { order.append(root) }
-            groups[root, default: []].append(object)
+        insertedKeys = Array(repeating: 0, count: inserted.count)
+        keysByObject = nil
+        // Positions of the new objects of each hierarchy, hierarchies in order of first appearance.
+        var groups: [(root: NSEntityDescription, positions: [Int])] = []
+        for (position, object) in inserted.enumerated() where object.hasTemporaryID {
+            let root = object.entity.layout!.root
+            if let last = groups.indices.last, groups[last].root === root {
+                groups[last].positions.append(position)
+            } else if let index = groups.firstIndex(where: { $0.root === root }) {
+                groups[index].positions.append(position)
+            } else {
+                groups.append((root, [position]))
+            }
         }
-        for root in order {
-            let group = groups[root]!
-            let first = try writer.allocatePrimaryKeys(for: group[0].entity, count: group.count)
-            for (offset, object) in group.enumerated() { assignedKeys[ObjectIdentifier(object)] = first + Int64(offset) }
+        for group in groups {
+            let first = try writer.allocatePrimaryKeys(for: inserted[group.positions[0]].entity, count: group.positions.count)
+            for (offset, position) in group.positions.enumerated() { insertedKeys[position] = first + Int64(offset) }
         }
         var conflicts: [NSMergeConflict] = []
-        for object in inserted {
-            try writer.insert(entity: object.entity, primaryKey: key(of: object)!, values: rowValues(of: object))
+        for (position, object) in inserted.enumerated() {
+            let key = object.primaryKey != 0 ? object.primaryKey : insertedKeys[position]
+            try writer.insert(entity: object.entity, primaryKey: key, values: rowValues(of: object))
         }
         for object in updated {
             let ok = try writer.update(
@@ -257,7 +285,33 @@ final class SaveWrite {
     }
 
     private func key(of object: NSManagedObject) -> Int64? {
-        object.primaryKey != 0 ? object.primaryKey : assignedKeys[ObjectIdentifier(object)]
+        if object.primaryKey != 0 { return object.primaryKey }
+        if keysByObject == nil {
+            var keys: [ObjectIdentifier: Int64] = [:]
+            for (position, key) in insertedKeys.enumerated() where key != 0 { keys[ObjectIdentifier(inserted[position])] = key }
+            keysByObject = keys
+        }
+        return keysByObject![ObjectIdentifier(object)]
+    }
+
+    private func facts(for entity: NSEntityDescription) -> EntityFacts {
+        if let lastFacts, lastFacts.entity === entity { return lastFacts.facts }
+        let facts: EntityFacts
+        if let known = entityFacts[ObjectIdentifier(entity)] {
+            facts = known
+        } else {
+            var found = EntityFacts()
+            for property in entity.properties {
+                guard let relationship = property as? NSRelationshipDescription else { continue }
+                if !relationship.isToMany { found.toOneSlots.append(relationship.slot) }
+                if relationship.isOrdered { found.writesOrders = true }
+                if relationship.joinTable != nil { found.writesJoins = true }
+            }
+            entityFacts[ObjectIdentifier(entity)] = found
+            facts = found
+        }
+        lastFacts = (entity, facts)
+        return facts
     }
 
     private func reference(to object: NSManagedObject) -> SlotValue {
@@ -268,10 +322,9 @@ final class SaveWrite {
     /// The object's slots as the store keeps them: to-ones as references, to-many left out.
     private func rowValues(of object: NSManagedObject) -> RowValues {
         var slots = object.slots
-        for property in object.entity.properties {
-            guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany else { continue }
-            if case .toOne(let destination) = slots[relationship.slot] {
-                slots[relationship.slot] = destination.isDeleted && destination.managedObjectContext != nil ? .null : reference(to: destination)
+        for slot in facts(for: object.entity).toOneSlots {
+            if case .toOne(let destination) = slots[slot] {
+                slots[slot] = destination.isDeleted && destination.managedObjectContext != nil ? .null : reference(to: destination)
             }
         }
         return RowValues(slots: slots)
@@ -280,7 +333,7 @@ final class SaveWrite {
     /// Positions in ordered one-to-many relationships whose order may have changed, spaced by 1024
     /// as Core Data spaces them (format notes §5.3).
     private func writeOrders(_ writer: any StoreWriter) throws {
-        for object in inserted + updated {
+        for object in [inserted, updated].joined() where facts(for: object.entity).writesOrders {
             for property in object.entity.properties {
                 guard let relationship = property as? NSRelationshipDescription, relationship.isOrdered,
                     let column = relationship.inverseRelationship?.orderColumnName,
@@ -302,7 +355,7 @@ final class SaveWrite {
     /// Many-to-many pairs: all of an inserted object's, and the difference for updated ones. Each
     /// pair is written once, from the side that owns the join table.
     private func writeJoins(_ writer: any StoreWriter) throws {
-        for object in inserted + updated {
+        for object in [inserted, updated].joined() where facts(for: object.entity).writesJoins {
             for property in object.entity.properties {
                 guard let relationship = property as? NSRelationshipDescription, let join = relationship.joinTable,
                     join.isOwner || relationship.inverseRelationship == nil,
