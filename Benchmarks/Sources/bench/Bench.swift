@@ -19,10 +19,24 @@ struct Bench: ParsableCommand {
     @Option(help: "Runs per case and way; the table shows medians.")
     var runs: Int = 5
 
+    @Option(help: "Run only these ways (comma-separated: raw, grdb, ocd), e.g. one way under a profiler.")
+    var ways: String = "raw,grdb,ocd"
+
     func validate() throws {
         guard rows >= BenchCase.changeCount else { throw ValidationError("--rows must be at least \(BenchCase.changeCount).") }
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1.") }
         _ = try selectedCases()
+        _ = try selectedWays()
+    }
+
+    private func selectedWays() throws -> [Int] {
+        let names = ["raw", "grdb", "ocd"]
+        return try ways.split(separator: ",").map { name in
+            guard let index = names.firstIndex(of: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("Unknown way '\(name)'. Ways: \(names.joined(separator: ", ")).")
+            }
+            return index
+        }
     }
 
     private func selectedCases() throws -> [BenchCase] {
@@ -47,7 +61,8 @@ struct Bench: ParsableCommand {
         let model = StoreTemplates.makeModel()
         let templates = try StoreTemplates.make(in: scratch, model: model, data: data)
         let harness = Harness(
-            fixture: Fixture(data: data, model: model, templates: templates), runs: runs, scratch: scratch)
+            fixture: Fixture(data: data, model: model, templates: templates), runs: runs,
+            selectedWays: try selectedWays(), scratch: scratch)
 
         var report = Report(rows: rows, runs: runs)
         for benchCase in cases {

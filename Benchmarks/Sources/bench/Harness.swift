@@ -15,12 +15,15 @@ final class Harness {
 
     private let fixture: Fixture
     private let runs: Int
+    /// Indexes into `ways` of the ways to run; the others keep empty measurements.
+    private let selectedWays: [Int]
     private let scratch: URL
     private let clock = ContinuousClock()
 
-    init(fixture: Fixture, runs: Int, scratch: URL) {
+    init(fixture: Fixture, runs: Int, selectedWays: [Int], scratch: URL) {
         self.fixture = fixture
         self.runs = runs
+        self.selectedWays = selectedWays
         self.scratch = scratch
     }
 
@@ -29,7 +32,8 @@ final class Harness {
         var results = Array(repeating: Measurements(), count: Self.ways.count)
         let expected = benchCase.expectedCount(in: fixture.data)
         for run in 1...runs {
-            for (index, way) in Self.ways.enumerated() {
+            for index in selectedWays {
+                let way = Self.ways[index]
                 let (seconds, growth, count) = try measureOnce(benchCase, way: way, run: run)
                 guard count == expected else {
                     throw BenchError("\(benchCase.rawValue), \(way.name): \(count) rows where \(expected) were expected")
