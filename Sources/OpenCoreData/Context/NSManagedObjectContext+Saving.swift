@@ -30,55 +30,61 @@ extension NSManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             pushChanges(to: parent, inserted: inserted, updated: updated, deleted: deleted)
-            finishSave(inserted: inserted, updated: updated, deleted: deleted, assigned: [:])
+            finishSave(inserted: inserted, updated: updated, deleted: deleted, writes: [])
             return
         }
 
-        var assigned: [ObjectIdentifier: (NSPersistentStore, Int64)] = [:]
+        var writes: [SaveWrite] = []
         var resolutions: [ObjectIdentifier: MergeResolution] = [:]
-        for store in coordinator.persistentStores {
+        let policy = (mergePolicy as? NSMergePolicy)?.mergeType ?? .errorMergePolicyType
+        let stores = coordinator.persistentStores
+        for store in stores {
+            // With one store, every new object is the store's without asking the coordinator.
             let mine = { (object: NSManagedObject) in
-                object.store === store || (object.store == nil && coordinator.store(for: object.entity) === store)
+                object.store === store
+                    || (object.store == nil && (stores.count == 1 || coordinator.store(for: object.entity) === store))
             }
             let storeInserted = inserted.filter(mine)
             let storeUpdated = updated.filter(mine)
             let storeDeleted = deleted.filter(mine)
             if storeInserted.isEmpty && storeUpdated.isEmpty && storeDeleted.isEmpty { continue }
             let write = SaveWrite(
-                store: store, inserted: storeInserted, updated: storeUpdated, deleted: storeDeleted,
-                policy: (mergePolicy as? NSMergePolicy)?.mergeType ?? .errorMergePolicyType)
+                store: store, inserted: storeInserted, updated: storeUpdated, deleted: storeDeleted, policy: policy)
             do {
                 try store.save { writer in try write.run(writer) }
             } catch let violation as UniquenessViolation {
                 throw constraintError(violation, write: write)
             }
-            for (id, key) in write.assignedKeys { assigned[id] = (store, key) }
+            writes.append(write)
             for (id, resolution) in write.resolutions { resolutions[id] = resolution }
         }
         applyResolutions(resolutions, to: inserted + updated + deleted)
-        let stillDeleted = deleted.filter { $0.isDeleted }
-        finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, assigned: assigned)
+        let stillDeleted = resolutions.isEmpty ? deleted : deleted.filter { $0.isDeleted }
+        finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, writes: writes)
         applyResolvedVersions(resolutions, to: inserted + updated)
     }
 
     private func finishSave(
-        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-        assigned: [ObjectIdentifier: (NSPersistentStore, Int64)]
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], writes: [SaveWrite]
     ) {
         var permanentIDs: [(NSManagedObjectID, NSManagedObjectID)] = []
-        for object in inserted {
-            if let (store, key) = assigned[ObjectIdentifier(object)] {
+        for write in writes {
+            for (object, key) in zip(write.inserted, write.insertedKeys) where key != 0 {
                 let temporary = object.temporaryID
-                object.assignPermanentID(store: store, primaryKey: key)
+                object.assignPermanentID(store: write.store, primaryKey: key)
                 if let temporary {
+                    // Children still know the object by its temporary ID (see propagatePermanentIDs).
                     registry[temporary.key] = nil
                     permanentIDs.append((temporary, object.objectID))
                 }
             }
+        }
+        registry.reserveCapacity(registry.count + inserted.count)
+        for object in inserted {
             object.flags = []
             object.version = 1
             object.committed = object.slots
-            registry[object.objectID.key] = object
+            registry[object.registryKey] = object
         }
         for object in updated {
             object.flags = []
@@ -86,7 +92,7 @@ extension NSManagedObjectContext {
             object.committed = object.slots
         }
         for object in deleted {
-            registry[object.objectID.key] = nil
+            registry[object.registryKey] = nil
             object.flags = []
         }
         insertedList.removeAll()
@@ -226,11 +232,26 @@ final class SaveWrite {
     let inserted: [NSManagedObject]
     let updated: [NSManagedObject]
     let deleted: [NSManagedObject]
-    var assignedKeys: [ObjectIdentifier: Int64] = [:]
+    /// The primary keys this write gave to `inserted`, by position; 0 where the object had one.
+    var insertedKeys: [Int64] = []
     /// How conflicts are resolved (the context's merge policy).
     let policy: NSMergePolicyType
     /// Values and versions objects take after the commit, where the merge policy changed them.
     var resolutions: [ObjectIdentifier: MergeResolution] = [:]
+    /// The same keys by object, built only when a relationship asks for an inserted object's key.
+    var keysByObject: [ObjectIdentifier: Int64]?
+    /// What writing an entity's rows needs to know beyond its slots, by entity.
+    private var entityFacts: [ObjectIdentifier: EntityFacts] = [:]
+    private var lastFacts: (entity: NSEntityDescription, facts: EntityFacts)?
+
+    private struct EntityFacts {
+        /// Slots of to-one relationships, written as references.
+        var toOneSlots: [Int] = []
+        /// Whether the entity has many-to-many relationships whose join rows this side writes.
+        var writesJoins = false
+        /// Whether the entity has ordered to-many relationships.
+        var writesOrders = false
+    }
 
     init(
         store: NSPersistentStore, inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
@@ -244,46 +265,53 @@ final class SaveWrite {
     }
 
     func object(withKey key: Int64) -> NSManagedObject? {
-        if let object = inserted.first(where: { assignedKeys[ObjectIdentifier($0)] == key }) { return object }
+        if let index = insertedKeys.firstIndex(of: key) { return inserted[index] }
         return updated.first { $0.primaryKey == key }
     }
 
     func run(_ writer: any StoreWriter) throws {
-        assignedKeys.removeAll()
-        var groups: [ObjectIdentifier: [NSManagedObject]] = [:]
-        var order: [ObjectIdentifier] = []
-        for object in inserted where object.hasTemporaryID {
-            let root = ObjectIdentifier(object.entity.layout!.root)
-            if groups[root] == nil { order.append(root) }
-            groups[root, default: []].append(object)
+        insertedKeys = Array(repeating: 0, count: inserted.count)
+        keysByObject = nil
+        // Positions of the new objects of each hierarchy, hierarchies in order of first appearance.
+        var groups: [(root: NSEntityDescription, positions: [Int])] = []
+        for (position, object) in inserted.enumerated() where object.hasTemporaryID {
+            let root = object.entity.layout!.root
+            if let last = groups.indices.last, groups[last].root === root {
+                groups[last].positions.append(position)
+            } else if let index = groups.firstIndex(where: { $0.root === root }) {
+                groups[index].positions.append(position)
+            } else {
+                groups.append((root, [position]))
+            }
         }
-        for root in order {
-            let group = groups[root]!
-            let first = try writer.allocatePrimaryKeys(for: group[0].entity, count: group.count)
-            for (offset, object) in group.enumerated() { assignedKeys[ObjectIdentifier(object)] = first + Int64(offset) }
+        for group in groups {
+            let first = try writer.allocatePrimaryKeys(for: inserted[group.positions[0]].entity, count: group.positions.count)
+            for (offset, position) in group.positions.enumerated() { insertedKeys[position] = first + Int64(offset) }
         }
         var conflicts: [NSMergeConflict] = []
         let takenOver = try resolveConstraintsBeforeInsert(writer)
-        for object in inserted where !takenOver.contains(ObjectIdentifier(object)) {
-            try writer.insert(entity: object.entity, primaryKey: key(of: object)!, values: rowValues(of: object))
+        for (position, object) in inserted.enumerated() where !takenOver.contains(position) {
+            let key = object.primaryKey != 0 ? object.primaryKey : insertedKeys[position]
+            try writer.insert(entity: object.entity, primaryKey: key, values: rowValues(of: object))
         }
         for object in updated {
             let ok = try writer.update(
                 entity: object.entity, primaryKey: object.primaryKey, expectedVersion: object.version,
                 values: rowValues(of: object))
             if !ok {
-                if policy == .errorMergePolicyType {
-                    conflicts.append(try conflict(object, writer))
-                } else if !(try resolveUpdateConflict(object, writer)) {
+                if policy == .errorMergePolicyType || !(try resolveUpdateConflict(object, writer)) {
                     conflicts.append(try conflict(object, writer))
                 }
             }
         }
         for object in deleted {
-            let expected = policy == .errorMergePolicyType ? object.version : (try writer.currentRow(entity: object.entity, primaryKey: object.primaryKey)?.version ?? object.version)
-            if policy == .rollbackMergePolicyType, expected != object.version {
-                resolutions[ObjectIdentifier(object)] = MergeResolution(slots: nil, version: expected, undelete: true)
-                continue
+            var expected = object.version
+            if policy != .errorMergePolicyType {
+                expected = try writer.currentRow(entity: object.entity, primaryKey: object.primaryKey)?.version ?? object.version
+                if policy == .rollbackMergePolicyType, expected != object.version {
+                    resolutions[ObjectIdentifier(object)] = MergeResolution(slots: nil, version: expected, undelete: true)
+                    continue
+                }
             }
             let ok = try writer.delete(entity: object.entity, primaryKey: object.primaryKey, expectedVersion: expected)
             if !ok && policy == .errorMergePolicyType { conflicts.append(try conflict(object, writer)) }
@@ -307,7 +335,33 @@ final class SaveWrite {
     }
 
     func key(of object: NSManagedObject) -> Int64? {
-        object.primaryKey != 0 ? object.primaryKey : assignedKeys[ObjectIdentifier(object)]
+        if object.primaryKey != 0 { return object.primaryKey }
+        if keysByObject == nil {
+            var keys: [ObjectIdentifier: Int64] = [:]
+            for (position, key) in insertedKeys.enumerated() where key != 0 { keys[ObjectIdentifier(inserted[position])] = key }
+            keysByObject = keys
+        }
+        return keysByObject![ObjectIdentifier(object)]
+    }
+
+    private func facts(for entity: NSEntityDescription) -> EntityFacts {
+        if let lastFacts, lastFacts.entity === entity { return lastFacts.facts }
+        let facts: EntityFacts
+        if let known = entityFacts[ObjectIdentifier(entity)] {
+            facts = known
+        } else {
+            var found = EntityFacts()
+            for property in entity.properties {
+                guard let relationship = property as? NSRelationshipDescription else { continue }
+                if !relationship.isToMany { found.toOneSlots.append(relationship.slot) }
+                if relationship.isOrdered { found.writesOrders = true }
+                if relationship.joinTable != nil { found.writesJoins = true }
+            }
+            entityFacts[ObjectIdentifier(entity)] = found
+            facts = found
+        }
+        lastFacts = (entity, facts)
+        return facts
     }
 
     private func reference(to object: NSManagedObject) -> SlotValue {
@@ -318,10 +372,9 @@ final class SaveWrite {
     /// The object's slots as the store keeps them: to-ones as references, to-many left out.
     func rowValues(of object: NSManagedObject) -> RowValues {
         var slots = object.slots
-        for property in object.entity.properties {
-            guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany else { continue }
-            if case .toOne(let destination) = slots[relationship.slot] {
-                slots[relationship.slot] = destination.isDeleted && destination.managedObjectContext != nil ? .null : reference(to: destination)
+        for slot in facts(for: object.entity).toOneSlots {
+            if case .toOne(let destination) = slots[slot] {
+                slots[slot] = destination.isDeleted && destination.managedObjectContext != nil ? .null : reference(to: destination)
             }
         }
         return RowValues(slots: slots)
@@ -330,7 +383,7 @@ final class SaveWrite {
     /// Positions in ordered one-to-many relationships whose order may have changed, spaced by 1024
     /// as Core Data spaces them (format notes §5.3).
     private func writeOrders(_ writer: any StoreWriter) throws {
-        for object in inserted + updated {
+        for object in [inserted, updated].joined() where facts(for: object.entity).writesOrders {
             for property in object.entity.properties {
                 guard let relationship = property as? NSRelationshipDescription, relationship.isOrdered,
                     let column = relationship.inverseRelationship?.orderColumnName,
@@ -352,7 +405,7 @@ final class SaveWrite {
     /// Many-to-many pairs: all of an inserted object's, and the difference for updated ones. Each
     /// pair is written once, from the side that owns the join table.
     private func writeJoins(_ writer: any StoreWriter) throws {
-        for object in inserted + updated {
+        for object in [inserted, updated].joined() where facts(for: object.entity).writesJoins {
             for property in object.entity.properties {
                 guard let relationship = property as? NSRelationshipDescription, let join = relationship.joinTable,
                     join.isOwner || relationship.inverseRelationship == nil,

@@ -154,6 +154,8 @@ final class EntityLayout: @unchecked Sendable {
     /// The resolved object class, cached after the first lookup (a lookup takes a lock and may
     /// call `NSClassFromString`, too slow to repeat per fetched row).
     let objectClass = Locked<NSManagedObject.Type?>(nil)
+    /// Default slots and key names for the object layer's hot paths.
+    let objectTemplate: ObjectTemplate
 
     init(
         properties: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription,
@@ -165,5 +167,6 @@ final class EntityLayout: @unchecked Sendable {
         self.root = root
         self.tableName = "Z" + (root.name ?? "").uppercased()
         self.versionHash = versionHash
+        self.objectTemplate = ObjectTemplate(properties: properties)
     }
 }

@@ -119,6 +119,9 @@ extension NSManagedObject {
     // MARK: Internals
 
     func requireProperty(_ key: String) -> NSPropertyDescription {
+        if let layout = entity.layout, let slot = layout.objectTemplate.scannedSlot(of: key) {
+            return layout.properties[slot]
+        }
         guard let property = entity.propertiesByName[key] else {
             preconditionFailure(
                 "[<\(entity.managedObjectClassName ?? "NSManagedObject")> valueForUndefinedKey:]: the entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\".")

@@ -2,9 +2,11 @@
 extension NSManagedObject {
     func validateAllProperties() throws {
         var errors: [NSError] = []
-        for property in entity.properties where !property.isTransient {
+        let layout = entity.layout
+        for (slot, property) in (layout?.properties ?? entity.properties).enumerated() where !property.isTransient {
             var value: Any? = nil
-            do { try validateValue(&value, forKey: property.name) } catch let error as NSError { errors.append(error) }
+            let key = layout?.objectTemplate.names[slot] ?? property.name
+            do { try validateValue(&value, forKey: key) } catch let error as NSError { errors.append(error) }
         }
         if let error = CoreDataError.combining(errors) { throw error }
     }
@@ -12,8 +14,9 @@ extension NSManagedObject {
     /// The first model rule the current value of `property` breaks, as Core Data's error.
     func modelRuleError(for property: NSPropertyDescription) -> NSError? {
         fireFault()
-        let name = entity.name ?? "?"
-        let key = property.name
+        // Only error messages use these: not read for the valid values a save mostly checks.
+        var name: String { entity.name ?? "?" }
+        var key: String { property.name }
         if let attribute = property as? NSAttributeDescription {
             let slot = slots[attribute.slot]
             switch slot {
@@ -29,6 +32,7 @@ extension NSManagedObject {
                 }
                 return nil
             default:
+                if attribute.rules.isEmpty && attribute.validationPredicates.isEmpty { return nil }
                 return ruleError(attribute, slot, entityName: name) ?? predicateError(attribute, slot, entityName: name)
             }
         }
@@ -58,6 +62,7 @@ extension NSManagedObject {
     /// The first of the attribute's validation predicates the value fails, evaluated with the value
     /// as `SELF`, reported with its warning as Core Data does.
     private func predicateError(_ attribute: NSAttributeDescription, _ slot: SlotValue, entityName name: String) -> NSError? {
+        guard !attribute.validationPredicates.isEmpty else { return nil }
         let value = slot.publicValue(for: attribute)
         for (index, predicate) in attribute.validationPredicates.enumerated() where !predicate.evaluate(with: value) {
             let warning = index < attribute.validationWarnings.count ? "\(attribute.validationWarnings[index])" : "is invalid"

@@ -120,6 +120,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     var hasTemporaryID: Bool { primaryKey == 0 }
 
+    /// `objectID.key`, without creating the ID of a saved object (a save registers a million
+    /// objects without allocating a million IDs nobody asked for).
+    var registryKey: ObjectKey {
+        guard primaryKey != 0, let store else { return objectID.key }
+        return ObjectKey(
+            store: ObjectIdentifier(store), root: Int32(entity.layout?.root.layout?.entityNumber ?? 0),
+            primaryKey: primaryKey, temporary: nil)
+    }
+
     /// Whether the object was inserted and not yet saved.
     public var isInserted: Bool { flags.contains(.inserted) }
     /// Whether the object has unsaved changes to saved values.
@@ -237,19 +246,25 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     func applyDefaultValues() {
-        slots = ContiguousArray(repeating: .null, count: entity.properties.count)
         faultState = .filled
-        for property in entity.properties {
-            guard let attribute = property as? NSAttributeDescription else { continue }
-            let slot = slotIndex(of: attribute)
-            if let value = attribute.defaultValue {
-                slots[slot] = SlotValue(attributeValue: value, for: attribute)
+        if let template = entity.layout?.objectTemplate {
+            slots = template.defaultSlots
+            for slot in template.toManySlots { slots[slot] = .toMany(RelationshipSet()) }
+            return
+        }
+        // Before the model is frozen (no layout yet), from the properties themselves.
+        let properties = entity.properties
+        var values = ContiguousArray<SlotValue>(repeating: .null, count: properties.count)
+        for property in properties {
+            if let attribute = property as? NSAttributeDescription {
+                if let value = attribute.defaultValue {
+                    values[slotIndex(of: attribute)] = SlotValue(attributeValue: value, for: attribute)
+                }
+            } else if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+                values[slotIndex(of: relationship)] = .toMany(RelationshipSet())
             }
         }
-        for property in entity.properties where property is NSRelationshipDescription {
-            let relationship = property as! NSRelationshipDescription
-            if relationship.isToMany { slots[slotIndex(of: relationship)] = .toMany(RelationshipSet()) }
-        }
+        slots = values
     }
 
     /// The slot of `property`, valid before the model is frozen too.

@@ -12,6 +12,8 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
     public private(set) weak var persistentStore: NSPersistentStore?
     /// Z_PK for a permanent ID; 0 for a temporary one.
     let primaryKey: Int64
+    /// The entity number of the entity's hierarchy root, read once: hashing an ID reads it.
+    private let root: Int32
     /// Distinguishes temporary IDs, which have no primary key yet.
     private let temporaryIdentifier: UUID?
 
@@ -22,6 +24,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
         self.entity = entity
         self.persistentStore = store
         self.primaryKey = primaryKey
+        self.root = Self.rootNumber(of: entity)
         self.temporaryIdentifier = nil
         super.init()
     }
@@ -29,6 +32,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.primaryKey = 0
+        self.root = Self.rootNumber(of: entity)
         self.temporaryIdentifier = UUID()
         super.init()
     }
@@ -36,9 +40,12 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
     /// The key the registries use: store, hierarchy and primary key.
     var key: ObjectKey {
         ObjectKey(
-            store: persistentStore.map(ObjectIdentifier.init),
-            root: Int32(entity.layout?.root.layout?.entityNumber ?? 0),
-            primaryKey: primaryKey, temporary: temporaryIdentifier)
+            store: persistentStore.map(ObjectIdentifier.init), root: root, primaryKey: primaryKey,
+            temporary: temporaryIdentifier)
+    }
+
+    private static func rootNumber(of entity: NSEntityDescription) -> Int32 {
+        Int32(entity.layout?.root.layout?.entityNumber ?? 0)
     }
 
     /// A URI that names the object: `x-coredata://<store UUID>/<Entity>/p<pk>` for saved objects,
@@ -70,4 +77,15 @@ struct ObjectKey: Hashable, Sendable {
     var root: Int32
     var primaryKey: Int64
     var temporary: UUID?
+
+    /// The key or the temporary identifier only: the store rarely tells keys apart, and hashing
+    /// fewer fields makes registering and the save notifications' sets cheaper.
+    func hash(into hasher: inout Hasher) {
+        if let temporary {
+            hasher.combine(temporary)
+        } else {
+            hasher.combine(primaryKey)
+            hasher.combine(root)
+        }
+    }
 }

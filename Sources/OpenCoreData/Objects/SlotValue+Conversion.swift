@@ -26,7 +26,29 @@ extension SlotValue {
     /// Converts a value set through KVC to the slot for `attribute`, or `.invalid` when its type does
     /// not fit (refused at save with `NSManagedObjectValidationError`).
     init(attributeValue value: Any?, for attribute: NSAttributeDescription) {
-        guard let value, !(value is NSNull) else {
+        guard let value else {
+            self = .null
+            return
+        }
+        // The value of the attribute's own type first: testing `is NSNull` first would, for a
+        // String, try bridging it to a Foundation object on every set.
+        switch attribute.attributeType {
+        case .stringAttributeType:
+            if let s = value as? String { self = .string(s); return }
+        case .dateAttributeType:
+            if let d = value as? Date { self = .date(d); return }
+        case .booleanAttributeType:
+            if let b = value as? Bool { self = .int(b ? 1 : 0); return }
+        case .integer64AttributeType, .integer32AttributeType, .integer16AttributeType:
+            // Exact types only: `as? Int` would also bridge an NSNumber, which the general path
+            // below converts by its own rules.
+            if type(of: value) == Int.self { self = .int(Int64(value as! Int)); return }
+        case .doubleAttributeType:
+            if type(of: value) == Double.self { self = .double(value as! Double); return }
+        default:
+            break
+        }
+        if value is NSNull {
             self = .null
             return
         }

@@ -1,13 +1,17 @@
 import GRDB
 import GRDBSQLite
 
-/// Writes one save into a SQLite transaction with prepared statements bound through SQLite's C API
-/// (one statement per entity and operation, reused for every row).
+/// Writes one save into a SQLite transaction with prepared statements bound through SQLite's C API.
+///
+/// A writer lives for one save. Each entity's INSERT, UPDATE and DELETE is built and prepared once,
+/// on its first row, and then only bound and stepped: no SQL text is built or hashed per row.
 final class SQLiteWriter: StoreWriter {
     private let store: SQLiteStore
     private let db: Database
     private var maxKeys: [Int32: Int64] = [:]
-    private var columnPlans: [ObjectIdentifier: [ColumnWrite]] = [:]
+    private var plans: [ObjectIdentifier: EntityPlan] = [:]
+    /// The plan of the entity of the previous row: saves write long runs of one entity.
+    private var lastPlan: EntityPlan?
 
     /// Where a slot goes in a row.
     private struct ColumnWrite {
@@ -15,6 +19,28 @@ final class SQLiteWriter: StoreWriter {
         let slot: Int
         let column: String
         let kind: Kind
+    }
+
+    /// One entity's columns and statements for the rest of the save. GRDB's `Statement`s are held,
+    /// not only their handles, so that they stay valid whatever GRDB's statement cache does.
+    private final class EntityPlan {
+        unowned(unsafe) let entity: NSEntityDescription
+        let table: String
+        let storeNumber: Int64
+        let columns: [ColumnWrite]
+        let joinTables: [JoinTable]
+        var insert: Statement?
+        var update: Statement?
+        var delete: Statement?
+        var clearJoins: [Statement] = []
+
+        init(entity: NSEntityDescription, storeNumber: Int64, columns: [ColumnWrite]) {
+            self.entity = entity
+            self.table = entity.layout!.tableName
+            self.storeNumber = storeNumber
+            self.columns = columns
+            self.joinTables = entity.properties.compactMap { ($0 as? NSRelationshipDescription)?.joinTable }
+        }
     }
 
     init(store: SQLiteStore, db: Database) {
@@ -42,41 +68,49 @@ final class SQLiteWriter: StoreWriter {
     }
 
     func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
-        let plan = columns(for: entity)
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.map(\.column)
-        let sql = "INSERT INTO \(entity.layout!.tableName) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-        let statement = try prepare(sql)
+        let plan = self.plan(for: entity)
+        let statement = try prepared(&plan.insert) {
+            let names = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.columns.map(\.column)
+            let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            return "INSERT INTO \(plan.table) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+        }
         sqlite3_bind_int64(statement, 1, primaryKey)
-        sqlite3_bind_int64(statement, 2, Int64(store.storeNumber(entity)))
+        sqlite3_bind_int64(statement, 2, plan.storeNumber)
         sqlite3_bind_int64(statement, 3, 1)
-        bind(plan, values, statement, from: 4)
+        bind(plan.columns, values, statement, from: 4)
         try step(statement, entity: entity, primaryKey: primaryKey)
     }
 
     func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
-        let plan = columns(for: entity)
-        let assignments = (["Z_OPT = ?"] + plan.map { "\($0.column) = ?" }).joined(separator: ", ")
-        let sql = "UPDATE \(entity.layout!.tableName) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
-        let statement = try prepare(sql)
+        let plan = self.plan(for: entity)
+        let statement = try prepared(&plan.update) {
+            let assignments = (["Z_OPT = ?"] + plan.columns.map { "\($0.column) = ?" }).joined(separator: ", ")
+            return "UPDATE \(plan.table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
+        }
         sqlite3_bind_int64(statement, 1, expectedVersion + 1)
-        bind(plan, values, statement, from: 2)
-        sqlite3_bind_int64(statement, Int32(plan.count + 2), primaryKey)
-        sqlite3_bind_int64(statement, Int32(plan.count + 3), expectedVersion)
+        bind(plan.columns, values, statement, from: 2)
+        sqlite3_bind_int64(statement, Int32(plan.columns.count + 2), primaryKey)
+        sqlite3_bind_int64(statement, Int32(plan.columns.count + 3), expectedVersion)
         try step(statement, entity: entity, primaryKey: primaryKey)
         return sqlite3_changes(db.sqliteConnection) == 1
     }
 
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
-        let statement = try prepare("DELETE FROM \(entity.layout!.tableName) WHERE Z_PK = ? AND Z_OPT = ?")
+        let plan = self.plan(for: entity)
+        let statement = try prepared(&plan.delete) { "DELETE FROM \(plan.table) WHERE Z_PK = ? AND Z_OPT = ?" }
         sqlite3_bind_int64(statement, 1, primaryKey)
         sqlite3_bind_int64(statement, 2, expectedVersion)
         try step(statement, entity: entity)
         let deleted = sqlite3_changes(db.sqliteConnection) == 1
-        for property in entity.properties {
-            guard let join = (property as? NSRelationshipDescription)?.joinTable else { continue }
-            let clear = try prepare("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
-            sqlite3_bind_int64(clear, 1, primaryKey)
-            try step(clear, entity: entity)
+        if plan.clearJoins.count != plan.joinTables.count {
+            plan.clearJoins = try plan.joinTables.map { join in
+                try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
+            }
+        }
+        for clear in plan.clearJoins {
+            let handle = clear.sqliteStatement
+            sqlite3_bind_int64(handle, 1, primaryKey)
+            try step(handle, entity: entity)
         }
         return deleted
     }
@@ -121,6 +155,30 @@ final class SQLiteWriter: StoreWriter {
     }
 
     // MARK: Statements
+
+    private func plan(for entity: NSEntityDescription) -> EntityPlan {
+        if let lastPlan, lastPlan.entity === entity { return lastPlan }
+        let plan: EntityPlan
+        if let known = plans[ObjectIdentifier(entity)] {
+            plan = known
+        } else {
+            plan = EntityPlan(entity: entity, storeNumber: Int64(store.storeNumber(entity)), columns: columns(for: entity))
+            plans[ObjectIdentifier(entity)] = plan
+        }
+        lastPlan = plan
+        return plan
+    }
+
+    /// The statement in `slot`, prepared from `sql()` on first use; reset and unbound then, and
+    /// reset after every step by `step`, so later rows only bind and step.
+    private func prepared(_ slot: inout Statement?, _ sql: () -> String) throws -> OpaquePointer {
+        if let statement = slot { return statement.sqliteStatement }
+        let statement = try db.cachedStatement(sql: sql())
+        sqlite3_reset(statement.sqliteStatement)
+        sqlite3_clear_bindings(statement.sqliteStatement)
+        slot = statement
+        return statement.sqliteStatement
+    }
 
     private func prepare(_ sql: String) throws -> OpaquePointer {
         let statement = try db.cachedStatement(sql: sql).sqliteStatement
@@ -167,7 +225,6 @@ final class SQLiteWriter: StoreWriter {
     }
 
     private func columns(for entity: NSEntityDescription) -> [ColumnWrite] {
-        if let plan = columnPlans[ObjectIdentifier(entity)] { return plan }
         var plan: [ColumnWrite] = []
         for property in entity.properties where !property.isTransient {
             guard let column = property.columnName else { continue }
@@ -180,7 +237,6 @@ final class SQLiteWriter: StoreWriter {
                 }
             }
         }
-        columnPlans[ObjectIdentifier(entity)] = plan
         return plan
     }
 }

@@ -1,0 +1,8 @@
+#include "CHeapStats.h"
+
+#include <malloc.h>
+
+size_t cheapstats_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}

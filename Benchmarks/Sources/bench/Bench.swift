@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import GRDBSQLite
+import OpenCoreData
+
+/// `bench`: every case of issue 4, three ways in one process — raw SQLite, GRDB records,
+/// OpenCoreData — each run on a fresh copy of the same store; prints one Markdown table of medians.
+@main
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "OpenCoreData against raw SQLite and GRDB records on the tutorials' to-do items.")
+
+    @Option(help: "How many TSPItem rows the data set has.")
+    var rows: Int = 1_000_000
+
+    @Option(help: "Run only this case (comma-separated names for several): \(BenchCase.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var only: String?
+
+    @Option(help: "Runs per case and way; the table shows medians.")
+    var runs: Int = 5
+
+    @Option(help: "Run only these ways (comma-separated: raw, grdb, ocd), e.g. one way under a profiler.")
+    var ways: String = "raw,grdb,ocd"
+
+    func validate() throws {
+        guard rows >= BenchCase.changeCount else { throw ValidationError("--rows must be at least \(BenchCase.changeCount).") }
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1.") }
+        _ = try selectedCases()
+        _ = try selectedWays()
+    }
+
+    private func selectedWays() throws -> [Int] {
+        let names = ["raw", "grdb", "ocd"]
+        return try ways.split(separator: ",").map { name in
+            guard let index = names.firstIndex(of: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("Unknown way '\(name)'. Ways: \(names.joined(separator: ", ")).")
+            }
+            return index
+        }
+    }
+
+    private func selectedCases() throws -> [BenchCase] {
+        guard let only else { return BenchCase.allCases }
+        return try only.split(separator: ",").map { name in
+            guard let benchCase = BenchCase(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("Unknown case '\(name)'. Cases: \(BenchCase.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            return benchCase
+        }
+    }
+
+    func run() throws {
+        let cases = try selectedCases()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+
+        let log = { (line: String) in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        log("Preparing \(rows) rows…")
+        let data = DataSet(rows: rows)
+        let model = StoreTemplates.makeModel()
+        let templates = try StoreTemplates.make(in: scratch, model: model, data: data)
+        let harness = Harness(
+            fixture: Fixture(data: data, model: model, templates: templates), runs: runs,
+            selectedWays: try selectedWays(), scratch: scratch)
+
+        var report = Report(rows: rows, runs: runs)
+        for benchCase in cases {
+            report.lines.append(Report.Row(benchCase: benchCase, measurements: try harness.measure(benchCase, log: log)))
+        }
+        print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, SQLite \(String(cString: sqlite3_libversion())), release build")
+        print("")
+        print(report.render())
+    }
+}

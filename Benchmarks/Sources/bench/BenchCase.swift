@@ -1,0 +1,60 @@
+/// The cases of issue 4, in the order the table prints them.
+enum BenchCase: String, CaseIterable, Sendable {
+    case insert
+    case fetchAll = "fetch-all"
+    case fetchSorted = "fetch-sorted"
+    case fetchFaults = "fetch-faults"
+    case fetchIDs = "fetch-ids"
+    case iterateBatched = "iterate-batched"
+    case predicateDate = "predicate-date"
+    case predicateName = "predicate-name"
+    case countPredicate = "count-predicate"
+    case update10k = "update-10k"
+    case delete10k = "delete-10k"
+
+    /// How many objects the update and delete cases change.
+    static let changeCount = 10_000
+
+    /// What the case does, as the table shows it.
+    var title: String {
+        switch self {
+        case .insert: "insert N, save once"
+        case .fetchAll: "fetch all, materialized"
+        case .fetchSorted: "fetch all, materialized, by createdAt"
+        case .fetchFaults: "fetch all as faults"
+        case .fetchIDs: "fetch all as object IDs"
+        case .iterateBatched: "iterate, fetchBatchSize 1000, touch name"
+        case .predicateDate: "fetch done == NO AND createdAt > %@"
+        case .predicateName: "fetch name BEGINSWITH 'Item 1'"
+        case .countPredicate: "count(for:) done == NO AND createdAt > %@"
+        case .update10k: "change done on 10,000 + save"
+        case .delete10k: "delete 10,000 + save"
+        }
+    }
+
+    /// The issue's target for OpenCoreData / raw SQLite.
+    var targetRatio: Double {
+        switch self {
+        case .insert, .fetchAll: 2.0
+        case .fetchSorted: 1.3
+        case .fetchFaults, .fetchIDs, .predicateDate, .predicateName: 1.5
+        case .iterateBatched, .update10k, .delete10k: 3.0
+        case .countPredicate: 1.2
+        }
+    }
+
+    /// Whether the case starts from an empty store rather than one holding the data set.
+    var startsEmpty: Bool { self == .insert }
+
+    /// How many rows or objects a correct run of the case returns or changes, for `rows` rows: the
+    /// three ways must agree on it.
+    func expectedCount(in data: DataSet) -> Int {
+        switch self {
+        case .insert, .fetchAll, .fetchSorted, .fetchFaults, .fetchIDs, .iterateBatched: data.count
+        case .predicateDate, .countPredicate:
+            zip(data.done, data.dates).count { !$0.0 && $0.1 > DataSet.predicateDate }
+        case .predicateName: data.names.count { $0.hasPrefix("Item 1") }
+        case .update10k, .delete10k: min(Self.changeCount, data.count)
+        }
+    }
+}

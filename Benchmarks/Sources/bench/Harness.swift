@@ -1,0 +1,91 @@
+import Foundation
+import GRDBSQLite
+
+/// Runs cases: a fresh copy of a template store per run, the ways interleaved run by run so that
+/// the machine's drift hits all three alike, the wall time of `run` only.
+final class Harness {
+    static var ways: [any BenchmarkWay.Type] { [RawSQLiteWay.self, GRDBWay.self, OpenCoreDataWay.self] }
+
+    /// One way's runs of one case.
+    struct Measurements {
+        var seconds: [Double] = []
+        var heapGrowth: [Int] = []
+        var count = 0
+    }
+
+    private let fixture: Fixture
+    private let runs: Int
+    /// Indexes into `ways` of the ways to run; the others keep empty measurements.
+    private let selectedWays: [Int]
+    private let scratch: URL
+    private let clock = ContinuousClock()
+
+    init(fixture: Fixture, runs: Int, selectedWays: [Int], scratch: URL) {
+        self.fixture = fixture
+        self.runs = runs
+        self.selectedWays = selectedWays
+        self.scratch = scratch
+    }
+
+    /// Every way's measurements of `benchCase`, in the order of `ways`.
+    func measure(_ benchCase: BenchCase, log: (String) -> Void) throws -> [Measurements] {
+        var results = Array(repeating: Measurements(), count: Self.ways.count)
+        let expected = benchCase.expectedCount(in: fixture.data)
+        for run in 1...runs {
+            for index in selectedWays {
+                let way = Self.ways[index]
+                let (seconds, growth, count) = try measureOnce(benchCase, way: way, run: run)
+                guard count == expected else {
+                    throw BenchError("\(benchCase.rawValue), \(way.name): \(count) rows where \(expected) were expected")
+                }
+                results[index].seconds.append(seconds)
+                results[index].heapGrowth.append(growth)
+                results[index].count = count
+                log(
+                    "\(benchCase.rawValue) run \(run)/\(runs) \(way.name): \(Report.milliseconds(seconds)) ms, heap +\(Report.megabytes(growth)) MB"
+                )
+            }
+        }
+        return results
+    }
+
+    private func measureOnce(
+        _ benchCase: BenchCase, way: any BenchmarkWay.Type, run: Int
+    ) throws -> (seconds: Double, heapGrowth: Int, count: Int) {
+        let folder = scratch.appendingPathComponent("\(benchCase.rawValue)-\(run)-\(way.name.filter(\.isLetter))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try fixture.templates.copy(filled: !benchCase.startsEmpty, into: folder)
+        let instance = try way.init(databaseURL: url, fixture: fixture)
+        let before = Heap.bytesInUse()
+        let start = clock.now
+        let count = try instance.run(benchCase)
+        let elapsed = start.duration(to: clock.now)
+        let after = Heap.bytesInUse()
+        try instance.close()
+        try verify(benchCase, way: way, url: url)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (seconds, after - before, count)
+    }
+
+    /// Checks, after the run and outside the timing, that writes really reached the file.
+    private func verify(_ benchCase: BenchCase, way: any BenchmarkWay.Type, url: URL) throws {
+        let n = fixture.data.count
+        let change = min(BenchCase.changeCount, n)
+        let check: (sql: String, expected: Int)
+        switch benchCase {
+        case .insert: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_ENT = 1 AND Z_OPT = 1", n)
+        case .update10k: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_OPT = 2", change)
+        case .delete10k: check = ("SELECT COUNT(*) FROM ZTSPITEM", n - change)
+        default: return
+        }
+        let db = try RawDatabase(url: url)
+        defer { db.close() }
+        let statement = try db.prepare(check.sql)
+        defer { sqlite3_finalize(statement) }
+        _ = try db.stepRow(statement)
+        let found = Int(sqlite3_column_int64(statement, 0))
+        guard found == check.expected else {
+            throw BenchError("\(benchCase.rawValue), \(way.name): the file holds \(found) rows where \(check.expected) were expected")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import OpenCoreData
+
+/// OpenCoreData as an app uses it: a container on a SQLite store, a background context, and
+/// everything done inside `performAndWait` through KVC, as the tutorials do.
+final class OpenCoreDataWay: BenchmarkWay {
+    static let name = "OpenCoreData"
+
+    private let container: NSPersistentContainer
+    private let context: NSManagedObjectContext
+    private let data: DataSet
+    private var objects: [NSManagedObject] = []
+    private var objectIDs: [NSManagedObjectID] = []
+
+    init(databaseURL: URL, fixture: Fixture) throws {
+        container = NSPersistentContainer(name: "Bench", managedObjectModel: fixture.model)
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: databaseURL)]
+        var failure: (any Error)?
+        container.loadPersistentStores { _, error in failure = error }
+        if let failure { throw failure }
+        context = container.newBackgroundContext()
+        data = fixture.data
+    }
+
+    func close() throws {
+        objects = []
+        objectIDs = []
+        context.performAndWait { context.reset() }
+        let coordinator = container.persistentStoreCoordinator
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+    }
+
+    func run(_ benchCase: BenchCase) throws -> Int {
+        let context = self.context
+        return try context.performAndWait {
+            switch benchCase {
+            case .insert:
+                for i in 0..<data.count {
+                    let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+                    item.setValue(data.names[i], forKey: "name")
+                    item.setValue(data.dates[i], forKey: "createdAt")
+                    item.setValue(data.done[i], forKey: "done")
+                }
+                try context.save()
+                return data.count
+            case .fetchAll, .fetchSorted:
+                let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+                request.returnsObjectsAsFaults = false
+                if benchCase == .fetchSorted {
+                    request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
+                }
+                objects = try context.fetch(request)
+                return objects.count
+            case .fetchFaults:
+                objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))
+                return objects.count
+            case .fetchIDs:
+                let request = NSFetchRequest<NSManagedObjectID>(entityName: "TSPItem")
+                request.resultType = .managedObjectIDResultType
+                objectIDs = try context.fetch(request)
+                return objectIDs.count
+            case .iterateBatched:
+                let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+                request.fetchBatchSize = 1000
+                objects = try context.fetch(request)
+                var count = 0
+                var bytes = 0
+                for object in objects {
+                    bytes &+= (object.value(forKey: "name") as! String).utf8.count
+                    count += 1
+                }
+                precondition(bytes > 0)
+                return count
+            case .predicateDate:
+                objects = try context.fetch(Self.request(Self.datePredicate))
+                return objects.count
+            case .predicateName:
+                objects = try context.fetch(Self.request(NSPredicate(format: "name BEGINSWITH 'Item 1'")))
+                return objects.count
+            case .countPredicate:
+                return try context.count(for: Self.request(Self.datePredicate))
+            case .update10k:
+                let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+                request.fetchLimit = BenchCase.changeCount
+                objects = try context.fetch(request)
+                for object in objects {
+                    object.setValue(!(object.value(forKey: "done") as! Bool), forKey: "done")
+                }
+                try context.save()
+                return objects.count
+            case .delete10k:
+                let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+                request.fetchLimit = BenchCase.changeCount
+                objects = try context.fetch(request)
+                for object in objects { context.delete(object) }
+                try context.save()
+                return objects.count
+            }
+        }
+    }
+
+    private static var datePredicate: NSPredicate {
+        NSPredicate(format: "done == NO AND createdAt > %@", DataSet.predicateDate)
+    }
+
+    private static func request(_ predicate: NSPredicate) -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+        request.predicate = predicate
+        return request
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The table: medians per case and way, the ratios the issue sets targets for, the heap growth.
+struct Report {
+    struct Row {
+        let benchCase: BenchCase
+        let measurements: [Harness.Measurements]
+    }
+
+    let rows: Int
+    let runs: Int
+    var lines: [Row] = []
+
+    /// "Not slower than GRDB", allowing for the spread of medians between runs of the same code.
+    static let notSlowerThanGRDB = 1.05
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }  // a way not run: shown as "–"
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    static func milliseconds(_ seconds: Double) -> String { seconds.isNaN ? "–" : String(format: "%.1f", seconds * 1000) }
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_000_000) }
+    static func ratio(_ value: Double) -> String { value.isNaN ? "–" : String(format: "%.2f×", value) }
+
+    /// The table as Markdown, the way docs/performance.md carries it.
+    func render() -> String {
+        var out: [String] = []
+        out.append(
+            "| case | raw SQLite ms | GRDB ms | OpenCoreData ms | OCD/raw | target | OCD/GRDB | heap raw MB | heap GRDB MB | heap OCD MB | B/row raw | B/row OCD | met |"
+        )
+        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|")
+        for line in lines {
+            let times = line.measurements.map { Self.median($0.seconds) }
+            let heaps = line.measurements.map { $0.heapGrowth.isEmpty ? 0 : Int(Self.median($0.heapGrowth.map(Double.init))) }
+            let (raw, grdb, ocd) = (times[0], times[1], times[2])
+            let ratioRaw = ocd / raw
+            let ratioGRDB = ocd / grdb
+            let met = ratioRaw <= line.benchCase.targetRatio && ratioGRDB <= Self.notSlowerThanGRDB
+            let count = line.measurements[2].count
+            let perRow = { (bytes: Int) in count > 0 && line.benchCase != .countPredicate ? "\(max(0, bytes) / count)" : "–" }
+            out.append(
+                "| \(line.benchCase.rawValue): \(line.benchCase.title) | \(Self.milliseconds(raw)) | \(Self.milliseconds(grdb)) | \(Self.milliseconds(ocd)) | "
+                    + "\(Self.ratio(ratioRaw)) | " + String(format: "≤ %.1f×", line.benchCase.targetRatio) + " | \(Self.ratio(ratioGRDB))"
+                    + " | \(Self.megabytes(heaps[0])) | \(Self.megabytes(heaps[1])) | \(Self.megabytes(heaps[2])) | \(perRow(heaps[0])) | \(perRow(heaps[2])) | \(met ? "yes" : "no") |"
+            )
+        }
+        if let batched = heapOfOpenCoreData(.iterateBatched), let full = heapOfOpenCoreData(.fetchAll), full > 0 {
+            let share = Double(batched) / Double(full) * 100
+            out.append("")
+            out.append(
+                String(
+                    format: "iterate-batched heap growth: %.0f%% of fetch-all's (target ≤ 25%%: %@).",
+                    share, share <= 25 ? "met" : "missed"))
+        }
+        return out.joined(separator: "\n")
+    }
+
+    private func heapOfOpenCoreData(_ benchCase: BenchCase) -> Int? {
+        guard let line = lines.first(where: { $0.benchCase == benchCase }), !line.measurements[2].heapGrowth.isEmpty else {
+            return nil
+        }
+        return Int(Self.median(line.measurements[2].heapGrowth.map(Double.init)))
+    }
+}

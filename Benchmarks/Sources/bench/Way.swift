@@ -1,0 +1,36 @@
+import Foundation
+import OpenCoreData
+
+/// One way of doing every case: raw SQLite, GRDB records or OpenCoreData.
+///
+/// The harness makes a fresh database file for each run, then calls `init` (opening, not timed),
+/// `run` (timed), measures the heap while the way still holds what the run produced, and calls
+/// `close` (not timed).
+protocol BenchmarkWay: AnyObject {
+    /// The name the table shows.
+    static var name: String { get }
+
+    /// Opens the database at `databaseURL`.
+    init(databaseURL: URL, fixture: Fixture) throws
+
+    /// Does `benchCase` and keeps its results alive until `close()`.
+    ///
+    /// - Returns: how many rows or objects the case returned or changed.
+    func run(_ benchCase: BenchCase) throws -> Int
+
+    /// Releases the results and closes the database.
+    func close() throws
+}
+
+/// What every run shares: the data set, the OpenCoreData model, and the template stores runs copy.
+struct Fixture {
+    let data: DataSet
+    let model: NSManagedObjectModel
+    let templates: StoreTemplates
+}
+
+/// A failure the harness reports with the case and way it happened in.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

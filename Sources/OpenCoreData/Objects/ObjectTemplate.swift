@@ -1,0 +1,39 @@
+/// What creating and reading objects of one entity needs, computed once when the model is frozen
+/// (`EntityLayout.objectTemplate`), so that inserting a million objects neither converts default
+/// values nor hashes key names a million times.
+struct ObjectTemplate {
+    /// Property names in slot order: KVC finds a key's slot by comparing these.
+    let names: [String]
+    /// A new object's slots: default values and `.null`. To-many slots are `.null` here; each new
+    /// object gets sets of its own (`toManySlots`).
+    let defaultSlots: ContiguousArray<SlotValue>
+    /// Slots of to-many relationships.
+    let toManySlots: [Int]
+
+    /// Up to this many properties, scanning `names` costs less than hashing a key.
+    static let scanLimit = 8
+
+    init(properties: [NSPropertyDescription]) {
+        names = properties.map(\.name)
+        var slots = ContiguousArray<SlotValue>(repeating: .null, count: properties.count)
+        var toMany: [Int] = []
+        for (slot, property) in properties.enumerated() {
+            if let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue {
+                slots[slot] = SlotValue(attributeValue: value, for: attribute)
+            } else if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+                toMany.append(slot)
+            }
+        }
+        defaultSlots = slots
+        toManySlots = toMany
+    }
+
+    /// The slot of the property named `key`, when the entity is small enough to scan; nil means
+    /// "not found by scanning" (look in `propertiesByName`).
+    @inline(__always)
+    func scannedSlot(of key: String) -> Int? {
+        guard names.count <= Self.scanLimit else { return nil }
+        // The last match, as `propertiesByName` keeps the last of equal names.
+        return names.lastIndex(of: key)
+    }
+}
