@@ -299,9 +299,8 @@ final class SaveWrite {
                 entity: object.entity, primaryKey: object.primaryKey, expectedVersion: object.version,
                 values: rowValues(of: object))
             if !ok {
-                if policy == .errorMergePolicyType || !(try resolveUpdateConflict(object, writer)) {
-                    conflicts.append(try conflict(object, writer))
-                }
+                let resolved = try policy != .errorMergePolicyType && resolveUpdateConflict(object, writer)
+                if !resolved { conflicts.append(try conflict(object, writer)) }
             }
         }
         for object in deleted {

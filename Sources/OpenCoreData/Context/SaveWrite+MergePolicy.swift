@@ -44,18 +44,19 @@ extension SaveWrite {
     /// Under a policy other than the error policy, an inserted object whose uniqueness-constraint
     /// values match an existing row becomes that row: the object trump and overwrite policies
     /// write the object's values over it, the store trump and rollback policies give the object
-    /// the row's values. Returns the objects that need no insert.
-    func resolveConstraintsBeforeInsert(_ writer: any StoreWriter) throws -> Set<ObjectIdentifier> {
+    /// the row's values. Returns the positions of the objects that need no insert.
+    func resolveConstraintsBeforeInsert(_ writer: any StoreWriter) throws -> Set<Int> {
         guard policy != .errorMergePolicyType else { return [] }
-        var takenOver = Set<ObjectIdentifier>()
-        for object in inserted {
+        var takenOver = Set<Int>()
+        for (position, object) in inserted.enumerated() {
             let values = rowValues(of: object)
             guard let existing = try existingRow(matching: object, values: values, writer),
                 let row = try writer.currentRow(entity: object.entity, primaryKey: existing)
             else { continue }
             let id = ObjectIdentifier(object)
-            assignedKeys[id] = existing
-            takenOver.insert(id)
+            insertedKeys[position] = existing
+            keysByObject = nil
+            takenOver.insert(position)
             switch policy {
             case .mergeByPropertyObjectTrumpMergePolicyType, .overwriteMergePolicyType:
                 var merged = values.slots
