@@ -33,7 +33,48 @@ enum PredicateEvaluator {
         case .anyKey: return nil
         case .function(let name, let arguments):
             return function(name, arguments.map { value(of: $0, object: object, bindings: bindings) })
+        case .operandKeyPath(let operand, let path):
+            return KeyValueReader.value(atKeyPath: path, of: value(of: operand, object: object, bindings: bindings))
+        case .subquery(let collection, let variable, let predicate):
+            return subquery(value(of: collection, object: object, bindings: bindings), variable, predicate, bindings)
+        case .conditional(let predicate, let a, let b):
+            let holds = predicate.evaluate(with: object, substitutionVariables: bindings ?? [:])
+            return value(of: holds ? a : b, object: object, bindings: bindings)
+        case .method(let target, let name, let arguments):
+            return ExpressionFunctions.call(
+                name, on: value(of: target, object: object, bindings: bindings),
+                arguments.map { value(of: $0, object: object, bindings: bindings) })
+        case .setOperation(let type, let a, let b):
+            return setOperation(type, value(of: a, object: object, bindings: bindings), value(of: b, object: object, bindings: bindings))
         }
+    }
+
+    /// The elements of `collection` for which `predicate` holds, each evaluated as the object with
+    /// `$variable` bound to it (so `$x.name` and `name` read the same element).
+    private static func subquery(_ collection: Any?, _ variable: String, _ predicate: Foundation.NSPredicate, _ bindings: [String: Any]?) -> [Any?] {
+        let items = collection.map { ValueComparison.collectionElements($0) ?? [$0] } ?? []
+        var inner = bindings ?? [:]
+        return items.filter { item in
+            inner[variable] = item ?? NSNull()
+            return predicate.evaluate(with: item, substitutionVariables: inner)
+        }
+    }
+
+    /// UNION, INTERSECT and MINUS, keeping the left collection's order and dropping duplicates.
+    private static func setOperation(_ type: NSExpression.ExpressionType, _ left: Any?, _ right: Any?) -> [Any?]? {
+        guard let a = left.flatMap(ValueComparison.collectionElements), let b = right.flatMap(ValueComparison.collectionElements) else {
+            return nil
+        }
+        func contains(_ items: [Any?], _ item: Any?) -> Bool { items.contains { ValueComparison.isEqual($0, item) } }
+        let candidates: [Any?] =
+            switch type {
+            case .unionSet: a + b
+            case .intersectSet: a.filter { contains(b, $0) }
+            default: a.filter { !contains(b, $0) }
+            }
+        var result: [Any?] = []
+        for item in candidates where !contains(result, item) { result.append(item) }
+        return result
     }
 
     // MARK: Operators

@@ -77,10 +77,7 @@ enum PredicateFormatter {
         case .evaluatedObject: return "SELF"
         case .anyKey: return "ANYKEY"
         case .variable(let name): return "$" + name
-        case .keyPath(let path):
-            return path.split(separator: ".", omittingEmptySubsequences: false).map { component in
-                PredicateParser.reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
-            }.joined(separator: ".")
+        case .keyPath(let path): return formatKeyPath(path)
         case .aggregate(let items): return "{" + items.map(format).joined(separator: ", ") + "}"
         case .function(let name, let arguments):
             if let symbol = infixOperators[name], arguments.count == 2 {
@@ -95,7 +92,25 @@ enum PredicateFormatter {
             }
             let base = name.hasSuffix(":") ? String(name.dropLast()) : name
             return base + "(" + arguments.map(format).joined(separator: ", ") + ")"
+        case .operandKeyPath(let operand, let path):
+            return format(operand) + "." + formatKeyPath(path)
+        case .subquery(let collection, let variable, let predicate):
+            return "SUBQUERY(\(format(collection)), $\(variable), \(format(predicate)))"
+        case .conditional(let predicate, let a, let b):
+            return "TERNARY(\(format(predicate)), \(format(a)), \(format(b)))"
+        case .method(let target, let name, let arguments):
+            return "FUNCTION(" + ([format(target), quote(name)] + arguments.map(format)).joined(separator: ", ") + ")"
+        case .setOperation(let type, let a, let b):
+            let word = type == .unionSet ? "UNION" : (type == .intersectSet ? "INTERSECT" : "MINUS")
+            return "\(format(a)) \(word) \(format(b))"
         }
+    }
+
+    /// A key path with reserved words escaped by `#`; collection operators stay as they are.
+    static func formatKeyPath(_ path: String) -> String {
+        path.split(separator: ".", omittingEmptySubsequences: false).map { component in
+            PredicateParser.reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
+        }.joined(separator: ".")
     }
 
     static func formatConstant(_ value: Any?) -> String {

@@ -263,7 +263,8 @@ struct PredicateParser {
             switch expression.storage {
             case .keyPath(let path): expression = NSExpression(forKeyPath: path + "." + component)
             case .evaluatedObject: expression = NSExpression(forKeyPath: component)
-            default: throw PredicateParseError.unsupported("A key path applied to a \(expression.expressionType) expression", at: dot)
+            case .operandKeyPath(let operand, let path): expression = NSExpression(storage: .operandKeyPath(operand, path + "." + component))
+            default: expression = NSExpression(storage: .operandKeyPath(expression, component))
             }
         }
     }
@@ -351,7 +352,10 @@ struct PredicateParser {
         case "CAST":
             advance()
             return try parseCast(at: offset)
-        case "SUBQUERY", "FUNCTION", "TERNARY", "FETCH", "ANYKEY":
+        case "SUBQUERY":
+            advance()
+            return try parseSubquery(at: offset)
+        case "FUNCTION", "TERNARY", "FETCH", "ANYKEY":
             throw PredicateParseError.unsupported(upper, at: offset)
         default:
             break
@@ -372,6 +376,21 @@ struct PredicateParser {
             return NSExpression(storage: .function(word + (arguments.isEmpty ? "" : ":"), arguments: arguments))
         }
         return NSExpression(forKeyPath: word)
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate)`.
+    private mutating func parseSubquery(at offset: Int) throws -> NSExpression {
+        try expect(symbol: "(", what: "'(' after SUBQUERY")
+        let collection = try parseExpression()
+        try expect(symbol: ",", what: "',' and an iterator variable such as $x after the collection of SUBQUERY")
+        guard case .variable(let variable) = token.kind else {
+            throw PredicateParseError.expected("an iterator variable such as $x in SUBQUERY, found \(describe(token))", at: token.offset)
+        }
+        advance()
+        try expect(symbol: ",", what: "',' and a predicate after the variable of SUBQUERY")
+        let predicate = try parseOr()
+        try expect(symbol: ")", what: "')' to close SUBQUERY (opened at offset \(offset))")
+        return NSExpression(storage: .subquery(collection, variable: variable, predicate: predicate))
     }
 
     /// `CAST(value, "NSDate")`: Apple's printed form of date constants, and number / string casts.

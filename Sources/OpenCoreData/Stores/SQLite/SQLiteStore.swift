@@ -71,9 +71,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
                 db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
             }
-            // Predicates compile to these (SQLPredicateCompiler).
-            db.add(function: SQLPredicateFunctions.fold())
-            db.add(function: SQLPredicateFunctions.matches())
+            // Predicates and sort descriptors compile to these (SQLPredicateCompiler, SQLiteQueryBuilder).
+            SQLPredicateFunctions.register(on: db)
             for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
                 try db.execute(sql: "PRAGMA \(name) = \(value)")
             }
@@ -130,18 +129,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     // MARK: Reading
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
-        let (sql, arguments) = try SQLiteQueryBuilder(store: self).select(query)
+        let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         return try pool!.read { db in
-            let statement = try db.makeStatement(sql: sql)
-            statement.setUncheckedArguments(arguments)
+            let statement = try db.makeStatement(sql: sql.sql)
+            statement.setUncheckedArguments(sql.arguments)
             return try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db)
         }
     }
 
     override func countRows(_ query: StoreQuery) throws -> Int {
-        let (sql, arguments) = try SQLiteQueryBuilder(store: self).count(query)
-        return try pool!.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+        let sql = try SQLiteQueryBuilder(store: self).count(query)
+        return try pool!.read { db in try Int.fetchOne(db, sql: sql.sql, arguments: sql.arguments) ?? 0 }
     }
 
     override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
