@@ -2,8 +2,8 @@
 /// numbers across integer, floating and boolean types, strings with case / diacritic folding,
 /// dates, nil equal only to nil and never ordered.
 ///
-/// The SQLite store compiles the same predicates to SQL; `SQLPredicateCompiler` calls the same
-/// string helpers (`fold`, `like`, `matches`) so both select the same objects.
+/// The SQLite store compiles the same predicates to SQL; the SQL functions it registers call the
+/// same string helpers (`fold`, `stringOperator`, `matches`) so both select the same objects.
 enum PredicateEvaluator {
     static func evaluate(_ predicate: NSComparisonPredicate, object: Any?, bindings: [String: Any]?) -> Bool {
         let left = value(of: predicate.leftExpression, object: object, bindings: bindings)
@@ -135,8 +135,8 @@ enum PredicateEvaluator {
     }
 
     /// BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES on two strings. Both are folded first, then
-    /// compared by Unicode scalars, the way SQLite's GLOB compares UTF-8: the SQL store calls
-    /// this same function (registered in SQLite) for folded comparisons.
+    /// compared by Unicode scalars. The SQLite store registers this very function
+    /// (`SQLPredicateFunctions`), so SQL and memory agree to the character.
     static func stringOperator(
         _ type: NSComparisonPredicate.Operator, _ text: String, _ pattern: String, _ ci: Bool, _ di: Bool
     ) -> Bool {

@@ -108,7 +108,7 @@ struct SQLCollection {
     /// Adds a condition every element must meet (SUBQUERY's predicate), with LEFT JOINs it needs.
     mutating func restrict(_ condition: SQLFragment, joins: SQLFragment) {
         from += joins
-        conditions.append(condition)
+        conditions.append("(\(condition))")
     }
 
     /// The element value: the attribute or key column the path ends on, else the object's key.

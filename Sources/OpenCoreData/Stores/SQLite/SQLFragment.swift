@@ -60,6 +60,13 @@ struct SQLFragment: ExpressibleByStringInterpolation, CustomStringConvertible {
 
         /// A bound parameter.
         mutating func appendInterpolation(bind value: (any DatabaseValueConvertible)?) {
+            // GRDB binds text as a C string, cutting it at a NUL character; such text goes in
+            // as its UTF-8 bytes, turned back into the same text by SQLite.
+            if let string = value as? String, string.utf8.contains(0) {
+                sql += "CAST(? AS TEXT)"
+                values.append(Data(string.utf8))
+                return
+            }
             sql += "?"
             values.append(value)
         }

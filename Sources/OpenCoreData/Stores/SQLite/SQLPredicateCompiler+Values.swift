@@ -88,9 +88,9 @@ extension SQLPredicateCompiler {
             return "(\(subject) BETWEEN \(bind: low) AND \(bind: high) AND \(column) IS NOT NULL)"
         case .in:
             if let string = value as? String {
+                // `name IN "a text"`: the text contains the name.
                 guard valueClass == .string else { return "0" }
-                let haystack = folds ? ValueComparison.fold(string, caseInsensitive: ci, diacriticInsensitive: di) : string
-                return "(instr(\(bind: haystack), \(subject)) > 0 AND \(column) IS NOT NULL)"
+                return "\(raw: SQLPredicateFunctions.stringName)(\(bind: string), \(column), \(raw: Int(NSComparisonPredicate.Operator.contains.rawValue)), \(raw: SQLPredicateFunctions.flags(ci, di)))"
             }
             guard let items = value.flatMap(ValueComparison.collectionElements) else { return "0" }
             var bound: [SQLFragment] = []
@@ -102,18 +102,10 @@ extension SQLPredicateCompiler {
             if items.contains(where: { ValueComparison.normalize($0) == nil }) { parts.append("\(column) IS NULL") }
             return parts.isEmpty ? "0" : "(\(SQLFragment.joined(parts, separator: " OR ")))"
         case .beginsWith, .endsWith, .contains, .like:
+            // The evaluator's own function decides, so that folding, wildcards and escapes agree
+            // to the character (GLOB would also stop at a NUL character).
             guard valueClass == .string, let pattern = value as? String else { return "0" }
-            let folded = folds ? ValueComparison.fold(pattern, caseInsensitive: ci, diacriticInsensitive: di) : pattern
-            let glob: String
-            switch type {
-            case .beginsWith: glob = Self.globEscape(folded) + "*"
-            case .endsWith: glob = "*" + Self.globEscape(folded)
-            case .contains: glob = "*" + Self.globEscape(folded) + "*"
-            default: glob = Self.glob(fromLike: folded)
-            }
-            // GLOB is case-sensitive and compares code points, as the in-memory evaluator does
-            // after folding; LIKE would fold ASCII case on its own.
-            return "(\(subject) GLOB \(bind: glob) AND \(column) IS NOT NULL)"
+            return "\(raw: SQLPredicateFunctions.stringName)(\(column), \(bind: pattern), \(raw: Int(type.rawValue)), \(raw: SQLPredicateFunctions.flags(ci, di)))"
         case .matches:
             guard valueClass == .string, let pattern = value as? String else { return "0" }
             return "\(raw: SQLPredicateFunctions.matchesName)(\(column), \(bind: pattern), \(raw: SQLPredicateFunctions.flags(ci, di)))"
@@ -182,39 +174,5 @@ extension SQLPredicateCompiler {
         case let x as URL: return x.absoluteString
         default: return nil
         }
-    }
-
-    /// Makes `*`, `?` and `[` match themselves in a GLOB pattern.
-    static func globEscape(_ string: String) -> String {
-        var result = ""
-        for character in string.unicodeScalars {
-            switch character {
-            case "*": result += "[*]"
-            case "?": result += "[?]"
-            case "[": result += "[[]"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
-    }
-
-    /// A LIKE pattern (`*`, `?`, `\` escapes) as a GLOB pattern.
-    static func glob(fromLike pattern: String) -> String {
-        var result = ""
-        var escaped = false
-        for character in pattern.unicodeScalars {
-            if escaped {
-                result += globEscape(String(character))
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-            } else if character == "*" || character == "?" {
-                result.unicodeScalars.append(character)
-            } else {
-                result += globEscape(String(character))
-            }
-        }
-        if escaped { result += "\\" }
-        return result
     }
 }

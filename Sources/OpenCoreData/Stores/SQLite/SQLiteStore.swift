@@ -18,6 +18,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override var type: String { NSSQLiteStoreType }
 
+    /// Sees the SQL text of every statement the store's connections run (for tests that count
+    /// queries, and for debugging).
+    let statementLog = SQLStatementLog()
+
     override func load(model: NSManagedObjectModel) throws {
         guard let url, url.isFileURL else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "A SQLite store needs a file URL, got \(self.url?.absoluteString ?? "nil").")
@@ -65,7 +69,11 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         config.readonly = isReadOnly
         config.label = "OpenCoreData.SQLiteStore"
         let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).map { ($0.key, "\($0.value)") }
+        let log = statementLog
         config.prepareDatabase { db in
+            db.trace(options: .statement) { event in
+                if case .statement(let statement) = event { log.record(statement.sql) }
+            }
             // Apple stores with derived attributes carry triggers that call these functions;
             // writes to those tables fail unless they exist (format notes §3).
             for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
@@ -247,5 +255,27 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         try SQLiteFileCheck.readMetadata(atPath: url.path).metadata
+    }
+}
+
+/// Forwards the SQL of executed statements to an observer, when one is set.
+final class SQLStatementLog: @unchecked Sendable {
+    // @unchecked Sendable: `observer` is only touched under `lock`.
+    private let lock = NSLock()
+    private var observer: (@Sendable (String) -> Void)?
+
+    /// Starts (or, with nil, stops) sending each statement's SQL to `observer`, on the thread
+    /// that runs the statement.
+    func observe(_ observer: (@Sendable (String) -> Void)?) {
+        lock.lock()
+        self.observer = observer
+        lock.unlock()
+    }
+
+    func record(_ sql: String) {
+        lock.lock()
+        let observer = self.observer
+        lock.unlock()
+        observer?(sql)
     }
 }

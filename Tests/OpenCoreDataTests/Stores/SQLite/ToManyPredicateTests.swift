@@ -51,6 +51,8 @@ struct ToManyCase: @unchecked Sendable, CustomTestStringConvertible {
         ToManyCase("Author", "SUBQUERY(books, $b, $b.pages > 300 AND $b.publisher != nil).@count > 0", ["a1", "a5"]),
         ToManyCase("Author", "SUBQUERY(books, $b, ANY $b.tags.label == 'sci-fi').@count == 1", ["a2", "a4", "a5"]),
         ToManyCase("Author", "SUBQUERY(books, $b, pages > 300).@count == 0", ["a2", "a3", "a4"]),
+        ToManyCase("Author", "SUBQUERY(books, $b, $b.pages > 1000 OR $b.pages < 100).@count > 0", ["a4", "a5"]),
+        ToManyCase("Author", "ANY SUBQUERY(books, $b, $b.pages > 300).title BEGINSWITH 'The'", ["a5"]),
         ToManyCase("Book", "SUBQUERY(tags, $t, $t.label CONTAINS[c] 'c').@count >= 2", ["b4", "b6"]),
         ToManyCase("Book", "SUBQUERY(tags, $t, SUBQUERY($t.books, $b, $b.pages > 1000).@count > 0).@count > 0", ["b4", "b7"]),
         // Many-to-many through the join table.
