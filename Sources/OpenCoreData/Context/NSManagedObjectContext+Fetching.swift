@@ -5,8 +5,9 @@ extension NSManagedObjectContext {
     ///
     /// Objects are uniqued: an object already registered in the context is returned as it is
     /// (with its unsaved changes); others come back as faults that fill from the fetched row
-    /// without another query. With `includesPendingChanges`, matching inserted objects are added
-    /// and deleted ones left out.
+    /// without another query. With `includesPendingChanges`, matching inserted objects are added,
+    /// deleted ones left out and updated ones judged by their current values, all sorted exactly
+    /// as the store sorts.
     ///
     /// - Throws: an `NSError` naming the entity or key the model does not know, or a store error.
     /// - Complexity: O(n) in the number of rows returned, plus the sort when pending inserts are
@@ -81,24 +82,54 @@ extension NSManagedObjectContext {
             }
         }
         guard pending else { return objects }
-        objects.removeAll { $0.isDeleted }
-        let numbers = Set(request.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber])
-        for object in liveInserted where numbers.contains(object.entity.layout!.entityNumber) {
-            if let predicate = request.predicate, !predicate.evaluate(with: object) { continue }
-            objects.append(object)
-        }
-        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
-            objects.sort { a, b in
-                for descriptor in descriptors {
-                    let order = descriptor.compare(a, to: b)
-                    if order != .orderedSame { return order == .orderedAscending }
-                }
-                return false
-            }
-        }
+        objects = mergePendingChanges(into: objects, request: request, entity: entity)
         if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
         return objects
+    }
+
+    /// The store's results as the context sees them: deleted objects left out, updated objects
+    /// kept or added by their current values, matching inserted objects added, all in the order
+    /// the store would return them once saved.
+    private func mergePendingChanges<T>(
+        into fetched: [NSManagedObject], request: NSFetchRequest<T>, entity: NSEntityDescription
+    ) -> [NSManagedObject] {
+        let numbers = Set(request.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber])
+        let stores = request.affectedStores.map { Set($0.map(ObjectIdentifier.init)) }
+        func candidate(_ object: NSManagedObject) -> Bool {
+            guard numbers.contains(object.entity.layout!.entityNumber) else { return false }
+            guard let stores, let store = object.store else { return true }
+            return stores.contains(ObjectIdentifier(store))
+        }
+        func matches(_ object: NSManagedObject) -> Bool { request.predicate?.evaluate(with: object) ?? true }
+        var merged: [NSManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        for object in fetched where !object.isDeleted {
+            // The store matched the saved values; an updated object is judged by its current ones.
+            if object.isUpdated, !matches(object) { continue }
+            merged.append(object)
+            seen.insert(ObjectIdentifier(object))
+        }
+        let updated = updatedObjects.filter { $0.isUpdated && !$0.isInserted && !$0.isDeleted && candidate($0) }
+        for object in updated.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+            if !seen.contains(ObjectIdentifier(object)), matches(object) { merged.append(object) }
+        }
+        let inserted = liveInserted
+        for object in inserted where candidate(object) && matches(object) { merged.append(object) }
+        guard let descriptors = request.sortDescriptors, !descriptors.isEmpty else { return merged }
+        // Ties come out as the store returns them: by primary key, which unsaved objects receive
+        // at save in insertion order, after every saved row.
+        let insertionIndex = Dictionary(uniqueKeysWithValues: inserted.enumerated().map { (ObjectIdentifier($1), $0) })
+        func tieKey(_ object: NSManagedObject) -> (Int, Int64, Int) {
+            (object.hasTemporaryID ? 1 : 0, object.primaryKey, insertionIndex[ObjectIdentifier(object)] ?? 0)
+        }
+        return merged.sorted { a, b in
+            for descriptor in descriptors {
+                let order = descriptor.compare(a, to: b)
+                if order != .orderedSame { return order == .orderedAscending }
+            }
+            return tieKey(a) < tieKey(b)
+        }
     }
 
     /// The context's object for a fetched row: the registered one, or a new fault carrying the

@@ -52,11 +52,10 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
         KeyedSortDescriptor(key: keyString, ascending: !ascending, selectorName: comparisonSelector)
     }
 
-    /// The value at the key path, through to-one relationships, of an object, a stored row or a
-    /// dictionary.
+    /// The value at the key path (through to-one relationships, or a collection operator such as
+    /// `books.@count`) of an object, a stored row or a dictionary, as predicates read it.
     private func value(of object: Any) -> Any? {
         guard let keyString else { return object }
-        if let object = object as? NSManagedObject { return object.value(forKeyPath: keyString) }
         return KeyValueReader.value(atKeyPath: keyString, of: object)
     }
 
@@ -99,11 +98,21 @@ enum SortComparison: String, CaseIterable, Sendable {
     func compare(_ a: String, _ b: String) -> ComparisonResult {
         switch self {
         case .compare: ValueComparison.compareStrings(a, b, caseInsensitive: false, diacriticInsensitive: false)
-        case .caseInsensitive: a.caseInsensitiveCompare(b)
+        case .caseInsensitive: Self.caseInsensitiveOrder(a, b)
         case .localized: a.localizedCompare(b)
         case .localizedCaseInsensitive: a.localizedCaseInsensitiveCompare(b)
         case .localizedStandard: a.localizedStandardCompare(b)
         }
+    }
+
+    /// Case-folded, canonically composed, then by code point. Linux's Foundation
+    /// `caseInsensitiveCompare` is not transitive with composed characters (it puts "côte" before
+    /// "Cz" and "Cz" before "Ça", yet "Ça" before "côte"), so no store could agree with it.
+    static func caseInsensitiveOrder(_ a: String, _ b: String) -> ComparisonResult {
+        let x = a.folding(options: .caseInsensitive, locale: nil).precomposedStringWithCanonicalMapping.unicodeScalars
+        let y = b.folding(options: .caseInsensitive, locale: nil).precomposedStringWithCanonicalMapping.unicodeScalars
+        if x.elementsEqual(y) { return .orderedSame }
+        return x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending
     }
 
     /// Two values of a sort key: strings in this comparison's order, others as `compare:`.
