@@ -63,23 +63,32 @@ extension NSManagedObjectContext {
         _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
     ) throws -> [NSManagedObject] {
         let pending = request.includesPendingChanges && hasChanges
+        // Batches need a result in the store's order; merging pending changes reads every value.
+        let batching = request.fetchBatchSize > 0 && !pending && request.resultType == .managedObjectResultType
         var storeQuery = query(
             for: request, entity: entity,
-            propertyValues: request.includesPropertyValues && request.resultType != .managedObjectIDResultType)
+            propertyValues: request.includesPropertyValues && request.resultType != .managedObjectIDResultType && !batching)
         if pending {
             // Limits apply after pending changes are merged in.
             storeQuery.fetchLimit = 0
             storeQuery.fetchOffset = 0
         }
         var objects: [NSManagedObject] = []
+        let prefetching = request.resultType == .managedObjectResultType ? request.relationshipKeyPathsForPrefetching ?? [] : []
         for store in stores(for: request, coordinator: coordinator) {
             let rows = try store.fetchRows(storeQuery)
-            objects.reserveCapacity(objects.count + rows.count)
+            var fetched: [NSManagedObject] = []
+            fetched.reserveCapacity(rows.count)
             for row in rows {
-                let object = register(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects)
-                if !request.returnsObjectsAsFaults { object.fireFault() }
-                objects.append(object)
+                fetched.append(register(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects))
             }
+            if batching {
+                assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
+            } else {
+                if !prefetching.isEmpty { try prefetch(prefetching, of: fetched, entity: entity, store: store) }
+                if !request.returnsObjectsAsFaults { fetched.forEach { $0.fireFault() } }
+            }
+            objects += fetched
         }
         guard pending else { return objects }
         objects = mergePendingChanges(into: objects, request: request, entity: entity)
@@ -158,8 +167,22 @@ extension NSManagedObjectContext {
         return object
     }
 
-    /// Fills a fault from its store.
+    /// Fills a fault from its store: with its whole batch when it came from a fetch with
+    /// `fetchBatchSize`, else alone.
     func fulfillFault(_ object: NSManagedObject) {
+        if let batch = object.fetchBatch {
+            do {
+                try loadBatch(batch)
+            } catch {
+                preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': \(error)")
+            }
+            if let values = object.cachedRow {
+                object.slots = values
+                object.committed = values.committedCopy
+                object.cachedRow = nil
+                return
+            }
+        }
         guard let store = object.store else {
             preconditionFailure("CoreData could not fulfill a fault for an object without a store.")
         }

@@ -185,8 +185,56 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    override func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
+        guard !primaryKeys.isEmpty else { return [] }
+        let plan = plans[Int32(entity.layout!.root.layout!.entityNumber)]!
+        // All the keys travel as one JSON array parameter, so the query is one statement with one
+        // bound value however many keys there are.
+        let sql = "SELECT \(plan.selectList) FROM \(plan.table) WHERE \(plan.table).Z_PK IN (SELECT value FROM json_each(?))"
+        return try pool!.read { db in
+            let statement = try db.makeStatement(sql: sql)
+            statement.setUncheckedArguments([Self.jsonArray(primaryKeys)])
+            return try readRows(statement, plan: plan, values: true, db: db)
+        }
+    }
+
+    override func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {
+        guard !keys.isEmpty else { return [] }
+        let destination = relationship.destinationEntity!
+        let plan = plans[Int32(destination.layout!.root.layout!.entityNumber)]!
+        let table = plan.table
+        let sql: String
+        if let inverse = relationship.inverseRelationship, !inverse.isToMany, let column = inverse.columnName {
+            let order = inverse.orderColumnName.map { "\(table).\($0), " } ?? ""
+            sql = """
+                SELECT \(plan.selectList), \(table).\(column) FROM \(table) \
+                WHERE \(table).\(column) IN (SELECT value FROM json_each(?)) ORDER BY \(order)\(table).Z_PK
+                """
+        } else if let join = relationship.joinTable {
+            sql = """
+                SELECT \(plan.selectList), J.\(join.sourceColumn) FROM \(join.name) J JOIN \(table) ON \(table).Z_PK = J.\(join.destinationColumn) \
+                WHERE J.\(join.sourceColumn) IN (SELECT value FROM json_each(?)) ORDER BY \(table).Z_PK
+                """
+        } else {
+            return []
+        }
+        return try pool!.read { db in
+            let statement = try db.makeStatement(sql: sql)
+            statement.setUncheckedArguments([Self.jsonArray(keys)])
+            var sources: [Int64] = []
+            let rows = try readRows(statement, plan: plan, values: true, db: db) { handle in
+                sources.append(sqlite3_column_int64(handle, plan.columnCount))
+            }
+            return Array(zip(sources, rows))
+        }
+    }
+
+    private static func jsonArray(_ keys: [Int64]) -> String {
+        "[" + keys.map(String.init).joined(separator: ",") + "]"
+    }
+
     private func readRows(
-        _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database
+        _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database, onRow: ((OpaquePointer) -> Void)? = nil
     ) throws -> [StoreRow] {
         let handle = statement.sqliteStatement
         var rows: [StoreRow] = []
@@ -216,6 +264,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 slots = array
             }
             rows.append(StoreRow(entityNumber: number, primaryKey: primaryKey, version: version, values: slots))
+            onRow?(handle)
         }
         return rows
     }
