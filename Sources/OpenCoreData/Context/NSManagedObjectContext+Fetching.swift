@@ -1,7 +1,7 @@
 /// Fetching, counting and faulting.
 extension NSManagedObjectContext {
-    /// Runs `request` and returns its results: managed objects, object IDs or a count, as the
-    /// request's `resultType` says.
+    /// Runs `request` and returns its results: managed objects, object IDs, dictionaries or a
+    /// count, as the request's `resultType` says.
     ///
     /// Objects are uniqued: an object already registered in the context is returned as it is
     /// (with its unsaved changes); others come back as faults that fill from the fetched row
@@ -20,6 +20,9 @@ extension NSManagedObjectContext {
         if request.resultType == .countResultType {
             return [NSNumber(value: try count(for: request)) as! T]
         }
+        if request.resultType == .dictionaryResultType {
+            return try fetchDictionaries(request, entity: entity, coordinator: coordinator)
+        }
         let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
         if request.resultType == .managedObjectIDResultType {
             return objects.map { $0.objectID as! T }
@@ -29,6 +32,25 @@ extension NSManagedObjectContext {
                 NSCoreDataError, "The fetch request's result type does not match the objects of entity \(entity.name ?? "?").")
         }
         return typed
+    }
+
+    /// Dictionary results, computed by the stores from what they hold: as in Core Data, pending
+    /// changes of the context are not taken into account.
+    private func fetchDictionaries<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [T] {
+        let fetch = try DictionaryFetch(request, entity: entity)
+        var results: [T] = []
+        for store in stores(for: request, coordinator: coordinator) {
+            for dictionary in try store.fetchDictionaries(query(for: request, entity: entity, propertyValues: true), fetch) {
+                guard let typed = NSDictionary(dictionary: dictionary) as? T else {
+                    throw CoreDataError.make(
+                        NSCoreDataError, "A fetch request with dictionaryResultType must have NSDictionary or NSFetchRequestResult results.")
+                }
+                results.append(typed)
+            }
+        }
+        return results
     }
 
     /// The number of objects `request` would return.

@@ -90,6 +90,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         }
         return result
     }
+    /// The dictionaries of a fetch with `.dictionaryResultType`, from the stored values.
+    func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+        throw unsupported("dictionary results")
+    }
     func save(_ body: (any StoreWriter) throws -> Void) throws { throw unsupported("save") }
     func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
         throw unsupported("permanent IDs")

@@ -88,6 +88,20 @@ extension SQLPredicateCompiler {
         }
     }
 
+    /// `SUM(x)`, `COUNT(x)`, `AVG(x)`, `MIN(x)`, `MAX(x)` over the rows of a group, as SQL
+    /// computes them (a group of nil values sums to nil).
+    func groupAggregate(_ op: SQLCollectionOperator, _ value: SQLFragment, _ kind: SQLValueKind, _ predicate: Foundation.NSPredicate) throws -> Operand {
+        switch op {
+        case .count: return .value("COUNT(\(value))", .number)
+        case .sum, .average:
+            guard kind.valueClass == .number else { throw unsupported(predicate, "sum: and average: are computed over numbers") }
+            return .value("\(raw: op == .sum ? "SUM" : "AVG")(\(value))", .number)
+        default:
+            guard kind.valueClass != .opaque else { throw unsupported(predicate, "transformable values have no order in SQL") }
+            return .value("\(raw: op == .min ? "MIN" : "MAX")(\(value))", kind)
+        }
+    }
+
     /// `SUBQUERY(collection, $x, predicate)`: the collection's elements restricted by the
     /// predicate, compiled with the element as the evaluated object and as `$x`.
     mutating func subquery(

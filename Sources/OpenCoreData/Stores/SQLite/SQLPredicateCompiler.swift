@@ -21,8 +21,12 @@ struct SQLPredicateCompiler {
     var joins: SQLJoins
     /// SUBQUERY iterator variables in scope.
     var variables: [String: Scope] = [:]
-    /// Names a HAVING clause may use for the values a dictionary fetch computes.
+    /// Names a HAVING clause or a sort descriptor may use (as a key path or a `$variable`) for
+    /// the values a dictionary fetch computes.
     var namedValues: [String: (SQLFragment, SQLValueKind)] = [:]
+    /// In a grouped dictionary fetch, `sum:`, `count:`, `min:`, `max:` and `average:` of a
+    /// scalar key path aggregate the group (`SUM(x)`) instead of being refused.
+    var aggregatesGroups = false
 
     /// Where key paths start: a table alias holding objects of an entity.
     struct Scope {
@@ -135,6 +139,7 @@ struct SQLPredicateCompiler {
             if let named = namedValues[path] { return .value(named.0, named.1) }
             return try resolve(path, from: scope, predicate)
         case .variable(let name):
+            if variables[name] == nil, let named = namedValues[name] { return .value(named.0, named.1) }
             guard let bound = variables[name] else { throw unsupported(predicate, "the variable $\(name) was not substituted") }
             return .value(SQLFragment(raw: "\(bound.alias).Z_PK"), .object(bound.entity))
         case .operandKeyPath(let base, let path):
@@ -153,10 +158,15 @@ struct SQLPredicateCompiler {
         case .subquery(let collection, let variable, let inner):
             return .elements(try subquery(collection, variable, inner, predicate))
         case .function(let name, let arguments) where SQLCollectionOperator(function: name) != nil && arguments.count == 1:
-            guard case .elements(let collection) = try operand(arguments[0], of: predicate) else {
-                throw unsupported(predicate, "\(name) is compiled to SQL only over a to-many key path")
+            let op = SQLCollectionOperator(function: name)!
+            switch try operand(arguments[0], of: predicate) {
+            case .elements(let collection):
+                return try aggregate(op, collection, predicate)
+            case .value(let value, let kind) where aggregatesGroups:
+                return try groupAggregate(op, value, kind, predicate)
+            default:
+                throw unsupported(predicate, "\(name) is compiled to SQL only over a to-many key path, or a key path in a grouped dictionary fetch")
             }
-            return try aggregate(SQLCollectionOperator(function: name)!, collection, predicate)
         default:
             throw unsupported(predicate, "\(expression.expressionType) expressions such as \(PredicateFormatter.format(expression)) are not compiled to SQL")
         }
@@ -271,6 +281,7 @@ extension SQLPredicateCompiler {
     ///
     /// - Throws: `NSCoreDataError` for a key the model does not know; 134091 for a to-many key path.
     mutating func sortValue(_ keyPath: String) throws -> (SQLFragment, SQLValueKind) {
+        if let named = namedValues[keyPath] { return named }
         let placeholder = NSComparisonPredicate(
             leftExpression: NSExpression(forKeyPath: keyPath), rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .equalTo)
         guard case .value(let value, let kind) = try resolve(keyPath, from: Scope(alias: alias, entity: entity, mayBeNull: false), placeholder) else {

@@ -67,8 +67,9 @@ struct SQLiteQueryBuilder {
     }
 
     /// The ORDER BY terms: each key path (through to-one relationships) with its selector's
-    /// collation when it is a string, then the primary key.
-    func orderBy(_ descriptors: [NSSortDescriptor], _ compiler: inout SQLPredicateCompiler, table: String) throws -> SQLFragment {
+    /// collation when it is a string, then the primary key of `table` (nil for grouped rows,
+    /// which have none).
+    func orderBy(_ descriptors: [NSSortDescriptor], _ compiler: inout SQLPredicateCompiler, table: String?) throws -> SQLFragment {
         guard !descriptors.isEmpty else { return "" }
         var terms: [SQLFragment] = []
         for descriptor in descriptors {
@@ -85,7 +86,7 @@ struct SQLiteQueryBuilder {
             let collation = kind.valueClass == .string ? SortComparison(selector: selector).collationName.map { " COLLATE " + $0 } ?? "" : ""
             terms.append("\(value)\(raw: collation) \(raw: descriptor.ascending ? "ASC" : "DESC")")
         }
-        terms.append(SQLFragment(raw: "\(table).Z_PK"))
+        if let table { terms.append(SQLFragment(raw: "\(table).Z_PK")) }
         return SQLFragment.joined(terms, separator: ", ")
     }
 }

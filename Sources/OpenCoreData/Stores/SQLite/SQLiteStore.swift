@@ -185,6 +185,28 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+        let builder = SQLiteDictionaryQuery(store: self)
+        let (sql, selected) = try builder.statement(query, fetch)
+        let supportFolder = externalDataFolder
+        return try pool!.read { db in
+            let statement = try db.makeStatement(sql: sql.sql)
+            statement.setUncheckedArguments(sql.arguments)
+            let handle = statement.sqliteStatement
+            var result: [[String: Any]] = []
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(
+                        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+                }
+                result.append(builder.read(handle, selected) { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) })
+            }
+            return result
+        }
+    }
+
     override func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
         guard !primaryKeys.isEmpty else { return [] }
         let plan = plans[Int32(entity.layout!.root.layout!.entityNumber)]!
