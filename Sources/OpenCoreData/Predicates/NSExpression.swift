@@ -325,6 +325,12 @@ open class NSExpression: NSObject, NSCopying {
         }
     }
 
+    /// The constant of a constant expression; nil for other kinds (where `constantValue` stops).
+    var constantIfAny: Any? {
+        if case .constant(let value) = storage { return value }
+        return nil
+    }
+
     /// The values of a constant collection or of an aggregate of constants; nil otherwise.
     private var constantElements: [Any?]? {
         switch storage {

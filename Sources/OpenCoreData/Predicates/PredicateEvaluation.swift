@@ -198,11 +198,11 @@ enum PredicateEvaluator {
     // MARK: Functions
 
     /// The functions the parser accepts by name (`sum(…)`, `now()`) or builds from operators.
-    static let functionNames: Set<String> = [
+    static let functionNames: Set<String> = Set([
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "sum:", "count:", "min:", "max:", "average:", "abs:", "sqrt:", "floor:", "ceiling:", "trunc:",
         "uppercase:", "lowercase:", "now",
-    ]
+    ]).union(ExpressionBuiltins.names)
 
     private static func function(_ name: String, _ arguments: [Any?]) -> Any? {
         let numbers = arguments.map { ValueComparison.normalize($0) }
@@ -260,7 +260,7 @@ enum PredicateEvaluator {
             guard let s = numbers.first.flatMap({ $0 as? String }) else { return nil }
             return name == "uppercase:" ? s.uppercased() : s.lowercased()
         default:
-            return nil
+            return ExpressionBuiltins.call(name, arguments)
         }
     }
 }
@@ -279,11 +279,32 @@ enum KeyValueReader {
         if key.hasPrefix("@") {
             let items = object.flatMap(ValueComparison.collectionElements) ?? []
             if key == "@count" { return NSNumber(value: items.count) }
+            if let union = unionOperator(key, items, rest) { return union }
             let values = items.map { value(at: rest, of: $0) }
             let name = ["@sum": "sum:", "@avg": "average:", "@min": "min:", "@max": "max:"][key]
             return name.flatMap { PredicateEvaluator.value(of: NSExpression(storage: .function($0, arguments: [NSExpression(forConstantValue: values)])), object: nil, bindings: nil) }
         }
         return value(at: rest, of: self.value(forKey: key, of: object))
+    }
+
+    /// `@unionOfObjects`, `@distinctUnionOfObjects` (the values of the elements) and
+    /// `@unionOfArrays`, `@distinctUnionOfArrays`, `@distinctUnionOfSets` (the values of the
+    /// elements' elements); nil values are left out, as KVC leaves them out.
+    private static func unionOperator(_ key: String, _ items: [Any?], _ rest: ArraySlice<String>) -> [Any?]? {
+        let values: [Any?]
+        switch key {
+        case "@unionOfObjects", "@distinctUnionOfObjects":
+            values = items.map { value(at: rest, of: $0) }
+        case "@unionOfArrays", "@distinctUnionOfArrays", "@unionOfSets", "@distinctUnionOfSets":
+            values = items.flatMap { item in (item.flatMap(ValueComparison.collectionElements) ?? []).map { value(at: rest, of: $0) } }
+        default:
+            return nil
+        }
+        let present = values.filter { ValueComparison.normalize($0) != nil }
+        guard key.hasPrefix("@distinct") || key == "@unionOfSets" else { return present }
+        var distinct: [Any?] = []
+        for value in present where !distinct.contains(where: { ValueComparison.isEqual($0, value) }) { distinct.append(value) }
+        return distinct
     }
 
     static func value(forKey key: String, of object: Any?) -> Any? {

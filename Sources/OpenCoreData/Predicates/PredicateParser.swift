@@ -4,9 +4,8 @@
 /// Precedence, loosest first: `OR`/`||`, `AND`/`&&`, `NOT`/`!`, comparison; within expressions
 /// `+ -`, `* /`, `**`, unary minus, then key paths and literals. The result is the public object
 /// model: `NSComparisonPredicate`, `NSCompoundPredicate` (as `CompoundPredicate`), `NSPredicate(value:)`,
-/// `NSExpression`. Constructs of the grammar that are recognised but not implemented yet
-/// (`SUBQUERY`, `FUNCTION`, `TERNARY`, indexes, assignments) are refused with an error that names
-/// their position.
+/// `NSExpression`. Constructs of the grammar that are recognised but not implemented (assignments
+/// `:=`, `FETCH`, `ANYKEY`) are refused with an error that names their position.
 struct PredicateParser {
     private let tokens: [PredicateToken]
     private var position = 0
@@ -254,7 +253,8 @@ struct PredicateParser {
         var expression = try parsePrimary()
         while true {
             if isSymbol("[") {
-                throw PredicateParseError.unsupported("An index expression ('[…]')", at: token.offset)
+                expression = try parseIndex(of: expression)
+                continue
             }
             guard isSymbol(".") else { return expression }
             let dot = token.offset
@@ -267,6 +267,24 @@ struct PredicateParser {
             default: expression = NSExpression(storage: .operandKeyPath(expression, component))
             }
         }
+    }
+
+    /// `collection[FIRST]`, `[LAST]`, `[SIZE]`, `array[n]`, `dictionary["key"]`: Apple's
+    /// `objectFrom:withIndex:` function.
+    private mutating func parseIndex(of collection: NSExpression) throws -> NSExpression {
+        let start = token.offset
+        advance()
+        let index: NSExpression
+        if case .word(let w) = token.kind, let symbol = IndexSymbol(rawValue: w.uppercased()) {
+            advance()
+            index = NSExpression(forConstantValue: symbol)
+        } else if isSymbol("]") {
+            throw PredicateParseError.expected("an index, a key, FIRST, LAST or SIZE inside '[ ]'", at: token.offset)
+        } else {
+            index = try parseExpression()
+        }
+        try expect(symbol: "]", what: "']' (the '[' at offset \(start) is still open)")
+        return NSExpression(storage: .function(IndexSymbol.functionName, arguments: [collection, index]))
     }
 
     /// One component of a key path: a key, a `#`-escaped key, or a collection operator (`@count`).
@@ -355,7 +373,13 @@ struct PredicateParser {
         case "SUBQUERY":
             advance()
             return try parseSubquery(at: offset)
-        case "FUNCTION", "TERNARY", "FETCH", "ANYKEY":
+        case "FUNCTION":
+            advance()
+            return try parseFunction(at: offset)
+        case "TERNARY":
+            advance()
+            return try parseTernary(at: offset)
+        case "FETCH", "ANYKEY":
             throw PredicateParseError.unsupported(upper, at: offset)
         default:
             break
@@ -376,6 +400,33 @@ struct PredicateParser {
             return NSExpression(storage: .function(word + (arguments.isEmpty ? "" : ":"), arguments: arguments))
         }
         return NSExpression(forKeyPath: word)
+    }
+
+    /// `FUNCTION(target, "selector", arguments…)`.
+    private mutating func parseFunction(at offset: Int) throws -> NSExpression {
+        try expect(symbol: "(", what: "'(' after FUNCTION")
+        let target = try parseExpression()
+        try expect(symbol: ",", what: "',' and a quoted selector name after the target of FUNCTION")
+        guard case .string(let selector) = token.kind, !selector.isEmpty else {
+            throw PredicateParseError.expected("a quoted selector name such as 'uppercaseString' in FUNCTION, found \(describe(token))", at: token.offset)
+        }
+        advance()
+        var arguments: [NSExpression] = []
+        while accept(symbol: ",") { arguments.append(try parseExpression()) }
+        try expect(symbol: ")", what: "',' or ')' to close FUNCTION (opened at offset \(offset))")
+        return NSExpression(storage: .method(target, selector, arguments: arguments))
+    }
+
+    /// `TERNARY(predicate, valueIfTrue, valueIfFalse)`.
+    private mutating func parseTernary(at offset: Int) throws -> NSExpression {
+        try expect(symbol: "(", what: "'(' after TERNARY")
+        let predicate = try parseOr()
+        try expect(symbol: ",", what: "',' and the value when the predicate holds in TERNARY")
+        let yes = try parseExpression()
+        try expect(symbol: ",", what: "',' and the value when the predicate fails in TERNARY")
+        let no = try parseExpression()
+        try expect(symbol: ")", what: "')' to close TERNARY (opened at offset \(offset))")
+        return NSExpression(storage: .conditional(predicate, yes, no))
     }
 
     /// `SUBQUERY(collection, $variable, predicate)`.
@@ -404,7 +455,9 @@ struct PredicateParser {
         advance()
         try expect(symbol: ")", what: "')' to close CAST")
         guard case .constant(let constant) = value.storage else {
-            throw PredicateParseError.unsupported("CAST of a non-constant expression", at: offset)
+            // A value known only at evaluation: Apple's castObject:toType: function.
+            guard CastType(rawValue: typeName) != nil else { throw PredicateParseError.unsupported("CAST to \(typeName)", at: offset) }
+            return NSExpression(storage: .function(CastType.functionName, arguments: [value, NSExpression(forConstantValue: typeName)]))
         }
         switch typeName {
         case "NSDate", "Date":
@@ -412,11 +465,8 @@ struct PredicateParser {
                 throw PredicateParseError.expected("a number of seconds since 2001 in CAST to NSDate", at: offset)
             }
             return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
-        case "NSNumber":
-            if let string = constant as? String, let number = Double(string) { return NSExpression(forConstantValue: NSNumber(value: number)) }
-            return NSExpression(forConstantValue: constant)
-        case "NSString", "String":
-            return NSExpression(forConstantValue: constant.map { "\($0)" })
+        case "NSNumber", "NSString", "String":
+            return NSExpression(forConstantValue: CastType(rawValue: typeName)!.cast(constant))
         case "NSUUID", "UUID":
             guard let string = constant as? String, let uuid = UUID(uuidString: string) else {
                 throw PredicateParseError.expected("a UUID string in CAST to UUID", at: offset)

@@ -91,6 +91,7 @@ extension ValueComparison {
         case (let x as String, let y as String):
             return fold(x, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
                 == fold(y, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+        case (let x as IndexSymbol, let y as IndexSymbol): return x == y
         default: break
         }
         if let identity = objectIdentity(a!), let other = objectIdentity(b!) { return identity == other }

@@ -157,6 +157,12 @@ struct SQLPredicateCompiler {
             }
         case .subquery(let collection, let variable, let inner):
             return .elements(try subquery(collection, variable, inner, predicate))
+        case .function(IndexSymbol.functionName, let arguments) where arguments.count == 2 && arguments[1].constantIfAny as? IndexSymbol == .size:
+            // `books[SIZE]` is `books.@count`; other indexes have no order to use in SQL.
+            guard case .elements(let collection) = try operand(arguments[0], of: predicate) else {
+                throw unsupported(predicate, "[SIZE] is compiled to SQL only after a to-many key path")
+            }
+            return try aggregate(.count, collection, predicate)
         case .function(let name, let arguments) where SQLCollectionOperator(function: name) != nil && arguments.count == 1:
             let op = SQLCollectionOperator(function: name)!
             switch try operand(arguments[0], of: predicate) {

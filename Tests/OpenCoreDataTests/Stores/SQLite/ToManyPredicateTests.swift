@@ -38,6 +38,7 @@ struct ToManyCase: @unchecked Sendable, CustomTestStringConvertible {
         ToManyCase("Author", "books.@max.pages == 5000", ["a5"]),
         ToManyCase("Author", "books.@min.title == 'Germinal'", ["a1"]),
         ToManyCase("Author", "count(books) == 1", ["a2", "a4"]),
+        ToManyCase("Author", "books[SIZE] == 2", ["a5"]),
         ToManyCase("Author", "%@ IN books", ["b4"], ["a2"]),
         ToManyCase("Author", "books CONTAINS %@", ["b6"], ["a5"]),
         ToManyCase("Author", "ANY books == %@", ["b3"], ["a1"]),
@@ -115,6 +116,10 @@ struct ToManyCase: @unchecked Sendable, CustomTestStringConvertible {
         let refused = [
             ("Author", "books.title == 'Nana'"), ("Author", "books.pages > 3"), ("Author", "books.@sum.title == 0"),
             ("Author", "books.@sum.tags.label == 0"), ("Book", "author.@count == 1"), ("Author", "SUBQUERY(books.title, $t, $t == 'x').@count > 0"),
+            // Memory-only constructs: no SQL form, so the store refuses rather than guesses.
+            ("Author", "FUNCTION(name, 'uppercaseString') == 'ANN'"), ("Author", "TERNARY(name == nil, 1, 2) == 1"),
+            ("Author", "books[FIRST].title == 'Nana'"), ("Author", "CAST(name, 'NSNumber') == 1"),
+            ("Author", "books.@distinctUnionOfObjects.title CONTAINS 'Nana'"), ("Book", "pages * 2 > 100"), ("Book", "median(tags.books.pages) > 1"),
         ]
         library.context.performAndWait {
             for (entity, format) in refused {
