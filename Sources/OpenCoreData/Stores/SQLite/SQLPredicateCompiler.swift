@@ -157,6 +157,8 @@ struct SQLPredicateCompiler {
             }
         case .subquery(let collection, let variable, let inner):
             return .elements(try subquery(collection, variable, inner, predicate))
+        case .function(let name, let arguments) where ["add:to:", "from:subtract:", "multiply:by:", "divide:by:"].contains(name) && arguments.count == 2:
+            return try arithmetic(name, arguments, expression, predicate)
         case .function(IndexSymbol.functionName, let arguments) where arguments.count == 2 && arguments[1].constantIfAny as? IndexSymbol == .size:
             // `books[SIZE]` is `books.@count`; other indexes have no order to use in SQL.
             guard case .elements(let collection) = try operand(arguments[0], of: predicate) else {

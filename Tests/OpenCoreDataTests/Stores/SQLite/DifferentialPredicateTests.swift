@@ -66,6 +66,16 @@ struct DifferentialCase: @unchecked Sendable, CustomTestStringConvertible {
         DifferentialCase("Book", "title == 400"),
         DifferentialCase("Book", "title > 5"),
         DifferentialCase("Book", "pages < nil"),
+        // Arithmetic.
+        DifferentialCase("Book", "pages * 2 > 1000"),
+        DifferentialCase("Book", "pages + 1 == 121"),
+        DifferentialCase("Book", "pages - pages == 0"),
+        DifferentialCase("Book", "pages / 4 > 100"),
+        DifferentialCase("Book", "-pages < -300"),
+        DifferentialCase("Book", "1000 < pages * 3 - 200"),
+        DifferentialCase("Book", "pages * %@ > 2000", 9_223_372_036_854_775_807),
+        DifferentialCase("Book", "title + 1 == 1"),
+        DifferentialCase("Author", "books.@sum.pages / 2 > books.@count * 100"),
         // To-one key paths, objects, SELF.
         DifferentialCase("Book", "author.name == 'ann'"),
         DifferentialCase("Book", "author.name ==[c] 'ANN'"),
