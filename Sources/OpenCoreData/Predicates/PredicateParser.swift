@@ -45,30 +45,30 @@ struct PredicateParser {
 
     // MARK: Tokens
 
-    private var token: PredicateToken { tokens[position] }
+    var token: PredicateToken { tokens[position] }
 
-    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+    mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
-    private func isWord(_ word: String) -> Bool {
+    func isWord(_ word: String) -> Bool {
         if case .word(let w) = token.kind { return w.uppercased() == word }
         return false
     }
 
-    private func isSymbol(_ symbol: String) -> Bool { token.kind == .symbol(symbol) }
+    func isSymbol(_ symbol: String) -> Bool { token.kind == .symbol(symbol) }
 
-    private mutating func accept(word: String) -> Bool {
+    mutating func accept(word: String) -> Bool {
         guard isWord(word) else { return false }
         advance()
         return true
     }
 
-    private mutating func accept(symbol: String) -> Bool {
+    mutating func accept(symbol: String) -> Bool {
         guard isSymbol(symbol) else { return false }
         advance()
         return true
     }
 
-    private mutating func expect(symbol: String, what: String) throws {
+    mutating func expect(symbol: String, what: String) throws {
         guard accept(symbol: symbol) else { throw PredicateParseError.expected(what, at: token.offset) }
     }
 
@@ -78,7 +78,7 @@ struct PredicateParser {
         }
     }
 
-    private func describe(_ token: PredicateToken) -> String {
+    func describe(_ token: PredicateToken) -> String {
         switch token.kind {
         case .word(let w): "'\(w)'"
         case .escapedWord(let w): "'#\(w)'"
@@ -94,7 +94,7 @@ struct PredicateParser {
 
     // MARK: Predicates
 
-    private mutating func parseOr() throws -> Foundation.NSPredicate {
+    mutating func parseOr() throws -> Foundation.NSPredicate {
         var operands = [try parseAnd()]
         while accept(word: "OR") || accept(symbol: "||") { operands.append(try parseAnd()) }
         return operands.count == 1 ? operands[0] : CompoundPredicate(type: .or, subpredicates: operands)
@@ -204,7 +204,7 @@ struct PredicateParser {
 
     // MARK: Expressions
 
-    private mutating func parseExpression() throws -> NSExpression {
+    mutating func parseExpression() throws -> NSExpression {
         var left = try parseTerm()
         while true {
             if accept(symbol: "+") {
@@ -267,24 +267,6 @@ struct PredicateParser {
             default: expression = NSExpression(storage: .operandKeyPath(expression, component))
             }
         }
-    }
-
-    /// `collection[FIRST]`, `[LAST]`, `[SIZE]`, `array[n]`, `dictionary["key"]`: Apple's
-    /// `objectFrom:withIndex:` function.
-    private mutating func parseIndex(of collection: NSExpression) throws -> NSExpression {
-        let start = token.offset
-        advance()
-        let index: NSExpression
-        if case .word(let w) = token.kind, let symbol = IndexSymbol(rawValue: w.uppercased()) {
-            advance()
-            index = NSExpression(forConstantValue: symbol)
-        } else if isSymbol("]") {
-            throw PredicateParseError.expected("an index, a key, FIRST, LAST or SIZE inside '[ ]'", at: token.offset)
-        } else {
-            index = try parseExpression()
-        }
-        try expect(symbol: "]", what: "']' (the '[' at offset \(start) is still open)")
-        return NSExpression(storage: .function(IndexSymbol.functionName, arguments: [collection, index]))
     }
 
     /// One component of a key path: a key, a `#`-escaped key, or a collection operator (`@count`).
@@ -400,81 +382,6 @@ struct PredicateParser {
             return NSExpression(storage: .function(word + (arguments.isEmpty ? "" : ":"), arguments: arguments))
         }
         return NSExpression(forKeyPath: word)
-    }
-
-    /// `FUNCTION(target, "selector", arguments…)`.
-    private mutating func parseFunction(at offset: Int) throws -> NSExpression {
-        try expect(symbol: "(", what: "'(' after FUNCTION")
-        let target = try parseExpression()
-        try expect(symbol: ",", what: "',' and a quoted selector name after the target of FUNCTION")
-        guard case .string(let selector) = token.kind, !selector.isEmpty else {
-            throw PredicateParseError.expected("a quoted selector name such as 'uppercaseString' in FUNCTION, found \(describe(token))", at: token.offset)
-        }
-        advance()
-        var arguments: [NSExpression] = []
-        while accept(symbol: ",") { arguments.append(try parseExpression()) }
-        try expect(symbol: ")", what: "',' or ')' to close FUNCTION (opened at offset \(offset))")
-        return NSExpression(storage: .method(target, selector, arguments: arguments))
-    }
-
-    /// `TERNARY(predicate, valueIfTrue, valueIfFalse)`.
-    private mutating func parseTernary(at offset: Int) throws -> NSExpression {
-        try expect(symbol: "(", what: "'(' after TERNARY")
-        let predicate = try parseOr()
-        try expect(symbol: ",", what: "',' and the value when the predicate holds in TERNARY")
-        let yes = try parseExpression()
-        try expect(symbol: ",", what: "',' and the value when the predicate fails in TERNARY")
-        let no = try parseExpression()
-        try expect(symbol: ")", what: "')' to close TERNARY (opened at offset \(offset))")
-        return NSExpression(storage: .conditional(predicate, yes, no))
-    }
-
-    /// `SUBQUERY(collection, $variable, predicate)`.
-    private mutating func parseSubquery(at offset: Int) throws -> NSExpression {
-        try expect(symbol: "(", what: "'(' after SUBQUERY")
-        let collection = try parseExpression()
-        try expect(symbol: ",", what: "',' and an iterator variable such as $x after the collection of SUBQUERY")
-        guard case .variable(let variable) = token.kind else {
-            throw PredicateParseError.expected("an iterator variable such as $x in SUBQUERY, found \(describe(token))", at: token.offset)
-        }
-        advance()
-        try expect(symbol: ",", what: "',' and a predicate after the variable of SUBQUERY")
-        let predicate = try parseOr()
-        try expect(symbol: ")", what: "')' to close SUBQUERY (opened at offset \(offset))")
-        return NSExpression(storage: .subquery(collection, variable: variable, predicate: predicate))
-    }
-
-    /// `CAST(value, "NSDate")`: Apple's printed form of date constants, and number / string casts.
-    private mutating func parseCast(at offset: Int) throws -> NSExpression {
-        try expect(symbol: "(", what: "'(' after CAST")
-        let value = try parseExpression()
-        try expect(symbol: ",", what: "',' and a type name in CAST")
-        guard case .string(let typeName) = token.kind else {
-            throw PredicateParseError.expected("a quoted type name such as \"NSDate\" in CAST", at: token.offset)
-        }
-        advance()
-        try expect(symbol: ")", what: "')' to close CAST")
-        guard case .constant(let constant) = value.storage else {
-            // A value known only at evaluation: Apple's castObject:toType: function.
-            guard CastType(rawValue: typeName) != nil else { throw PredicateParseError.unsupported("CAST to \(typeName)", at: offset) }
-            return NSExpression(storage: .function(CastType.functionName, arguments: [value, NSExpression(forConstantValue: typeName)]))
-        }
-        switch typeName {
-        case "NSDate", "Date":
-            guard let seconds = ValueComparison.normalize(constant).flatMap(ValueComparison.doubleValue) else {
-                throw PredicateParseError.expected("a number of seconds since 2001 in CAST to NSDate", at: offset)
-            }
-            return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
-        case "NSNumber", "NSString", "String":
-            return NSExpression(forConstantValue: CastType(rawValue: typeName)!.cast(constant))
-        case "NSUUID", "UUID":
-            guard let string = constant as? String, let uuid = UUID(uuidString: string) else {
-                throw PredicateParseError.expected("a UUID string in CAST to UUID", at: offset)
-            }
-            return NSExpression(forConstantValue: uuid)
-        default:
-            throw PredicateParseError.unsupported("CAST to \(typeName)", at: offset)
-        }
     }
 
     // MARK: Arguments

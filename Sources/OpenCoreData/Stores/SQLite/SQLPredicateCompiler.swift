@@ -290,14 +290,24 @@ extension SQLPredicateCompiler {
     /// - Throws: `NSCoreDataError` for a key the model does not know; 134091 for a to-many key path.
     mutating func sortValue(_ keyPath: String) throws -> (SQLFragment, SQLValueKind) {
         if let named = namedValues[keyPath] { return named }
+        // `resolve` reports through a predicate; the sort key stands in one.
         let placeholder = NSComparisonPredicate(
             leftExpression: NSExpression(forKeyPath: keyPath), rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .equalTo)
-        guard case .value(let value, let kind) = try resolve(keyPath, from: Scope(alias: alias, entity: entity, mayBeNull: false), placeholder) else {
-            throw CoreDataError.make(
+        func refused(_ underlying: NSError?) -> NSError {
+            var info: [String: Any] = ["entity": entity.name ?? "", "key": keyPath]
+            if let underlying { info[NSUnderlyingErrorKey] = underlying }
+            return CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError,
-                "The SQLite store can't sort entity \(entity.name ?? "?") by the to-many key path \(keyPath).",
-                userInfo: ["entity": entity.name ?? "", "key": keyPath])
+                "The SQLite store can't sort entity \(entity.name ?? "?") by \(keyPath): sort keys go through to-one relationships, or end with a collection operator such as @count.",
+                userInfo: info)
         }
+        let resolved: Operand
+        do {
+            resolved = try resolve(keyPath, from: Scope(alias: alias, entity: entity, mayBeNull: false), placeholder)
+        } catch let error as NSError where error.code == NSPersistentStoreUnsupportedRequestTypeError {
+            throw refused(error)
+        }
+        guard case .value(let value, let kind) = resolved else { throw refused(nil) }
         return (value, kind)
     }
 }
