@@ -58,6 +58,7 @@ extension NSManagedObjectContext {
 /// Carries a value to the context's queue and back. The context's queue is the only place the value
 /// is used meanwhile, which is the contract `perform` gives its block.
 struct UncheckedTransfer<Value>: @unchecked Sendable {
+    // @unchecked Sendable: the value is used on one queue at a time, handed over by `perform`.
     let value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -1,12 +1,13 @@
 /// Fetching, counting and faulting.
 extension NSManagedObjectContext {
-    /// Runs `request` and returns its results: managed objects, object IDs or a count, as the
-    /// request's `resultType` says.
+    /// Runs `request` and returns its results: managed objects, object IDs, dictionaries or a
+    /// count, as the request's `resultType` says.
     ///
     /// Objects are uniqued: an object already registered in the context is returned as it is
     /// (with its unsaved changes); others come back as faults that fill from the fetched row
-    /// without another query. With `includesPendingChanges`, matching inserted objects are added
-    /// and deleted ones left out.
+    /// without another query. With `includesPendingChanges`, matching inserted objects are added,
+    /// deleted ones left out and updated ones judged by their current values, all sorted exactly
+    /// as the store sorts.
     ///
     /// - Throws: an `NSError` naming the entity or key the model does not know, or a store error.
     /// - Complexity: O(n) in the number of rows returned, plus the sort when pending inserts are
@@ -20,6 +21,9 @@ extension NSManagedObjectContext {
         if request.resultType == .countResultType {
             return [NSNumber(value: try count(for: request)) as! T]
         }
+        if request.resultType == .dictionaryResultType {
+            return try fetchDictionaries(request, entity: entity, coordinator: coordinator)
+        }
         let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
         if request.resultType == .managedObjectIDResultType {
             return objects.map { $0.objectID as! T }
@@ -29,6 +33,25 @@ extension NSManagedObjectContext {
                 NSCoreDataError, "The fetch request's result type does not match the objects of entity \(entity.name ?? "?").")
         }
         return typed
+    }
+
+    /// Dictionary results, computed by the stores from what they hold: as in Core Data, pending
+    /// changes of the context are not taken into account.
+    private func fetchDictionaries<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [T] {
+        let fetch = try DictionaryFetch(request, entity: entity)
+        var results: [T] = []
+        for store in stores(for: request, coordinator: coordinator) {
+            for dictionary in try store.fetchDictionaries(query(for: request, entity: entity, propertyValues: true), fetch) {
+                guard let typed = NSDictionary(dictionary: dictionary) as? T else {
+                    throw CoreDataError.make(
+                        NSCoreDataError, "A fetch request with dictionaryResultType must have NSDictionary or NSFetchRequestResult results.")
+                }
+                results.append(typed)
+            }
+        }
+        return results
     }
 
     /// The number of objects `request` would return.
@@ -64,9 +87,11 @@ extension NSManagedObjectContext {
         ignoringLimits: Bool = false
     ) throws -> [NSManagedObject] {
         let pending = (request.includesPendingChanges && hasChanges) || ignoringLimits
+        // Batches need a result in the store's order; merging pending changes reads every value.
+        let batching = request.fetchBatchSize > 0 && !pending && request.resultType == .managedObjectResultType && parent == nil
         var storeQuery = query(
             for: request, entity: entity,
-            propertyValues: request.includesPropertyValues && request.resultType != .managedObjectIDResultType)
+            propertyValues: request.includesPropertyValues && request.resultType != .managedObjectIDResultType && !batching)
         if pending {
             // Limits apply after pending changes are merged in.
             storeQuery.fetchLimit = 0
@@ -76,36 +101,74 @@ extension NSManagedObjectContext {
         if let parent {
             objects = try fetchThroughParent(parent, request: request, entity: entity, ignoringLimits: pending)
         }
+        let prefetching = request.resultType == .managedObjectResultType ? request.relationshipKeyPathsForPrefetching ?? [] : []
         for store in parent == nil ? stores(for: request, coordinator: coordinator) : [] {
             let rows = try store.fetchRows(storeQuery)
-            objects.reserveCapacity(objects.count + rows.count)
+            var fetched: [NSManagedObject] = []
+            fetched.reserveCapacity(rows.count)
             for row in rows {
-                let object = register(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects)
-                if !request.returnsObjectsAsFaults { object.fireFault() }
-                objects.append(object)
+                fetched.append(register(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects))
             }
+            if batching {
+                assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
+            } else {
+                if !prefetching.isEmpty { try prefetch(prefetching, of: fetched, entity: entity, store: store) }
+                if !request.returnsObjectsAsFaults { fetched.forEach { $0.fireFault() } }
+            }
+            objects += fetched
         }
         guard pending else { return objects }
-        if ignoringLimits && !(request.includesPendingChanges && hasChanges) { return objects }
-        objects.removeAll { $0.isDeleted }
-        let numbers = Set(request.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber])
-        for object in liveInserted where numbers.contains(object.entity.layout!.entityNumber) {
-            if let predicate = request.predicate, !predicate.evaluate(with: object) { continue }
-            objects.append(object)
-        }
-        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
-            objects.sort { a, b in
-                for descriptor in descriptors {
-                    let order = descriptor.compare(a, to: b)
-                    if order != .orderedSame { return order == .orderedAscending }
-                }
-                return false
-            }
+        if request.includesPendingChanges && hasChanges {
+            objects = mergePendingChanges(into: objects, request: request, entity: entity)
         }
         if ignoringLimits { return objects }
         if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
         return objects
+    }
+
+    /// The store's results as the context sees them: deleted objects left out, updated objects
+    /// kept or added by their current values, matching inserted objects added, all in the order
+    /// the store would return them once saved.
+    private func mergePendingChanges<T>(
+        into fetched: [NSManagedObject], request: NSFetchRequest<T>, entity: NSEntityDescription
+    ) -> [NSManagedObject] {
+        let numbers = Set(request.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber])
+        let stores = request.affectedStores.map { Set($0.map(ObjectIdentifier.init)) }
+        func candidate(_ object: NSManagedObject) -> Bool {
+            guard numbers.contains(object.entity.layout!.entityNumber) else { return false }
+            guard let stores, let store = object.store else { return true }
+            return stores.contains(ObjectIdentifier(store))
+        }
+        func matches(_ object: NSManagedObject) -> Bool { request.predicate?.evaluate(with: object) ?? true }
+        var merged: [NSManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        for object in fetched where !object.isDeleted {
+            // The store matched the saved values; an updated object is judged by its current ones.
+            if object.isUpdated, !matches(object) { continue }
+            merged.append(object)
+            seen.insert(ObjectIdentifier(object))
+        }
+        let updated = updatedObjects.filter { $0.isUpdated && !$0.isInserted && !$0.isDeleted && candidate($0) }
+        for object in updated.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+            if !seen.contains(ObjectIdentifier(object)), matches(object) { merged.append(object) }
+        }
+        let inserted = liveInserted
+        for object in inserted where candidate(object) && matches(object) { merged.append(object) }
+        guard let descriptors = request.sortDescriptors, !descriptors.isEmpty else { return merged }
+        // Ties come out as the store returns them: by primary key, which unsaved objects receive
+        // at save in insertion order, after every saved row.
+        let insertionIndex = Dictionary(uniqueKeysWithValues: inserted.enumerated().map { (ObjectIdentifier($1), $0) })
+        func tieKey(_ object: NSManagedObject) -> (Int, Int64, Int) {
+            (object.hasTemporaryID ? 1 : 0, object.primaryKey, insertionIndex[ObjectIdentifier(object)] ?? 0)
+        }
+        return merged.sorted { a, b in
+            for descriptor in descriptors {
+                let order = descriptor.compare(a, to: b)
+                if order != .orderedSame { return order == .orderedAscending }
+            }
+            return tieKey(a) < tieKey(b)
+        }
     }
 
     /// The context's object for a fetched row: the registered one, or a new fault carrying the
@@ -134,7 +197,8 @@ extension NSManagedObjectContext {
         return object
     }
 
-    /// Fills a fault from its store, or from its parent context's view of it.
+    /// Fills a fault from its parent context's view of it, from its store with its whole batch
+    /// when it came from a fetch with `fetchBatchSize`, or from its store alone.
     func fulfillFault(_ object: NSManagedObject) {
         if let parent {
             guard let snapshot = parent.performAndWait({ parent.snapshot(for: object.objectID) }) else {
@@ -143,6 +207,19 @@ extension NSManagedObjectContext {
             object.slots = snapshot.slots
             object.committed = snapshot.slots
             return
+        }
+        if let batch = object.fetchBatch {
+            do {
+                try loadBatch(batch)
+            } catch {
+                preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': \(error)")
+            }
+            if let values = object.cachedRow {
+                object.slots = values
+                object.committed = values.committedCopy
+                object.cachedRow = nil
+                return
+            }
         }
         guard let store = object.store else {
             preconditionFailure("CoreData could not fulfill a fault for an object without a store.")

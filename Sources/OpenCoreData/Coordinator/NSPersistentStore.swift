@@ -74,6 +74,29 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     func relatedReferences(
         _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64
     ) throws -> [ObjectReference] { throw unsupported("relationship fault") }
+    /// The rows of `entity`'s hierarchy with these primary keys (missing ones left out), for
+    /// batch faulting and prefetching. Stores that can answer in one query override this.
+    func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
+        try primaryKeys.compactMap { try row(of: entity, primaryKey: $0) }
+    }
+    /// The destination rows of the to-many `relationship` of each source key, in each source's
+    /// order, for prefetching. Stores that can answer in one query override this.
+    func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {
+        var result: [(source: Int64, row: StoreRow)] = []
+        for key in keys {
+            for reference in try relatedReferences(relationship, ofPrimaryKey: key) {
+                guard let destination = entity(number: reference.entityNumber),
+                    let row = try row(of: destination, primaryKey: reference.primaryKey)
+                else { continue }
+                result.append((key, row))
+            }
+        }
+        return result
+    }
+    /// The dictionaries of a fetch with `.dictionaryResultType`, from the stored values.
+    func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+        throw unsupported("dictionary results")
+    }
     func save(_ body: (any StoreWriter) throws -> Void) throws { throw unsupported("save") }
     func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
         throw unsupported("permanent IDs")

@@ -168,8 +168,16 @@ struct XcodeModelBuilder {
         request.includesPendingChanges = element.flag("includesPendingChanges", default: true)
         request.returnsObjectsAsFaults = element.flag("returnObjectsAsFaults", default: true)
         request.returnsDistinctResults = element.flag("returnDistinctResults")
+        if let predicate = element["predicateString"] {
+            model.fetchRequestTemplatePredicateStrings[name] = predicate
+            // Xcode's model compiler refuses a predicate that does not parse; so does the loader.
+            do {
+                request.predicate = try NSPredicate(validatingFormat: predicate)
+            } catch {
+                throw corrupt(element, "the predicate of fetch request '\(name)' does not parse: \((error as NSError).localizedDescription)")
+            }
+        }
         model.setFetchRequestTemplate(request, forName: name)
-        if let predicate = element["predicateString"] { model.fetchRequestTemplatePredicateStrings[name] = predicate }
     }
 
     // MARK: Helpers

@@ -141,7 +141,8 @@ extension NSManagedObject {
         }
         if let row = cachedRow {
             slots = row
-            committed = row
+            // A prefetched to-many set must not be shared with the committed snapshot.
+            committed = row.committedCopy
             cachedRow = nil
         } else {
             guard let context = managedObjectContext else {

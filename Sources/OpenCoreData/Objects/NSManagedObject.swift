@@ -21,6 +21,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     var cachedRow: ContiguousArray<SlotValue>?
     /// Z_OPT of the row the committed values came from.
     var version: Int64 = 0
+    /// For a fault returned by a fetch with `fetchBatchSize`: the batch filled with it.
+    var fetchBatch: FetchBatch?
 
     /// The permanent identity, once there is one.
     var primaryKey: Int64 = 0

@@ -40,6 +40,16 @@ open class NSExpression: NSObject, NSCopying {
         /// A literal collection `{a, b, c}`.
         case aggregate([NSExpression])
         case anyKey
+        /// A key path applied to another expression's value: `$x.name`, `SUBQUERY(…).@count`.
+        case operandKeyPath(NSExpression, String)
+        /// `SUBQUERY(collection, $variable, predicate)`: the elements for which the predicate holds.
+        case subquery(NSExpression, variable: String, predicate: Foundation.NSPredicate)
+        /// `TERNARY(predicate, then, else)`.
+        case conditional(Foundation.NSPredicate, NSExpression, NSExpression)
+        /// `FUNCTION(target, "selector", arguments…)`: a function registered by selector name.
+        case method(NSExpression, String, arguments: [NSExpression])
+        /// `UNION`, `INTERSECT`, `MINUS` of two collections (the type says which).
+        case setOperation(ExpressionType, NSExpression, NSExpression)
     }
 
     let storage: Storage
@@ -76,6 +86,45 @@ open class NSExpression: NSObject, NSCopying {
         self.init(storage: .function(name, arguments: parameters.map { $0 as? NSExpression ?? NSExpression(forConstantValue: $0) }))
     }
 
+    /// The elements of `expression` (a collection) for which `predicate` holds, with each element
+    /// bound to `$variable` while the predicate is evaluated: `SUBQUERY(books, $b, $b.pages > 100)`.
+    ///
+    /// The predicate is evaluated on the element, so `$b.pages` and `pages` both read the element's
+    /// pages, in memory and in SQL alike.
+    public convenience init(forSubquery expression: NSExpression, usingIteratorVariable variable: String, predicate: Any) {
+        let predicate = predicate as? Foundation.NSPredicate ?? Foundation.NSPredicate(value: false)
+        self.init(storage: .subquery(expression, variable: variable, predicate: predicate))
+    }
+
+    /// `trueExpression`'s value when `predicate` holds for the evaluated object, else
+    /// `falseExpression`'s: `TERNARY(predicate, a, b)` in a format string.
+    public convenience init(forConditional predicate: Foundation.NSPredicate, trueExpression: NSExpression, falseExpression: NSExpression) {
+        self.init(storage: .conditional(predicate, trueExpression, falseExpression))
+    }
+
+    /// `FUNCTION(target, "name", arguments…)`: calls the function registered under `name` with
+    /// `registerFunction(_:_:)` on the target's value. Linux has no Objective-C runtime to send an
+    /// arbitrary selector, so only registered names (and the built-in string ones) evaluate.
+    public convenience init(forFunction target: NSExpression, selectorName name: String, arguments parameters: [Any]?) {
+        let arguments = (parameters ?? []).map { $0 as? NSExpression ?? NSExpression(forConstantValue: $0) }
+        self.init(storage: .method(target, name, arguments: arguments))
+    }
+
+    /// The union of two collections: `left UNION right` in a format string.
+    public convenience init(forUnionSet left: NSExpression, with right: NSExpression) {
+        self.init(storage: .setOperation(.unionSet, left, right))
+    }
+
+    /// The elements of `left` that are also in `right`: `left INTERSECT right`.
+    public convenience init(forIntersectSet left: NSExpression, with right: NSExpression) {
+        self.init(storage: .setOperation(.intersectSet, left, right))
+    }
+
+    /// The elements of `left` that are not in `right`: `left MINUS right`.
+    public convenience init(forMinusSet left: NSExpression, with right: NSExpression) {
+        self.init(storage: .setOperation(.minusSet, left, right))
+    }
+
     /// The expression for the object being evaluated: `SELF` in a format string.
     public class func expressionForEvaluatedObject() -> NSExpression { NSExpression(storage: .evaluatedObject) }
 
@@ -92,6 +141,11 @@ open class NSExpression: NSObject, NSCopying {
         case .function: .function
         case .aggregate: .aggregate
         case .anyKey: .anyKey
+        case .operandKeyPath: .keyPath
+        case .subquery: .subquery
+        case .conditional: .conditional
+        case .method: .function
+        case .setOperation(let type, _, _): type
         }
     }
 
@@ -107,41 +161,96 @@ open class NSExpression: NSObject, NSCopying {
 
     /// The key path of a key path expression. Stops the program for other kinds, as Apple raises.
     public var keyPath: String {
-        guard case .keyPath(let keyPath) = storage else {
-            preconditionFailure("\(self) is not a key path expression (\(expressionType)).")
+        switch storage {
+        case .keyPath(let keyPath), .operandKeyPath(_, let keyPath): return keyPath
+        default: preconditionFailure("\(self) is not a key path expression (\(expressionType)).")
         }
-        return keyPath
     }
 
-    /// The name of a variable expression. Stops the program for other kinds, as Apple raises.
+    /// The expression a key path or `FUNCTION` applies to: the evaluated object for a plain key
+    /// path, `$x` in `$x.name`. Stops the program for other kinds, as Apple raises.
+    public var operand: NSExpression {
+        switch storage {
+        case .keyPath: return .expressionForEvaluatedObject()
+        case .operandKeyPath(let operand, _), .method(let operand, _, _): return operand
+        default: preconditionFailure("\(self) has no operand (\(expressionType)).")
+        }
+    }
+
+    /// The name of a variable expression, or the iterator variable of a subquery. Stops the
+    /// program for other kinds, as Apple raises.
     public var variable: String {
-        guard case .variable(let name) = storage else {
-            preconditionFailure("\(self) is not a variable expression (\(expressionType)).")
+        switch storage {
+        case .variable(let name), .subquery(_, let name, _): return name
+        default: preconditionFailure("\(self) is not a variable expression (\(expressionType)).")
         }
-        return name
     }
 
-    /// The function name of a function expression, such as `add:to:`. Stops the program for other
-    /// kinds, as Apple raises.
+    /// The function name of a function expression, such as `add:to:`, or the selector of a
+    /// `FUNCTION`. Stops the program for other kinds, as Apple raises.
     public var function: String {
-        guard case .function(let name, _) = storage else {
-            preconditionFailure("\(self) is not a function expression (\(expressionType)).")
+        switch storage {
+        case .function(let name, _), .method(_, let name, _): return name
+        default: preconditionFailure("\(self) is not a function expression (\(expressionType)).")
         }
-        return name
     }
 
     /// The arguments of a function expression; nil for other kinds.
     public var arguments: [NSExpression]? {
-        guard case .function(_, let arguments) = storage else { return nil }
-        return arguments
+        switch storage {
+        case .function(_, let arguments), .method(_, _, let arguments): return arguments
+        default: return nil
+        }
     }
 
-    /// The subexpressions of an aggregate expression. Stops the program for other kinds.
+    /// The subexpressions of an aggregate expression, or the collection expression of a subquery.
+    /// Stops the program for other kinds.
     public var collection: Any {
-        guard case .aggregate(let items) = storage else {
-            preconditionFailure("\(self) is not an aggregate expression (\(expressionType)).")
+        switch storage {
+        case .aggregate(let items): return items
+        case .subquery(let collection, _, _): return collection
+        default: preconditionFailure("\(self) is not an aggregate or subquery expression (\(expressionType)).")
         }
-        return items
+    }
+
+    /// The predicate of a subquery or conditional expression. Stops the program for other kinds.
+    public var predicate: Foundation.NSPredicate {
+        switch storage {
+        case .subquery(_, _, let predicate), .conditional(let predicate, _, _): return predicate
+        default: preconditionFailure("\(self) has no predicate (\(expressionType)).")
+        }
+    }
+
+    /// The value of a conditional expression when its predicate holds.
+    public var trueExpression: NSExpression {
+        guard case .conditional(_, let expression, _) = storage else {
+            preconditionFailure("\(self) is not a conditional expression (\(expressionType)).")
+        }
+        return expression
+    }
+
+    /// The value of a conditional expression when its predicate does not hold.
+    public var falseExpression: NSExpression {
+        guard case .conditional(_, _, let expression) = storage else {
+            preconditionFailure("\(self) is not a conditional expression (\(expressionType)).")
+        }
+        return expression
+    }
+
+    /// The left collection of a union, intersection or difference.
+    public var leftExpression: NSExpression {
+        guard case .setOperation(_, let left, _) = storage else {
+            preconditionFailure("\(self) is not a set expression (\(expressionType)).")
+        }
+        return left
+    }
+
+    /// The right collection of a union, intersection or difference.
+    public var rightExpression: NSExpression {
+        guard case .setOperation(_, _, let right) = storage else {
+            preconditionFailure("\(self) is not a set expression (\(expressionType)).")
+        }
+        return right
     }
 
     /// The value of the expression for `object`: the constant, the value at the key path, the
@@ -166,6 +275,20 @@ open class NSExpression: NSObject, NSCopying {
             return NSExpression(storage: .function(name, arguments: arguments.map { $0.substituting(variables) }))
         case .aggregate(let items):
             return NSExpression(storage: .aggregate(items.map { $0.substituting(variables) }))
+        case .operandKeyPath(let operand, let path):
+            return NSExpression(storage: .operandKeyPath(operand.substituting(variables), path))
+        case .subquery(let collection, let variable, let predicate):
+            // The iterator variable is bound by the subquery itself, never substituted.
+            var inner = variables
+            inner[variable] = nil
+            return NSExpression(
+                storage: .subquery(collection.substituting(variables), variable: variable, predicate: PredicateSubstitution.substitute(predicate, inner)))
+        case .conditional(let predicate, let a, let b):
+            return NSExpression(storage: .conditional(PredicateSubstitution.substitute(predicate, variables), a.substituting(variables), b.substituting(variables)))
+        case .method(let target, let name, let arguments):
+            return NSExpression(storage: .method(target.substituting(variables), name, arguments: arguments.map { $0.substituting(variables) }))
+        case .setOperation(let type, let a, let b):
+            return NSExpression(storage: .setOperation(type, a.substituting(variables), b.substituting(variables)))
         case .constant, .evaluatedObject, .keyPath, .anyKey:
             return self
         }
@@ -191,8 +314,21 @@ open class NSExpression: NSObject, NSCopying {
         case (.variable(let a), .variable(let b)), (.keyPath(let a), .keyPath(let b)): return a == b
         case (.function(let a, let x), .function(let b, let y)): return a == b && x == y
         case (.aggregate(let x), .aggregate(let y)): return x == y
+        case (.operandKeyPath(let x, let a), .operandKeyPath(let y, let b)): return a == b && x.isEqual(y)
+        case (.subquery(let x, let a, let p), .subquery(let y, let b, let q)):
+            return a == b && x.isEqual(y) && PredicateEquality.isEqual(p, q)
+        case (.conditional(let p, let a, let b), .conditional(let q, let c, let d)):
+            return PredicateEquality.isEqual(p, q) && a.isEqual(c) && b.isEqual(d)
+        case (.method(let x, let a, let u), .method(let y, let b, let v)): return a == b && x.isEqual(y) && u == v
+        case (.setOperation(let s, let a, let b), .setOperation(let t, let c, let d)): return s == t && a.isEqual(c) && b.isEqual(d)
         default: return false
         }
+    }
+
+    /// The constant of a constant expression; nil for other kinds (where `constantValue` stops).
+    var constantIfAny: Any? {
+        if case .constant(let value) = storage { return value }
+        return nil
     }
 
     /// The values of a constant collection or of an aggregate of constants; nil otherwise.
@@ -221,6 +357,11 @@ open class NSExpression: NSObject, NSCopying {
         case .keyPath(let path): return path.hashValue
         case .function(let name, let arguments): return name.hashValue ^ arguments.count
         case .aggregate(let items): return items.count &+ 5
+        case .operandKeyPath(let operand, let path): return path.hashValue ^ operand.hash
+        case .subquery(let collection, let variable, _): return variable.hashValue ^ collection.hash
+        case .conditional(_, let a, let b): return a.hash &* 31 &+ b.hash
+        case .method(_, let name, let arguments): return name.hashValue ^ arguments.count &+ 1
+        case .setOperation(let type, let a, let b): return Int(type.rawValue) &+ a.hash &* 31 &+ b.hash
         }
     }
 

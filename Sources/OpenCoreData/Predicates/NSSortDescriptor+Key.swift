@@ -39,10 +39,7 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
     }
 
     override func compare(_ object1: Any, to object2: Any) -> ComparisonResult {
-        let a = value(of: object1)
-        let b = value(of: object2)
-        let collation = SortCollation(self)
-        let result = ValueComparison.compare(a, b, caseInsensitive: collation.caseInsensitive) ?? .orderedSame
+        let result = SortComparison(selector: comparisonSelector).compareValues(value(of: object1), value(of: object2))
         guard !ascending else { return result }
         switch result {
         case .orderedAscending: return .orderedDescending
@@ -55,12 +52,11 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
         KeyedSortDescriptor(key: keyString, ascending: !ascending, selectorName: comparisonSelector)
     }
 
+    /// The value at the key path (through to-one relationships, or a collection operator such as
+    /// `books.@count`) of an object, a stored row or a dictionary, as predicates read it.
     private func value(of object: Any) -> Any? {
         guard let keyString else { return object }
-        if let object = object as? NSManagedObject { return object.value(forKeyPath: keyString) }
-        if let row = object as? RowView { return row.storedValue(forKey: keyString) }
-        if let dictionary = object as? [String: Any] { return dictionary[keyString] }
-        return nil
+        return KeyValueReader.value(atKeyPath: keyString, of: object)
     }
 
     override var description: String {
@@ -68,15 +64,62 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
     }
 }
 
-/// How a sort descriptor's selector orders strings, in memory and in SQL alike.
-struct SortCollation {
-    let caseInsensitive: Bool
+/// How a sort descriptor's selector orders values. Strings use the selector's comparison; other
+/// values compare as predicates compare them, nil first. The SQLite store registers one collation
+/// per string comparison that calls `compare(_:_:)`, so the store's order is the in-memory order.
+enum SortComparison: String, CaseIterable, Sendable {
+    /// Unicode code points, as SQLite's BINARY collation.
+    case compare = "compare:"
+    case caseInsensitive = "caseInsensitiveCompare:"
+    case localized = "localizedCompare:"
+    case localizedCaseInsensitive = "localizedCaseInsensitiveCompare:"
+    case localizedStandard = "localizedStandardCompare:"
 
-    init(_ descriptor: Foundation.NSSortDescriptor) {
-        let selector = descriptor.selectorName ?? "compare:"
-        caseInsensitive = selector.lowercased().contains("caseinsensitive")
+    /// The comparison a selector names; `compare:` for nil and for selectors it does not know.
+    init(selector: String?) {
+        self = selector.flatMap(SortComparison.init(rawValue:)) ?? .compare
     }
 
-    /// The COLLATE clause for SQLite.
-    var sqlCollation: String { caseInsensitive ? " COLLATE NOCASE" : "" }
+    /// Whether the store can order by `selector` (nil meaning `compare:`).
+    static func isKnown(_ selector: String?) -> Bool { selector == nil || SortComparison(rawValue: selector!) != nil }
+
+    /// The SQLite collation registered for this comparison; nil for BINARY.
+    var collationName: String? {
+        switch self {
+        case .compare: nil
+        case .caseInsensitive: "OCD_CASE_INSENSITIVE"
+        case .localized: "OCD_LOCALIZED"
+        case .localizedCaseInsensitive: "OCD_LOCALIZED_CASE_INSENSITIVE"
+        case .localizedStandard: "OCD_LOCALIZED_STANDARD"
+        }
+    }
+
+    /// Two strings in this comparison's order; the collations call this very function.
+    func compare(_ a: String, _ b: String) -> ComparisonResult {
+        switch self {
+        case .compare: ValueComparison.compareStrings(a, b, caseInsensitive: false, diacriticInsensitive: false)
+        case .caseInsensitive: Self.caseInsensitiveOrder(a, b)
+        case .localized: a.localizedCompare(b)
+        case .localizedCaseInsensitive: a.localizedCaseInsensitiveCompare(b)
+        case .localizedStandard: a.localizedStandardCompare(b)
+        }
+    }
+
+    /// Case-folded, canonically composed, then by code point. Linux's Foundation
+    /// `caseInsensitiveCompare` is not transitive with composed characters (it puts "côte" before
+    /// "Cz" and "Cz" before "Ça", yet "Ça" before "côte"), so no store could agree with it.
+    static func caseInsensitiveOrder(_ a: String, _ b: String) -> ComparisonResult {
+        let x = a.folding(options: .caseInsensitive, locale: nil).precomposedStringWithCanonicalMapping.unicodeScalars
+        let y = b.folding(options: .caseInsensitive, locale: nil).precomposedStringWithCanonicalMapping.unicodeScalars
+        if x.elementsEqual(y) { return .orderedSame }
+        return x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending
+    }
+
+    /// Two values of a sort key: strings in this comparison's order, others as `compare:`.
+    func compareValues(_ lhs: Any?, _ rhs: Any?) -> ComparisonResult {
+        if let a = ValueComparison.normalize(lhs) as? String, let b = ValueComparison.normalize(rhs) as? String {
+            return compare(a, b)
+        }
+        return ValueComparison.compare(lhs, rhs) ?? .orderedSame
+    }
 }

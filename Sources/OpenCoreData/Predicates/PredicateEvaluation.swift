@@ -2,8 +2,8 @@
 /// numbers across integer, floating and boolean types, strings with case / diacritic folding,
 /// dates, nil equal only to nil and never ordered.
 ///
-/// The SQLite store compiles the same predicates to SQL; `SQLPredicateCompiler` calls the same
-/// string helpers (`fold`, `like`, `matches`) so both select the same objects.
+/// The SQLite store compiles the same predicates to SQL; the SQL functions it registers call the
+/// same string helpers (`fold`, `stringOperator`, `matches`) so both select the same objects.
 enum PredicateEvaluator {
     static func evaluate(_ predicate: NSComparisonPredicate, object: Any?, bindings: [String: Any]?) -> Bool {
         let left = value(of: predicate.leftExpression, object: object, bindings: bindings)
@@ -33,7 +33,48 @@ enum PredicateEvaluator {
         case .anyKey: return nil
         case .function(let name, let arguments):
             return function(name, arguments.map { value(of: $0, object: object, bindings: bindings) })
+        case .operandKeyPath(let operand, let path):
+            return KeyValueReader.value(atKeyPath: path, of: value(of: operand, object: object, bindings: bindings))
+        case .subquery(let collection, let variable, let predicate):
+            return subquery(value(of: collection, object: object, bindings: bindings), variable, predicate, bindings)
+        case .conditional(let predicate, let a, let b):
+            let holds = predicate.evaluate(with: object, substitutionVariables: bindings ?? [:])
+            return value(of: holds ? a : b, object: object, bindings: bindings)
+        case .method(let target, let name, let arguments):
+            return ExpressionFunctions.call(
+                name, on: value(of: target, object: object, bindings: bindings),
+                arguments.map { value(of: $0, object: object, bindings: bindings) })
+        case .setOperation(let type, let a, let b):
+            return setOperation(type, value(of: a, object: object, bindings: bindings), value(of: b, object: object, bindings: bindings))
         }
+    }
+
+    /// The elements of `collection` for which `predicate` holds, each evaluated as the object with
+    /// `$variable` bound to it (so `$x.name` and `name` read the same element).
+    private static func subquery(_ collection: Any?, _ variable: String, _ predicate: Foundation.NSPredicate, _ bindings: [String: Any]?) -> [Any?] {
+        let items = collection.map { ValueComparison.collectionElements($0) ?? [$0] } ?? []
+        var inner = bindings ?? [:]
+        return items.filter { item in
+            inner[variable] = item ?? NSNull()
+            return predicate.evaluate(with: item, substitutionVariables: inner)
+        }
+    }
+
+    /// UNION, INTERSECT and MINUS, keeping the left collection's order and dropping duplicates.
+    private static func setOperation(_ type: NSExpression.ExpressionType, _ left: Any?, _ right: Any?) -> [Any?]? {
+        guard let a = left.flatMap(ValueComparison.collectionElements), let b = right.flatMap(ValueComparison.collectionElements) else {
+            return nil
+        }
+        func contains(_ items: [Any?], _ item: Any?) -> Bool { items.contains { ValueComparison.isEqual($0, item) } }
+        let candidates: [Any?] =
+            switch type {
+            case .unionSet: a + b
+            case .intersectSet: a.filter { contains(b, $0) }
+            default: a.filter { !contains(b, $0) }
+            }
+        var result: [Any?] = []
+        for item in candidates where !contains(result, item) { result.append(item) }
+        return result
     }
 
     // MARK: Operators
@@ -94,8 +135,8 @@ enum PredicateEvaluator {
     }
 
     /// BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES on two strings. Both are folded first, then
-    /// compared by Unicode scalars, the way SQLite's GLOB compares UTF-8: the SQL store calls
-    /// this same function (registered in SQLite) for folded comparisons.
+    /// compared by Unicode scalars. The SQLite store registers this very function
+    /// (`SQLPredicateFunctions`), so SQL and memory agree to the character.
     static func stringOperator(
         _ type: NSComparisonPredicate.Operator, _ text: String, _ pattern: String, _ ci: Bool, _ di: Bool
     ) -> Bool {
@@ -157,11 +198,11 @@ enum PredicateEvaluator {
     // MARK: Functions
 
     /// The functions the parser accepts by name (`sum(…)`, `now()`) or builds from operators.
-    static let functionNames: Set<String> = [
+    static let functionNames: Set<String> = Set([
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "sum:", "count:", "min:", "max:", "average:", "abs:", "sqrt:", "floor:", "ceiling:", "trunc:",
         "uppercase:", "lowercase:", "now",
-    ]
+    ]).union(ExpressionBuiltins.names)
 
     private static func function(_ name: String, _ arguments: [Any?]) -> Any? {
         let numbers = arguments.map { ValueComparison.normalize($0) }
@@ -219,82 +260,7 @@ enum PredicateEvaluator {
             guard let s = numbers.first.flatMap({ $0 as? String }) else { return nil }
             return name == "uppercase:" ? s.uppercased() : s.lowercased()
         default:
-            return nil
+            return ExpressionBuiltins.call(name, arguments)
         }
-    }
-}
-
-/// Reads key paths from the objects predicates are evaluated on: managed objects, the in-memory
-/// store's rows, dictionaries, collections (the key applies to every element, as KVC does) and,
-/// through reflection, any Swift value with stored properties of those names.
-enum KeyValueReader {
-    static func value(atKeyPath keyPath: String, of object: Any?) -> Any? {
-        value(at: keyPath.split(separator: ".").map(String.init)[...], of: object)
-    }
-
-    private static func value(at path: ArraySlice<String>, of object: Any?) -> Any? {
-        guard let key = path.first else { return object }
-        let rest = path.dropFirst()
-        if key.hasPrefix("@") {
-            let items = object.flatMap(ValueComparison.collectionElements) ?? []
-            if key == "@count" { return NSNumber(value: items.count) }
-            let values = items.map { value(at: rest, of: $0) }
-            let name = ["@sum": "sum:", "@avg": "average:", "@min": "min:", "@max": "max:"][key]
-            return name.flatMap { PredicateEvaluator.value(of: NSExpression(storage: .function($0, arguments: [NSExpression(forConstantValue: values)])), object: nil, bindings: nil) }
-        }
-        return value(at: rest, of: self.value(forKey: key, of: object))
-    }
-
-    static func value(forKey key: String, of object: Any?) -> Any? {
-        guard let object, !(object is NSNull) else { return nil }
-        switch object {
-        case let managed as NSManagedObject: return managed.value(forKey: key)
-        case let row as RowView: return row.value(forPredicateKey: key)
-        case let dictionary as [String: Any]: return dictionary[key]
-        case let dictionary as NSDictionary: return dictionary.object(forKey: key)
-        default: break
-        }
-        if let items = ValueComparison.collectionElements(object) {
-            return items.flatMap { item -> [Any?] in
-                let value = self.value(forKey: key, of: item)
-                return value.flatMap(ValueComparison.collectionElements) ?? [value]
-            }
-        }
-        guard let child = Mirror(reflecting: object).children.first(where: { $0.label == key }) else { return nil }
-        return unwrap(child.value)
-    }
-
-    /// Reflection hands optionals over as `Any`; a `nil` inside must read as nil.
-    private static func unwrap(_ value: Any) -> Any? {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        return mirror.children.first.map { unwrap($0.value) } ?? nil
-    }
-}
-
-/// Compiled regular expressions for MATCHES, shared by in-memory evaluation and the SQLite
-/// function, so a pattern compiles once rather than once per row.
-final class RegexCache: @unchecked Sendable {
-    // @unchecked Sendable: `expressions` is only touched under `lock`.
-    static let shared = RegexCache()
-    private let lock = NSLock()
-    private var expressions: [String: NSRegularExpression] = [:]
-
-    /// Whether the whole of `text` matches `pattern` (ICU syntax), as Apple's MATCHES requires.
-    func matches(_ text: String, pattern: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> Bool {
-        let subject = ValueComparison.fold(text, caseInsensitive: false, diacriticInsensitive: diacriticInsensitive)
-        let source = ValueComparison.fold(pattern, caseInsensitive: false, diacriticInsensitive: diacriticInsensitive)
-        let key = "\(caseInsensitive ? 1 : 0)\(source)"
-        lock.lock()
-        var expression = expressions[key]
-        if expression == nil {
-            expression = try? NSRegularExpression(pattern: "^(?:" + source + ")$", options: caseInsensitive ? [.caseInsensitive] : [])
-            if expressions.count > 256 { expressions.removeAll() }
-            expressions[key] = expression
-        }
-        lock.unlock()
-        guard let expression else { return false }
-        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
-        return expression.firstMatch(in: subject, options: [], range: range) != nil
     }
 }

@@ -77,11 +77,13 @@ enum PredicateFormatter {
         case .evaluatedObject: return "SELF"
         case .anyKey: return "ANYKEY"
         case .variable(let name): return "$" + name
-        case .keyPath(let path):
-            return path.split(separator: ".", omittingEmptySubsequences: false).map { component in
-                PredicateParser.reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
-            }.joined(separator: ".")
+        case .keyPath(let path): return formatKeyPath(path)
         case .aggregate(let items): return "{" + items.map(format).joined(separator: ", ") + "}"
+        case .function(IndexSymbol.functionName, let arguments) where arguments.count == 2:
+            let index = (arguments[1].constantIfAny as? IndexSymbol)?.rawValue ?? format(arguments[1])
+            return operand(arguments[0]) + "[" + index + "]"
+        case .function(CastType.functionName, let arguments) where arguments.count == 2:
+            return "CAST(\(format(arguments[0])), \(format(arguments[1])))"
         case .function(let name, let arguments):
             if let symbol = infixOperators[name], arguments.count == 2 {
                 // Nested arithmetic is parenthesized so that it parses back to the same tree.
@@ -95,7 +97,31 @@ enum PredicateFormatter {
             }
             let base = name.hasSuffix(":") ? String(name.dropLast()) : name
             return base + "(" + arguments.map(format).joined(separator: ", ") + ")"
+        case .operandKeyPath(let base, let path):
+            return operand(base) + "." + formatKeyPath(path)
+        case .subquery(let collection, let variable, let predicate):
+            return "SUBQUERY(\(format(collection)), $\(variable), \(format(predicate)))"
+        case .conditional(let predicate, let a, let b):
+            return "TERNARY(\(format(predicate)), \(format(a)), \(format(b)))"
+        case .method(let target, let name, let arguments):
+            return "FUNCTION(" + ([format(target), quote(name)] + arguments.map(format)).joined(separator: ", ") + ")"
+        case .setOperation(let type, let a, let b):
+            let word = type == .unionSet ? "UNION" : (type == .intersectSet ? "INTERSECT" : "MINUS")
+            return "\(format(a)) \(word) \(format(b))"
         }
+    }
+
+    /// An expression a postfix (`[…]`, `.key`) applies to: arithmetic needs parentheses.
+    private static func operand(_ expression: NSExpression) -> String {
+        if case .function(let name, _) = expression.storage, infixOperators[name] != nil { return "(" + format(expression) + ")" }
+        return format(expression)
+    }
+
+    /// A key path with reserved words escaped by `#`; collection operators stay as they are.
+    static func formatKeyPath(_ path: String) -> String {
+        path.split(separator: ".", omittingEmptySubsequences: false).map { component in
+            PredicateParser.reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
+        }.joined(separator: ".")
     }
 
     static func formatConstant(_ value: Any?) -> String {

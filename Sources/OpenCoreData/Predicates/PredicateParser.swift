@@ -4,9 +4,8 @@
 /// Precedence, loosest first: `OR`/`||`, `AND`/`&&`, `NOT`/`!`, comparison; within expressions
 /// `+ -`, `* /`, `**`, unary minus, then key paths and literals. The result is the public object
 /// model: `NSComparisonPredicate`, `NSCompoundPredicate` (as `CompoundPredicate`), `NSPredicate(value:)`,
-/// `NSExpression`. Constructs of the grammar that are recognised but not implemented yet
-/// (`SUBQUERY`, `FUNCTION`, `TERNARY`, indexes, assignments) are refused with an error that names
-/// their position.
+/// `NSExpression`. Constructs of the grammar that are recognised but not implemented (assignments
+/// `:=`, `FETCH`, `ANYKEY`) are refused with an error that names their position.
 struct PredicateParser {
     private let tokens: [PredicateToken]
     private var position = 0
@@ -46,30 +45,30 @@ struct PredicateParser {
 
     // MARK: Tokens
 
-    private var token: PredicateToken { tokens[position] }
+    var token: PredicateToken { tokens[position] }
 
-    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+    mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
-    private func isWord(_ word: String) -> Bool {
+    func isWord(_ word: String) -> Bool {
         if case .word(let w) = token.kind { return w.uppercased() == word }
         return false
     }
 
-    private func isSymbol(_ symbol: String) -> Bool { token.kind == .symbol(symbol) }
+    func isSymbol(_ symbol: String) -> Bool { token.kind == .symbol(symbol) }
 
-    private mutating func accept(word: String) -> Bool {
+    mutating func accept(word: String) -> Bool {
         guard isWord(word) else { return false }
         advance()
         return true
     }
 
-    private mutating func accept(symbol: String) -> Bool {
+    mutating func accept(symbol: String) -> Bool {
         guard isSymbol(symbol) else { return false }
         advance()
         return true
     }
 
-    private mutating func expect(symbol: String, what: String) throws {
+    mutating func expect(symbol: String, what: String) throws {
         guard accept(symbol: symbol) else { throw PredicateParseError.expected(what, at: token.offset) }
     }
 
@@ -79,7 +78,7 @@ struct PredicateParser {
         }
     }
 
-    private func describe(_ token: PredicateToken) -> String {
+    func describe(_ token: PredicateToken) -> String {
         switch token.kind {
         case .word(let w): "'\(w)'"
         case .escapedWord(let w): "'#\(w)'"
@@ -95,7 +94,7 @@ struct PredicateParser {
 
     // MARK: Predicates
 
-    private mutating func parseOr() throws -> Foundation.NSPredicate {
+    mutating func parseOr() throws -> Foundation.NSPredicate {
         var operands = [try parseAnd()]
         while accept(word: "OR") || accept(symbol: "||") { operands.append(try parseAnd()) }
         return operands.count == 1 ? operands[0] : CompoundPredicate(type: .or, subpredicates: operands)
@@ -205,7 +204,7 @@ struct PredicateParser {
 
     // MARK: Expressions
 
-    private mutating func parseExpression() throws -> NSExpression {
+    mutating func parseExpression() throws -> NSExpression {
         var left = try parseTerm()
         while true {
             if accept(symbol: "+") {
@@ -254,7 +253,8 @@ struct PredicateParser {
         var expression = try parsePrimary()
         while true {
             if isSymbol("[") {
-                throw PredicateParseError.unsupported("An index expression ('[…]')", at: token.offset)
+                expression = try parseIndex(of: expression)
+                continue
             }
             guard isSymbol(".") else { return expression }
             let dot = token.offset
@@ -263,7 +263,8 @@ struct PredicateParser {
             switch expression.storage {
             case .keyPath(let path): expression = NSExpression(forKeyPath: path + "." + component)
             case .evaluatedObject: expression = NSExpression(forKeyPath: component)
-            default: throw PredicateParseError.unsupported("A key path applied to a \(expression.expressionType) expression", at: dot)
+            case .operandKeyPath(let operand, let path): expression = NSExpression(storage: .operandKeyPath(operand, path + "." + component))
+            default: expression = NSExpression(storage: .operandKeyPath(expression, component))
             }
         }
     }
@@ -351,7 +352,16 @@ struct PredicateParser {
         case "CAST":
             advance()
             return try parseCast(at: offset)
-        case "SUBQUERY", "FUNCTION", "TERNARY", "FETCH", "ANYKEY":
+        case "SUBQUERY":
+            advance()
+            return try parseSubquery(at: offset)
+        case "FUNCTION":
+            advance()
+            return try parseFunction(at: offset)
+        case "TERNARY":
+            advance()
+            return try parseTernary(at: offset)
+        case "FETCH", "ANYKEY":
             throw PredicateParseError.unsupported(upper, at: offset)
         default:
             break
@@ -372,40 +382,6 @@ struct PredicateParser {
             return NSExpression(storage: .function(word + (arguments.isEmpty ? "" : ":"), arguments: arguments))
         }
         return NSExpression(forKeyPath: word)
-    }
-
-    /// `CAST(value, "NSDate")`: Apple's printed form of date constants, and number / string casts.
-    private mutating func parseCast(at offset: Int) throws -> NSExpression {
-        try expect(symbol: "(", what: "'(' after CAST")
-        let value = try parseExpression()
-        try expect(symbol: ",", what: "',' and a type name in CAST")
-        guard case .string(let typeName) = token.kind else {
-            throw PredicateParseError.expected("a quoted type name such as \"NSDate\" in CAST", at: token.offset)
-        }
-        advance()
-        try expect(symbol: ")", what: "')' to close CAST")
-        guard case .constant(let constant) = value.storage else {
-            throw PredicateParseError.unsupported("CAST of a non-constant expression", at: offset)
-        }
-        switch typeName {
-        case "NSDate", "Date":
-            guard let seconds = ValueComparison.normalize(constant).flatMap(ValueComparison.doubleValue) else {
-                throw PredicateParseError.expected("a number of seconds since 2001 in CAST to NSDate", at: offset)
-            }
-            return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
-        case "NSNumber":
-            if let string = constant as? String, let number = Double(string) { return NSExpression(forConstantValue: NSNumber(value: number)) }
-            return NSExpression(forConstantValue: constant)
-        case "NSString", "String":
-            return NSExpression(forConstantValue: constant.map { "\($0)" })
-        case "NSUUID", "UUID":
-            guard let string = constant as? String, let uuid = UUID(uuidString: string) else {
-                throw PredicateParseError.expected("a UUID string in CAST to UUID", at: offset)
-            }
-            return NSExpression(forConstantValue: uuid)
-        default:
-            throw PredicateParseError.unsupported("CAST to \(typeName)", at: offset)
-        }
     }
 
     // MARK: Arguments

@@ -27,13 +27,15 @@ enum ValueComparison {
         }
     }
 
-    /// Strings compare by Unicode code points, like SQLite's BINARY collation, so that in-memory
-    /// order equals store order; the options fold case and diacritics first.
+    /// Strings compare by Unicode code points, exactly as SQLite's BINARY collation compares UTF-8,
+    /// so that in-memory order equals store order; the options fold case and diacritics first.
+    /// Canonically equivalent strings spelled with different code points are not the same here:
+    /// treating them as equal while ordering the rest by code point would not be transitive.
     static func compareStrings(_ x: String, _ y: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> ComparisonResult {
-        let a = fold(x, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
-        let b = fold(y, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
-        if a == b { return .orderedSame }
-        return a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars) ? .orderedAscending : .orderedDescending
+        let a = fold(x, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive).unicodeScalars
+        let b = fold(y, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive).unicodeScalars
+        if a.elementsEqual(b) { return .orderedSame }
+        return a.lexicographicallyPrecedes(b) ? .orderedAscending : .orderedDescending
     }
 
     static func fold(_ string: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
@@ -89,6 +91,7 @@ extension ValueComparison {
         case (let x as String, let y as String):
             return fold(x, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
                 == fold(y, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
+        case (let x as IndexSymbol, let y as IndexSymbol): return x == y
         default: break
         }
         if let identity = objectIdentity(a!), let other = objectIdentity(b!) { return identity == other }

@@ -22,7 +22,7 @@ public struct NSFetchRequestResultType: OptionSet, Sendable {
 ///
 /// `ResultType` is unconstrained (Core Data constrains it to `NSFetchRequestResult`) because on
 /// Linux a protocol does not conform to itself, and `NSFetchRequest<NSFetchRequestResult>` must compile.
-open class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
+open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
     /// The entity to fetch; set directly or found from `entityName` when the request runs.
     open var entity: NSEntityDescription?
     private var storedEntityName: String?
@@ -71,6 +71,32 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
     }
 
     override open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
+    /// A request with the same entity, predicate, order and options (the arrays are copied; the
+    /// predicate and descriptors, immutable, are shared).
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSFetchRequest<ResultType>()
+        copy.entity = entity
+        copy.storedEntityName = storedEntityName
+        copy.predicate = predicate
+        copy.sortDescriptors = sortDescriptors
+        copy.fetchLimit = fetchLimit
+        copy.fetchOffset = fetchOffset
+        copy.fetchBatchSize = fetchBatchSize
+        copy.includesSubentities = includesSubentities
+        copy.includesPendingChanges = includesPendingChanges
+        copy.includesPropertyValues = includesPropertyValues
+        copy.returnsObjectsAsFaults = returnsObjectsAsFaults
+        copy.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects
+        copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
+        copy.resultType = resultType
+        copy.propertiesToFetch = propertiesToFetch
+        copy.propertiesToGroupBy = propertiesToGroupBy
+        copy.havingPredicate = havingPredicate
+        copy.returnsDistinctResults = returnsDistinctResults
+        copy.affectedStores = affectedStores
+        return copy
+    }
 
     override open var description: String {
         "<NSFetchRequest> (entity: \(entityName ?? "nil"); predicate: (\(predicate.map { "\($0)" } ?? "nil")); sortDescriptors: \(sortDescriptors?.count ?? 0); type: \(resultType.rawValue))"

@@ -111,6 +111,93 @@ struct EvaluationRow: @unchecked Sendable, CustomTestStringConvertible {
         EvaluationRow("tags CONTAINS 'a'", holds: ["tags": Set(["a", "b"])], fails: ["tags": ["b"]]),
         EvaluationRow("count + 1 == 4", holds: ["count": 3], fails: ["count": 4]),
         EvaluationRow("count * 2 > 5 - 1", holds: ["count": 3], fails: ["count": 2]),
+        EvaluationRow("count ** 2 == 9", holds: ["count": 3], fails: ["count": 4]),
+        EvaluationRow("count / 2 == 1.5", holds: ["count": 3], fails: ["count": 4]),
+        EvaluationRow("-count == -3", holds: ["count": 3], fails: ["count": -3]),
+        EvaluationRow("ALL items.price > 0", holds: ["items": [["price": 1], ["price": 2]]], fails: ["items": [["price": 1], ["price": 0]]]),
+        EvaluationRow("NONE items.price < 0", holds: ["items": [["price": 1]]], fails: ["items": [["price": -1]]]),
+        EvaluationRow("items.@avg.price == 5", holds: ["items": [["price": 4], ["price": 6]]], fails: ["items": [["price": 4]]]),
+        EvaluationRow("items.@min.price == 1", holds: ["items": [["price": 1], ["price": 9]]], fails: ["items": [["price": 2], ["price": 9]]]),
+        EvaluationRow("items.@max.price == 9", holds: ["items": [["price": 1], ["price": 9]]], fails: ["items": [["price": 1]]]),
+        EvaluationRow("{1, 2, 3} CONTAINS count", holds: ["count": 2], fails: ["count": 4]),
+        EvaluationRow("name BETWEEN {'a', 'c'}", holds: ["name": "b"], fails: ["name": "d"]),
+        // SUBQUERY and iterator variables.
+        EvaluationRow("SUBQUERY(items, $x, $x.price > 5).@count == 1", holds: ["items": [["price": 1], ["price": 9]]], fails: ["items": [["price": 1]]]),
+        EvaluationRow("SUBQUERY(items, $x, price > 5).@count == 0", holds: ["items": [["price": 1]]], fails: ["items": [["price": 9]]]),
+        EvaluationRow("SUBQUERY(tags, $t, $t BEGINSWITH 'a')[SIZE] == 2", holds: ["tags": ["ab", "ac", "b"]], fails: ["tags": ["ab"]]),
+        EvaluationRow(
+            "ANY SUBQUERY(items, $x, $x.price > 5).name == 'big'", holds: ["items": [["price": 9, "name": "big"]]],
+            fails: ["items": [["price": 1, "name": "big"]]]),
+        EvaluationRow(
+            "SUBQUERY(items, $x, SUBQUERY($x.parts, $p, $p > 2).@count > 0).@count == 1", holds: ["items": [["parts": [1, 3]], ["parts": [1]]]],
+            fails: ["items": [["parts": [1]]]]),
+        // FUNCTION and TERNARY.
+        EvaluationRow("FUNCTION(name, 'uppercaseString') == 'ITEM'", holds: ["name": "item"], fails: ["name": "x"]),
+        EvaluationRow("FUNCTION(name, 'length') == 4", holds: ["name": "item"], fails: ["name": "items"]),
+        EvaluationRow("FUNCTION(name, 'stringByAppendingString:', 's') == 'items'", holds: ["name": "item"], fails: ["name": "it"]),
+        EvaluationRow("FUNCTION(SELF, 'lowercaseString') == 'ab'", holds: "AB", fails: "AC"),
+        EvaluationRow("TERNARY(count > 3, 'big', 'small') == 'big'", holds: ["count": 5], fails: ["count": 1]),
+        EvaluationRow("TERNARY(name == nil, 0, count) == 2", holds: ["name": "x", "count": 2], fails: ["count": 2]),
+        // Index expressions.
+        EvaluationRow("tags[FIRST] == 'a'", holds: ["tags": ["a", "b"]], fails: ["tags": ["b", "a"]]),
+        EvaluationRow("tags[LAST] == 'b'", holds: ["tags": ["a", "b"]], fails: ["tags": ["b", "a"]]),
+        EvaluationRow("tags[SIZE] == 2", holds: ["tags": ["a", "b"]], fails: ["tags": ["a"]]),
+        EvaluationRow("tags[1] == 'b'", holds: ["tags": ["a", "b"]], fails: ["tags": ["b", "a"]]),
+        EvaluationRow("tags[count - 1] == 'b'", holds: ["tags": ["a", "b"], "count": 2], fails: ["tags": ["a", "b"], "count": 1]),
+        EvaluationRow("info['color'] == 'red'", holds: ["info": ["color": "red"]], fails: ["info": ["color": "blue"]]),
+        EvaluationRow("tags[5] == nil", holds: ["tags": ["a"]], fails: ["tags": ["a", "b", "c", "d", "e", "f"]]),
+        // Key-value coding collection operators.
+        EvaluationRow(
+            "items.@distinctUnionOfObjects.name[SIZE] == 2", holds: ["items": [["name": "a"], ["name": "a"], ["name": "b"]]],
+            fails: ["items": [["name": "a"], ["name": "a"]]]),
+        EvaluationRow(
+            "items.@unionOfObjects.name[SIZE] == 3", holds: ["items": [["name": "a"], ["name": "a"], ["name": "b"]]],
+            fails: ["items": [["name": "a"], ["name": "b"], ["other": "c"]]]),
+        EvaluationRow(
+            "lists.@unionOfArrays.name[SIZE] == 3", holds: ["lists": [[["name": "a"]], [["name": "a"], ["name": "b"]]]],
+            fails: ["lists": [[["name": "a"]], [["name": "b"]]]]),
+        EvaluationRow(
+            "lists.@distinctUnionOfArrays.name[SIZE] == 2", holds: ["lists": [[["name": "a"]], [["name": "a"], ["name": "b"]]]],
+            fails: ["lists": [[["name": "a"]], [["name": "c"]], [["name": "b"]]]]),
+        EvaluationRow(
+            "ANY lists.@distinctUnionOfSets.name == 'b'", holds: ["lists": [Set(["x"]), Set(["b"])].map { $0.map { ["name": $0] } }],
+            fails: ["lists": [[["name": "a"]]]]),
+        // CAST.
+        EvaluationRow("CAST(count, 'NSString') == '3'", holds: ["count": 3], fails: ["count": 4]),
+        EvaluationRow("CAST(code, 'NSNumber') > 10", holds: ["code": "42"], fails: ["code": "7"]),
+        EvaluationRow("CAST(seconds, 'NSDate') > CAST(100, 'NSDate')", holds: ["seconds": 200], fails: ["seconds": 50]),
+        EvaluationRow("CAST('3', 'NSNumber') == count", holds: ["count": 3], fails: ["count": 4]),
+        EvaluationRow("createdAt < CAST(200.5, \"NSDate\")", holds: ["createdAt": reference], fails: ["createdAt": reference.addingTimeInterval(500)]),
+        // [n] and its combinations.
+        EvaluationRow("name ==[n] 'Item'", holds: ["name": "Item"], fails: ["name": "item"]),
+        EvaluationRow("name CONTAINS[cdn] 'ITE'", holds: ["name": "ítem"], fails: ["name": "x"]),
+        // Built-in functions.
+        EvaluationRow("abs(delta) == 3", holds: ["delta": -3], fails: ["delta": 2]),
+        EvaluationRow("sqrt(area) == 3", holds: ["area": 9], fails: ["area": 8]),
+        EvaluationRow("floor(price) == 2", holds: ["price": 2.7], fails: ["price": 3.1]),
+        EvaluationRow("ceiling(price) == 3", holds: ["price": 2.1], fails: ["price": 3.5]),
+        EvaluationRow("trunc(price) == -2", holds: ["price": -2.7], fails: ["price": -3.1]),
+        EvaluationRow("uppercase(name) == 'ABC'", holds: ["name": "abc"], fails: ["name": "abd"]),
+        EvaluationRow("lowercase(name) == 'abc'", holds: ["name": "ABC"], fails: ["name": "ABD"]),
+        EvaluationRow("sum(items.price) == 10", holds: ["items": [["price": 4], ["price": 6]]], fails: ["items": [["price": 4]]]),
+        EvaluationRow("average(items.price) == 5", holds: ["items": [["price": 4], ["price": 6]]], fails: ["items": [["price": 4]]]),
+        EvaluationRow("min(items.price) == 1", holds: ["items": [["price": 1], ["price": 9]]], fails: ["items": [["price": 2]]]),
+        EvaluationRow("max(items.price) == 9", holds: ["items": [["price": 1], ["price": 9]]], fails: ["items": [["price": 1]]]),
+        EvaluationRow("count(tags) == 2", holds: ["tags": ["a", "b"]], fails: ["tags": ["a"]]),
+        EvaluationRow("median(values) == 2", holds: ["values": [1, 2, 9]], fails: ["values": [1, 5, 9]]),
+        EvaluationRow("stddev(values) == 1", holds: ["values": [1, 3]], fails: ["values": [2, 2]]),
+        EvaluationRow("ln(value) > 0", holds: ["value": 3], fails: ["value": 0.5]),
+        EvaluationRow("log(value) == 2", holds: ["value": 100], fails: ["value": 10]),
+        EvaluationRow("exp(value) > 2", holds: ["value": 1], fails: ["value": 0]),
+        EvaluationRow("length(name) == 3", holds: ["name": "abc"], fails: ["name": "ab"]),
+        EvaluationRow("now() > %@", [reference], holds: [:] as [String: Any], fails: nil),
+        // More format specifiers.
+        EvaluationRow("count == %lu", [UInt(3)], holds: ["count": 3], fails: ["count": 4]),
+        EvaluationRow("count == %hd", [Int16(3)], holds: ["count": 3], fails: ["count": 4]),
+        EvaluationRow("count == %llu", [UInt64(3)], holds: ["count": 3], fails: ["count": 4]),
+        EvaluationRow("count == %e", [2.5], holds: ["count": 2.5], fails: ["count": 2]),
+        EvaluationRow("%K BEGINSWITH %@", ["name", "It"], holds: ["name": "Item"], fails: ["name": "item"]),
+        EvaluationRow("%K.@count == %d", ["tags", 2], holds: ["tags": ["a", "b"]], fails: ["tags": ["a"]]),
     ]
 }
 

@@ -167,10 +167,10 @@ import Testing
         let stack = try Self.makeStack()
         let refused: [(String, NSPredicate)] = [
             ("Item", NSPredicate { _, _ in true }),
-            ("Owner", NSPredicate(format: "ANY items.name == 'Item'")),
             ("Owner", NSPredicate(format: "items.name == 'Item'")),
-            ("Owner", NSPredicate(format: "items.@count > 1")),
+            ("Owner", NSPredicate(format: "ANY items.name == items.name")),
             ("Item", NSPredicate(format: "count > $limit")),
+            ("Item", NSPredicate(format: "uppercase(name) == 'ITEM'")),
         ]
         stack.context.performAndWait {
             for (entity, predicate) in refused {

@@ -191,6 +191,8 @@ private final class InMemoryWriter: StoreWriter {
         while let e = current {
             for constraint in e.uniquenessConstraints {
                 let slots = VersionHasher.constraintNames(constraint).compactMap { e.propertiesByName[$0]?.slot }
+                // As in SQLite's UNIQUE indexes, a nil value never conflicts.
+                if slots.contains(where: { values.slots[$0].isNull }) { continue }
                 for (key, other) in tables[root(entity)] ?? [:] where key != primaryKey {
                     guard let otherValues = other.values else { continue }
                     if slots.allSatisfy({ values.slots[$0].sameValue(as: otherValues[$0]) }) {

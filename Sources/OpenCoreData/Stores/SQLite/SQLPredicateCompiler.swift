@@ -1,34 +1,58 @@
 import GRDB
 
-/// Compiles a predicate to a SQL condition with every value bound as a parameter.
+/// Compiles a predicate to a SQL condition with every value bound as a parameter and every key
+/// path checked against the model.
 ///
 /// Every condition it emits is 0 or 1, never NULL, so that `NOT` and `OR` select exactly the rows
 /// the in-memory evaluator selects (`name != "x"` keeps rows whose name is NULL, as in memory).
-/// String operators fold with the SQL functions of `SQLPredicateFunctions`, which call the
-/// evaluator's own folding. A predicate the store cannot express in SQL is refused with Core
-/// Data's `NSPersistentStoreUnsupportedRequestTypeError`, never evaluated in memory over the table.
+/// To-one key paths become LEFT JOINs; to-many key paths, `ANY`/`ALL`/`NONE`, `@count` and the other
+/// collection operators, and `SUBQUERY` become correlated subqueries (`SQLCollection`). String
+/// operators fold with the SQL functions of `SQLPredicateFunctions`, which call the evaluator's own
+/// folding. A predicate the store cannot express in SQL is refused with Core Data's
+/// `NSPersistentStoreUnsupportedRequestTypeError`, never evaluated in memory over the table.
 struct SQLPredicateCompiler {
     let entity: NSEntityDescription
-    let table: String
+    /// The alias of the table row holding the evaluated object in this scope.
+    let alias: String
+    /// Whether that row may be missing (inside a SUBQUERY over a nil to-one).
+    let aliasMayBeNull: Bool
     let store: SQLiteStore
+    /// The LEFT JOINs of this scope's FROM clause.
     var joins: SQLJoins
-    private(set) var arguments = StatementArguments()
+    /// SUBQUERY iterator variables in scope.
+    var variables: [String: Scope] = [:]
+    /// Names a HAVING clause or a sort descriptor may use (as a key path or a `$variable`) for
+    /// the values a dictionary fetch computes.
+    var namedValues: [String: (SQLFragment, SQLValueKind)] = [:]
+    /// In a grouped dictionary fetch, `sum:`, `count:`, `min:`, `max:` and `average:` of a
+    /// scalar key path aggregate the group (`SUM(x)`) instead of being refused.
+    var aggregatesGroups = false
 
-    init(entity: NSEntityDescription, table: String, store: SQLiteStore, joins: SQLJoins) {
-        self.entity = entity
-        self.table = table
-        self.store = store
-        self.joins = joins
+    /// Where key paths start: a table alias holding objects of an entity.
+    struct Scope {
+        let alias: String
+        let entity: NSEntityDescription
+        let mayBeNull: Bool
     }
 
-    mutating func compile(_ predicate: Foundation.NSPredicate) throws -> String {
+    init(entity: NSEntityDescription, alias: String, aliasMayBeNull: Bool = false, store: SQLiteStore, names: SQLAliases) {
+        self.entity = entity
+        self.alias = alias
+        self.aliasMayBeNull = aliasMayBeNull
+        self.store = store
+        self.joins = SQLJoins(names: names)
+    }
+
+    private var scope: Scope { Scope(alias: alias, entity: entity, mayBeNull: aliasMayBeNull) }
+
+    mutating func compile(_ predicate: Foundation.NSPredicate) throws -> SQLFragment {
         // Compound first: Linux's Foundation makes every compound predicate equal FALSEPREDICATE.
         if let compound = predicate as? NSCompoundPredicate {
-            let parts = try compound.subpredicates.map { try compile($0) }
+            let parts = try compound.subpredicates.map { "(\(try compile($0)))" as SQLFragment }
             switch compound.compoundPredicateType {
-            case .and: return parts.isEmpty ? "1" : parts.map { "(\($0))" }.joined(separator: " AND ")
-            case .or: return parts.isEmpty ? "0" : parts.map { "(\($0))" }.joined(separator: " OR ")
-            case .not: return "NOT (\(parts.first ?? "1"))"
+            case .and: return parts.isEmpty ? "1" : SQLFragment.joined(parts, separator: " AND ")
+            case .or: return parts.isEmpty ? "0" : SQLFragment.joined(parts, separator: " OR ")
+            case .not: return "NOT \(parts.first ?? "1")"
             @unknown default: break
             }
         }
@@ -40,7 +64,7 @@ struct SQLPredicateCompiler {
         }
     }
 
-    private func unsupported(_ predicate: Foundation.NSPredicate, _ reason: String) -> NSError {
+    func unsupported(_ predicate: Foundation.NSPredicate, _ reason: String) -> NSError {
         CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError,
             "The SQLite store can't run the predicate \(PredicateFormatter.format(predicate)) on entity \(entity.name ?? "?"): \(reason).",
@@ -49,257 +73,241 @@ struct SQLPredicateCompiler {
 
     // MARK: Comparisons
 
-    /// One side of a comparison: a column (with the property it stores; nil for `SELF`, the
-    /// primary key) or a constant.
-    private enum Operand {
-        case column(String, NSPropertyDescription?)
-        case constant(Any?)
-    }
-
-    private mutating func compile(_ predicate: NSComparisonPredicate) throws -> String {
-        guard predicate.comparisonPredicateModifier == .direct else {
-            throw unsupported(predicate, "ANY and ALL apply to to-many key paths, which are not compiled to SQL yet")
-        }
+    private mutating func compile(_ predicate: NSComparisonPredicate) throws -> SQLFragment {
         var left = try operand(predicate.leftExpression, of: predicate)
         var right = try operand(predicate.rightExpression, of: predicate)
         var type = predicate.predicateOperatorType
-        if case .constant = left, case .column = right {
+        let options = predicate.options
+        if case .constant = left, case .constant = right {
+            return PredicateEvaluator.evaluate(predicate, object: nil, bindings: nil) ? "1" : "0"
+        }
+        if predicate.comparisonPredicateModifier != .direct, case .elements(let collection) = left {
+            return try quantified(collection, all: predicate.comparisonPredicateModifier == .all, type, right, predicate)
+        }
+        // A to-many key path compares through membership only, as Core Data's SQL store requires.
+        if case .elements(let collection) = left, type == .contains { return try membership(collection, right, predicate) }
+        if case .elements(let collection) = right, type == .in { return try membership(collection, left, predicate) }
+        if case .elements = left { throw toManyNeedsQuantifier(predicate) }
+        if case .elements = right { throw toManyNeedsQuantifier(predicate) }
+        if case .constant = left, case .value = right {
             // `3 < count` is `count > 3`; `"abc" CONTAINS name` is `name IN "abc"`.
             let mirrored: [NSComparisonPredicate.Operator: NSComparisonPredicate.Operator] = [
                 .equalTo: .equalTo, .notEqualTo: .notEqualTo, .lessThan: .greaterThan, .lessThanOrEqualTo: .greaterThanOrEqualTo,
                 .greaterThan: .lessThan, .greaterThanOrEqualTo: .lessThanOrEqualTo, .in: .contains, .contains: .in,
             ]
-            guard let flipped = mirrored[type] else { throw unsupported(predicate, "the key path must be on the left") }
+            guard let flipped = mirrored[type] else { throw unsupported(predicate, "the key path must be on the left of \(PredicateFormatter.operatorName(type))") }
             type = flipped
             swap(&left, &right)
         }
         switch (left, right) {
-        case (.constant(let a), .constant(let b)):
-            return PredicateEvaluator.compare(a, b, type, predicate.options) ? "1" : "0"
-        case (.column(let column, let property), .constant(let value)):
-            return try compare(column, property, type, value, predicate)
-        case (.column(let a, _), .column(let b, _)):
-            return try compareColumns(a, b, type, predicate)
-        case (.constant, .column):
-            throw unsupported(predicate, "unreachable")
+        case (.value(let column, let kind), .constant(let value)):
+            return try compare(column, kind, type, value, options, predicate)
+        case (.value(let a, let kindA), .value(let b, let kindB)):
+            return try compareValues(a, kindA, b, kindB, type, options, predicate)
+        default:
+            throw unsupported(predicate, "unreachable operand combination")
         }
     }
 
-    private mutating func operand(_ expression: NSExpression, of predicate: NSComparisonPredicate) throws -> Operand {
+    private func toManyNeedsQuantifier(_ predicate: NSComparisonPredicate) -> NSError {
+        unsupported(predicate, "a to-many key path compares only with ANY, ALL, NONE, IN, CONTAINS or a collection operator such as @count")
+    }
+
+    // MARK: Operands
+
+    /// What an expression compiles to.
+    enum Operand {
+        case constant(Any?)
+        /// A scalar SQL value (a column, a scalar subquery) and how its values are stored.
+        case value(SQLFragment, SQLValueKind)
+        /// The elements of a to-many key path or SUBQUERY.
+        case elements(SQLCollection)
+    }
+
+    mutating func operand(_ expression: NSExpression, of predicate: Foundation.NSPredicate) throws -> Operand {
         switch expression.storage {
         case .constant(let value):
             return .constant(value)
-        case .evaluatedObject:
-            return .column("\(table).Z_PK", nil)
-        case .keyPath(let path):
-            let property = try checkedProperty(atKeyPath: path, of: predicate)
-            return .column(try joins.column(forKeyPath: path, from: entity), property)
         case .aggregate(let items):
             return .constant(try items.map { item -> Any? in
-                guard case .constant(let value) = item.storage else {
-                    throw unsupported(predicate, "only constants are compiled inside { }")
-                }
+                guard case .constant(let value) = item.storage else { throw unsupported(predicate, "only constants are compiled inside { }") }
                 return value
             })
+        case .evaluatedObject:
+            return .value(SQLFragment(raw: "\(alias).Z_PK"), .object(entity))
+        case .keyPath(let path):
+            if let named = namedValues[path] { return .value(named.0, named.1) }
+            return try resolve(path, from: scope, predicate)
         case .variable(let name):
-            throw unsupported(predicate, "the variable $\(name) was not substituted")
+            if variables[name] == nil, let named = namedValues[name] { return .value(named.0, named.1) }
+            guard let bound = variables[name] else { throw unsupported(predicate, "the variable $\(name) was not substituted") }
+            return .value(SQLFragment(raw: "\(bound.alias).Z_PK"), .object(bound.entity))
+        case .operandKeyPath(let base, let path):
+            switch base.storage {
+            case .variable(let name):
+                guard let bound = variables[name] else { throw unsupported(predicate, "the variable $\(name) was not substituted") }
+                return try resolve(path, from: bound, predicate)
+            case .evaluatedObject:
+                return try resolve(path, from: scope, predicate)
+            case .subquery:
+                guard case .elements(var collection) = try operand(base, of: predicate) else { throw unsupported(predicate, "unreachable") }
+                return try resolve(path.split(separator: ".").map(String.init)[...], in: &collection, predicate)
+            default:
+                throw unsupported(predicate, "a key path applied to a \(base.expressionType) expression is not compiled to SQL")
+            }
+        case .subquery(let collection, let variable, let inner):
+            return .elements(try subquery(collection, variable, inner, predicate))
+        case .function(let name, let arguments) where ["add:to:", "from:subtract:", "multiply:by:", "divide:by:"].contains(name) && arguments.count == 2:
+            return try arithmetic(name, arguments, expression, predicate)
+        case .function(IndexSymbol.functionName, let arguments) where arguments.count == 2 && arguments[1].constantIfAny as? IndexSymbol == .size:
+            // `books[SIZE]` is `books.@count`; other indexes have no order to use in SQL.
+            guard case .elements(let collection) = try operand(arguments[0], of: predicate) else {
+                throw unsupported(predicate, "[SIZE] is compiled to SQL only after a to-many key path")
+            }
+            return try aggregate(.count, collection, predicate)
+        case .function(let name, let arguments) where SQLCollectionOperator(function: name) != nil && arguments.count == 1:
+            let op = SQLCollectionOperator(function: name)!
+            switch try operand(arguments[0], of: predicate) {
+            case .elements(let collection):
+                return try aggregate(op, collection, predicate)
+            case .value(let value, let kind) where aggregatesGroups:
+                return try groupAggregate(op, value, kind, predicate)
+            default:
+                throw unsupported(predicate, "\(name) is compiled to SQL only over a to-many key path, or a key path in a grouped dictionary fetch")
+            }
         default:
-            throw unsupported(predicate, "\(expression.expressionType) expressions are not compiled to SQL yet")
+            throw unsupported(predicate, "\(expression.expressionType) expressions such as \(PredicateFormatter.format(expression)) are not compiled to SQL")
         }
     }
 
-    /// The property a key path ends on, refusing to-many relationships and collection operators
-    /// (the store would need subqueries); unknown keys are left to `SQLJoins`, which names them.
-    private func checkedProperty(atKeyPath path: String, of predicate: NSComparisonPredicate) throws -> NSPropertyDescription? {
-        var current: NSEntityDescription? = entity
-        var last: NSPropertyDescription?
-        for part in path.split(separator: ".").map(String.init) {
-            if part.hasPrefix("@") { throw unsupported(predicate, "collection operators such as \(part) are not compiled to SQL yet") }
-            guard let property = current?.propertiesByName[part] else { return nil }
-            if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
-                throw unsupported(predicate, "the key path \(path) goes through the to-many relationship \(part)")
+    /// A key path from `start`: a column through to-one joins, or the elements of the first to-many
+    /// it meets (and what follows it in the path).
+    ///
+    /// - Throws: `NSCoreDataError` naming the entity and key when the path is not in the model.
+    mutating func resolve(_ path: String, from start: Scope, _ predicate: Foundation.NSPredicate) throws -> Operand {
+        let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var current = start.entity
+        var currentAlias = start.alias
+        for (index, part) in parts.enumerated() {
+            if part.hasPrefix("@") {
+                throw unsupported(predicate, "the collection operator \(part) in \(path) follows no to-many relationship")
             }
-            last = property
-            current = (property as? NSRelationshipDescription)?.destinationEntity
+            let property = try modelProperty(part, of: current)
+            let isLast = index == parts.count - 1
+            switch property {
+            case let attribute as NSAttributeDescription:
+                guard isLast else { throw notThroughToOne(path, part) }
+                guard !attribute.isTransient, let column = attribute.columnName else { throw noColumn(path) }
+                return .value(SQLFragment(raw: "\(currentAlias).\(column)"), .attribute(attribute))
+            case let relationship as NSRelationshipDescription where relationship.isToMany:
+                var collection = try SQLCollection(
+                    relationship, source: currentAlias, sourceMayBeNull: index > 0 || start.mayBeNull, names: joins.names)
+                return try resolve(parts[(index + 1)...], in: &collection, predicate)
+            case let relationship as NSRelationshipDescription:
+                guard !relationship.isTransient, let foreignKey = relationship.columnName else { throw noColumn(path) }
+                if isLast { return .value(SQLFragment(raw: "\(currentAlias).\(foreignKey)"), .object(relationship.destinationEntity!)) }
+                currentAlias = joins.join(relationship, from: currentAlias)
+                current = relationship.destinationEntity!
+            default:
+                throw noColumn(path)
+            }
         }
-        return last
+        throw noColumn(path)
     }
 
-    private var stringTypes: Set<NSAttributeType> { [.stringAttributeType, .URIAttributeType] }
-
-    private mutating func compare(
-        _ column: String, _ property: NSPropertyDescription?, _ type: NSComparisonPredicate.Operator, _ value: Any?,
-        _ predicate: NSComparisonPredicate
-    ) throws -> String {
-        let attribute = property as? NSAttributeDescription
-        let isString = attribute.map { stringTypes.contains($0.attributeType) } ?? false
-        let ci = predicate.options.contains(.caseInsensitive)
-        let di = predicate.options.contains(.diacriticInsensitive)
-        let folds = isString && (ci || di)
-        let subject = folds ? "\(SQLPredicateFunctions.foldName)(\(column), \(SQLPredicateFunctions.flags(ci, di)))" : column
-        let notNull = "\(column) IS NOT NULL"
-        func bind(_ value: Any) throws -> String {
-            var converted = try storageValue(value, for: property, predicate)
-            if folds, let string = converted as? String {
-                converted = ValueComparison.fold(string, caseInsensitive: ci, diacriticInsensitive: di)
+    /// The rest of a key path after a to-many: more relationships, an attribute, or a collection
+    /// operator (`@count`, `@sum.pages`) that turns the elements into one value.
+    mutating func resolve(
+        _ parts: ArraySlice<String>, in collection: inout SQLCollection, _ predicate: Foundation.NSPredicate, toOneOnly: Bool = false
+    ) throws -> Operand {
+        var index = parts.startIndex
+        while index < parts.endIndex {
+            let part = parts[index]
+            if part.hasPrefix("@") {
+                guard !toOneOnly else { throw unsupported(predicate, "a collection operator may not follow another") }
+                guard let op = SQLCollectionOperator(keyPathOperator: part) else {
+                    throw unsupported(predicate, "the collection operator \(part) is not compiled to SQL")
+                }
+                if op == .count {
+                    guard index == parts.endIndex - 1 else { throw unsupported(predicate, "nothing may follow @count in a key path") }
+                } else {
+                    // In memory the operator reads one value per element: the rest of the path
+                    // must stay on to-one relationships.
+                    _ = try resolve(parts[(index + 1)...], in: &collection, predicate, toOneOnly: true)
+                }
+                return try aggregate(op, collection, predicate)
             }
-            arguments += [converted]
-            return "?"
+            let property = try modelProperty(part, of: collection.entity)
+            let isLast = index == parts.endIndex - 1
+            switch property {
+            case let attribute as NSAttributeDescription:
+                guard isLast else { throw notThroughToOne(parts.joined(separator: "."), part) }
+                guard !attribute.isTransient, attribute.columnName != nil else { throw noColumn(part) }
+                collection.end(onAttribute: attribute)
+            case let relationship as NSRelationshipDescription:
+                guard !relationship.isTransient else { throw noColumn(part) }
+                if toOneOnly, relationship.isToMany {
+                    throw unsupported(predicate, "the to-many \(part) after a collection operator is not compiled to SQL")
+                }
+                if isLast, !relationship.isToMany {
+                    collection.end(onToOne: relationship)
+                } else {
+                    try collection.follow(relationship)
+                }
+            default:
+                throw noColumn(part)
+            }
+            index += 1
         }
-        let value = ValueComparison.normalize(value)
-        switch type {
-        case .equalTo, .notEqualTo:
-            let negation = type == .notEqualTo ? " NOT" : ""
-            guard let value else { return "\(column) IS\(negation) NULL" }
-            return "\(subject) IS\(negation) \(try bind(value))"
-        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-            guard let value else { return "0" }
-            return "(\(subject) \(PredicateFormatter.operatorName(type)) \(try bind(value)) AND \(notNull))"
-        case .between:
-            guard let bounds = value.flatMap(ValueComparison.collectionElements), bounds.count == 2,
-                let low = ValueComparison.normalize(bounds[0]), let high = ValueComparison.normalize(bounds[1])
-            else { return "0" }
-            return "(\(subject) BETWEEN \(try bind(low)) AND \(try bind(high)) AND \(notNull))"
-        case .in:
-            if let string = value as? String {
-                guard isString else { return "0" }
-                return "(instr(\(try bind(string)), \(subject)) > 0 AND \(notNull))"
-            }
-            guard let items = value.flatMap(ValueComparison.collectionElements) else { return "0" }
-            let present = items.compactMap { ValueComparison.normalize($0) }
-            var parts: [String] = []
-            if !present.isEmpty { parts.append("(\(subject) IN (\(try present.map(bind).joined(separator: ", "))) AND \(notNull))") }
-            if present.count < items.count { parts.append("\(column) IS NULL") }
-            return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
-        case .beginsWith, .endsWith, .contains, .like:
-            guard isString, let pattern = value as? String else { return "0" }
-            let folded = folds ? ValueComparison.fold(pattern, caseInsensitive: ci, diacriticInsensitive: di) : pattern
-            let glob: String
-            switch type {
-            case .beginsWith: glob = Self.globEscape(folded) + "*"
-            case .endsWith: glob = "*" + Self.globEscape(folded)
-            case .contains: glob = "*" + Self.globEscape(folded) + "*"
-            default: glob = Self.glob(fromLike: folded)
-            }
-            // GLOB is case-sensitive and compares code points, as the in-memory evaluator does
-            // after folding; LIKE would fold ASCII case on its own.
-            arguments += [glob]
-            return "(\(subject) GLOB ? AND \(notNull))"
-        case .matches:
-            guard isString, let pattern = value as? String else { return "0" }
-            arguments += [pattern]
-            return "\(SQLPredicateFunctions.matchesName)(\(column), ?, \(SQLPredicateFunctions.flags(ci, di)))"
-        case .customSelector:
-            throw unsupported(predicate, "custom selectors are not supported")
-        }
+        return .elements(collection)
     }
 
-    private func compareColumns(_ a: String, _ b: String, _ type: NSComparisonPredicate.Operator, _ predicate: NSComparisonPredicate) throws -> String {
-        guard predicate.options.subtracting(.normalized).isEmpty else {
-            throw unsupported(predicate, "string options between two key paths are not compiled to SQL yet")
+    private func modelProperty(_ key: String, of entity: NSEntityDescription) throws -> NSPropertyDescription {
+        guard let property = entity.propertiesByName[key] else {
+            throw CoreDataError.make(
+                NSCoreDataError, "Keypath \(key) not found in entity \(entity.name ?? "?")", userInfo: ["entity": entity.name ?? "", "key": key])
         }
-        switch type {
-        case .equalTo: return "\(a) IS \(b)"
-        case .notEqualTo: return "\(a) IS NOT \(b)"
-        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-            return "(\(a) \(PredicateFormatter.operatorName(type)) \(b) AND \(a) IS NOT NULL AND \(b) IS NOT NULL)"
-        default:
-            throw unsupported(predicate, "\(PredicateFormatter.operatorName(type)) between two key paths is not compiled to SQL yet")
-        }
+        return property
     }
 
-    /// A constant in the form its column stores (format notes): dates as seconds since 2001,
-    /// booleans 0/1, UUIDs as 16 bytes, objects and object IDs on a to-one key path (or `SELF`)
-    /// as their primary key.
-    private func storageValue(_ value: Any, for property: NSPropertyDescription?, _ predicate: NSComparisonPredicate) throws -> (any DatabaseValueConvertible)? {
-        if property == nil || property is NSRelationshipDescription {
-            let target = (property as? NSRelationshipDescription)?.destinationEntity ?? entity
-            let id: NSManagedObjectID
-            switch value {
-            case let object as NSManagedObject: id = object.objectID
-            case let objectID as NSManagedObjectID: id = objectID
-            default: throw unsupported(predicate, "a relationship or SELF compares with managed objects or object IDs, not \(type(of: value))")
-            }
-            // Primary keys are unique only within a hierarchy; an object of another hierarchy, or
-            // one never saved (key 0), matches no row, as in memory.
-            guard id.entity.layout?.root === target.layout?.root else { return Int64(0) }
-            return id.primaryKey
-        }
-        switch value {
-        case let x as Int64: return x
-        case let x as Double: return x
-        case let x as Decimal: return NSDecimalNumber(decimal: x).doubleValue
-        case let x as String: return x
-        case let x as Date: return x.timeIntervalSinceReferenceDate
-        case let x as UUID: return withUnsafeBytes(of: x.uuid) { Data($0) }
-        case let x as Data: return x
-        case let x as URL: return x.absoluteString
-        default: throw unsupported(predicate, "a \(type(of: value)) has no column form")
-        }
+    private func notThroughToOne(_ path: String, _ key: String) -> NSError {
+        CoreDataError.make(
+            NSCoreDataError, "The key path \(path) of entity \(entity.name ?? "?") goes on after the attribute \(key).",
+            userInfo: ["entity": entity.name ?? "", "key": path])
     }
 
-    /// Makes `*`, `?` and `[` match themselves in a GLOB pattern.
-    static func globEscape(_ string: String) -> String {
-        var result = ""
-        for character in string.unicodeScalars {
-            switch character {
-            case "*": result += "[*]"
-            case "?": result += "[?]"
-            case "[": result += "[[]"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
-    }
-
-    /// A LIKE pattern (`*`, `?`, `\` escapes) as a GLOB pattern.
-    static func glob(fromLike pattern: String) -> String {
-        var result = ""
-        var escaped = false
-        for character in pattern.unicodeScalars {
-            if escaped {
-                result += globEscape(String(character))
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-            } else if character == "*" || character == "?" {
-                result.unicodeScalars.append(character)
-            } else {
-                result += globEscape(String(character))
-            }
-        }
-        if escaped { result += "\\" }
-        return result
+    private func noColumn(_ path: String) -> NSError {
+        CoreDataError.make(
+            NSCoreDataError, "The key path \(path) of entity \(entity.name ?? "?") has no column to fetch on.",
+            userInfo: ["entity": entity.name ?? "", "key": path])
     }
 }
 
-/// The SQL functions predicates compile to, registered on every connection of the store so that
-/// SQL folds and matches exactly as the in-memory evaluator does.
-enum SQLPredicateFunctions {
-    static let foldName = "OCD_FOLD"
-    static let matchesName = "OCD_MATCHES"
-
-    /// 1 for case-insensitive, 2 for diacritic-insensitive, as the functions read them.
-    static func flags(_ caseInsensitive: Bool, _ diacriticInsensitive: Bool) -> Int {
-        (caseInsensitive ? 1 : 0) | (diacriticInsensitive ? 2 : 0)
-    }
-
-    /// `OCD_FOLD(text, flags)`: the text with case and / or diacritics folded; NULL stays NULL.
-    static func fold() -> DatabaseFunction {
-        DatabaseFunction(foldName, argumentCount: 2, pure: true) { values in
-            guard let text = String.fromDatabaseValue(values[0]) else { return nil }
-            let flags = Int.fromDatabaseValue(values[1]) ?? 0
-            return ValueComparison.fold(text, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
+extension SQLPredicateCompiler {
+    /// The value a sort descriptor orders by: a column through to-one relationships, or a
+    /// collection operator such as `books.@count`.
+    ///
+    /// - Throws: `NSCoreDataError` for a key the model does not know; 134091 for a to-many key path.
+    mutating func sortValue(_ keyPath: String) throws -> (SQLFragment, SQLValueKind) {
+        if let named = namedValues[keyPath] { return named }
+        // `resolve` reports through a predicate; the sort key stands in one.
+        let placeholder = NSComparisonPredicate(
+            leftExpression: NSExpression(forKeyPath: keyPath), rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .equalTo)
+        func refused(_ underlying: NSError?) -> NSError {
+            var info: [String: Any] = ["entity": entity.name ?? "", "key": keyPath]
+            if let underlying { info[NSUnderlyingErrorKey] = underlying }
+            return CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "The SQLite store can't sort entity \(entity.name ?? "?") by \(keyPath): sort keys go through to-one relationships, or end with a collection operator such as @count.",
+                userInfo: info)
         }
-    }
-
-    /// `OCD_MATCHES(text, pattern, flags)`: 1 when the whole text matches the ICU regular
-    /// expression, else 0 (NULL text included).
-    static func matches() -> DatabaseFunction {
-        DatabaseFunction(matchesName, argumentCount: 3, pure: true) { values in
-            guard let text = String.fromDatabaseValue(values[0]), let pattern = String.fromDatabaseValue(values[1]) else { return 0 }
-            let flags = Int.fromDatabaseValue(values[2]) ?? 0
-            return RegexCache.shared.matches(text, pattern: pattern, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0) ? 1 : 0
+        let resolved: Operand
+        do {
+            resolved = try resolve(keyPath, from: Scope(alias: alias, entity: entity, mayBeNull: false), placeholder)
+        } catch let error as NSError where error.code == NSPersistentStoreUnsupportedRequestTypeError {
+            throw refused(error)
         }
+        guard case .value(let value, let kind) = resolved else { throw refused(nil) }
+        return (value, kind)
     }
 }

@@ -1,129 +1,92 @@
 import GRDB
 
 /// Turns a fetch into SQL over Apple's layout: entity filter on Z_ENT, predicate as a WHERE clause
-/// with bound parameters, sort descriptors as ORDER BY, limit and offset.
+/// with bound parameters, sort descriptors as ORDER BY (with the collation of their selector, and
+/// the primary key last so that ties come out in one order every time), limit and offset.
 struct SQLiteQueryBuilder {
     let store: SQLiteStore
 
-    func select(_ query: StoreQuery) throws -> (String, StatementArguments) {
-        let root = query.entity.layout!.root
-        let table = root.layout!.tableName
-        let plan = SQLiteHierarchyPlan(root: root)
-        var (whereClause, arguments, joins) = try filter(query)
-        var sql = "SELECT \(query.includesPropertyValues ? plan.selectList : "\(table).Z_PK, \(table).Z_ENT, \(table).Z_OPT") FROM \(table)"
-        let order = try orderBy(query.sortDescriptors, entity: query.entity, joins: &joins)
-        sql += joins.sql
-        if !whereClause.isEmpty { sql += " WHERE " + whereClause }
-        if !order.isEmpty { sql += " ORDER BY " + order }
-        if query.fetchLimit > 0 || query.fetchOffset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            arguments += [query.fetchLimit > 0 ? query.fetchLimit : -1, query.fetchOffset]
+    /// The pieces every statement over one fetch shares.
+    struct Source {
+        let table: String
+        var compiler: SQLPredicateCompiler
+        /// The entity filter and the predicate; empty when every row matches.
+        var conditions: [SQLFragment]
+
+        var whereClause: SQLFragment {
+            conditions.isEmpty ? "" : " WHERE \(SQLFragment.joined(conditions.map { conditions.count > 1 ? "(\($0))" : $0 }, separator: " AND "))"
         }
-        return (sql, arguments)
     }
 
-    func count(_ query: StoreQuery) throws -> (String, StatementArguments) {
-        let table = query.entity.layout!.root.layout!.tableName
-        var (whereClause, arguments, joins) = try filter(query)
-        var inner = "SELECT \(table).Z_PK FROM \(table)\(joins.sql)"
-        if !whereClause.isEmpty { inner += " WHERE " + whereClause }
-        if query.fetchLimit > 0 || query.fetchOffset > 0 {
-            inner += " LIMIT ? OFFSET ?"
-            arguments += [query.fetchLimit > 0 ? query.fetchLimit : -1, query.fetchOffset]
-            return ("SELECT COUNT(*) FROM (\(inner))", arguments)
-        }
-        return ("SELECT COUNT(*) FROM \(table)\(joins.sql)\(whereClause.isEmpty ? "" : " WHERE " + whereClause)", arguments)
-    }
-
-    private func filter(_ query: StoreQuery) throws -> (String, StatementArguments, SQLJoins) {
+    func source(_ query: StoreQuery) throws -> Source {
         let entity = query.entity
         let table = entity.layout!.root.layout!.tableName
-        var clauses: [String] = []
-        var arguments = StatementArguments()
-        let numbers = query.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber]
-        let tableNumbers = entity.layout!.root.layout!.hierarchyNumbers
-        if numbers.count != tableNumbers.count {
-            let storeNumbers = numbers.map { store.storeNumber(store.entity(number: Int32($0))!) }
-            if storeNumbers.count == 1 {
-                clauses.append("\(table).Z_ENT = \(storeNumbers[0])")
-            } else {
-                clauses.append("\(table).Z_ENT IN (\(storeNumbers.map(String.init).joined(separator: ", ")))")
-            }
-        }
-        var joins = SQLJoins(baseTable: table)
+        var conditions: [SQLFragment] = []
+        if let filter = entityFilter(entity, includesSubentities: query.includesSubentities, alias: table) { conditions.append(filter) }
+        var compiler = SQLPredicateCompiler(entity: entity, alias: table, store: store, names: SQLAliases())
         if let predicate = query.predicate {
-            var compiler = SQLPredicateCompiler(entity: entity, table: table, store: store, joins: joins)
-            let clause = try compiler.compile(predicate)
-            joins = compiler.joins
-            arguments += compiler.arguments
-            if clause != "1" { clauses.append(clause) }
+            let condition = try compiler.compile(predicate)
+            if condition.sql != "1" { conditions.append(condition) }
         }
-        return (clauses.map { clauses.count > 1 ? "(\($0))" : $0 }.joined(separator: " AND "), arguments, joins)
+        return Source(table: table, compiler: compiler, conditions: conditions)
     }
 
-    private func orderBy(_ descriptors: [NSSortDescriptor], entity: NSEntityDescription, joins: inout SQLJoins) throws -> String {
-        try descriptors.map { descriptor in
+    /// `Z_ENT IN (…)` when the table holds entities the fetch must leave out.
+    func entityFilter(_ entity: NSEntityDescription, includesSubentities: Bool, alias: String) -> SQLFragment? {
+        let numbers = includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber]
+        guard numbers.count != entity.layout!.root.layout!.hierarchyNumbers.count else { return nil }
+        let storeNumbers = numbers.map { String(store.storeNumber(store.entity(number: Int32($0))!)) }
+        if storeNumbers.count == 1 { return SQLFragment(raw: "\(alias).Z_ENT = \(storeNumbers[0])") }
+        return SQLFragment(raw: "\(alias).Z_ENT IN (\(storeNumbers.joined(separator: ", ")))")
+    }
+
+    func select(_ query: StoreQuery) throws -> SQLFragment {
+        let plan = SQLiteHierarchyPlan(root: query.entity.layout!.root)
+        var source = try source(query)
+        let table = source.table
+        let order = try orderBy(query.sortDescriptors, &source.compiler, table: table)
+        let columns = query.includesPropertyValues ? plan.selectList : "\(table).Z_PK, \(table).Z_ENT, \(table).Z_OPT"
+        var sql: SQLFragment = "SELECT \(raw: columns) FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause)"
+        if !order.isEmpty { sql += " ORDER BY \(order)" }
+        sql += limit(query)
+        return sql
+    }
+
+    func count(_ query: StoreQuery) throws -> SQLFragment {
+        let source = try source(query)
+        let from: SQLFragment = "FROM \(raw: source.table)\(source.compiler.joins.sql)\(source.whereClause)"
+        if query.fetchLimit > 0 || query.fetchOffset > 0 {
+            return "SELECT COUNT(*) FROM (SELECT \(raw: source.table).Z_PK \(from)\(limit(query)))"
+        }
+        return "SELECT COUNT(*) \(from)"
+    }
+
+    func limit(_ query: StoreQuery) -> SQLFragment {
+        guard query.fetchLimit > 0 || query.fetchOffset > 0 else { return "" }
+        return " LIMIT \(bind: query.fetchLimit > 0 ? query.fetchLimit : -1) OFFSET \(bind: query.fetchOffset)"
+    }
+
+    /// The ORDER BY terms: each key path (through to-one relationships) with its selector's
+    /// collation when it is a string, then the primary key of `table` (nil for grouped rows,
+    /// which have none).
+    func orderBy(_ descriptors: [NSSortDescriptor], _ compiler: inout SQLPredicateCompiler, table: String?) throws -> SQLFragment {
+        guard !descriptors.isEmpty else { return "" }
+        var terms: [SQLFragment] = []
+        for descriptor in descriptors {
             guard let key = descriptor.key else {
                 throw CoreDataError.make(NSCoreDataError, "A sort descriptor for a SQLite fetch needs a key.")
             }
-            let column = try joins.column(forKeyPath: key, from: entity)
-            let collation = SortCollation(descriptor).sqlCollation
-            return "\(column)\(collation) \(descriptor.ascending ? "ASC" : "DESC")"
-        }.joined(separator: ", ")
-    }
-}
-
-/// The LEFT JOINs a query needs to follow to-one key paths (`owner.name`), one alias per path.
-struct SQLJoins {
-    let baseTable: String
-    private var aliases: [String: String] = [:]
-    private(set) var sql = ""
-
-    init(baseTable: String) { self.baseTable = baseTable }
-
-    var isEmpty: Bool { aliases.isEmpty }
-
-    /// The qualified column of an attribute or to-one key path, adding joins as needed.
-    ///
-    /// - Throws: `NSCoreDataError` naming the entity and key when the path is not in the model.
-    mutating func column(forKeyPath keyPath: String, from entity: NSEntityDescription) throws -> String {
-        let parts = keyPath.split(separator: ".").map(String.init)
-        var current = entity
-        var alias = baseTable
-        var path = ""
-        for (index, part) in parts.enumerated() {
-            guard let property = current.propertiesByName[part] else {
+            let selector = (descriptor as? KeyedSortDescriptor)?.comparisonSelector
+            guard SortComparison.isKnown(selector) else {
                 throw CoreDataError.make(
-                    NSCoreDataError, "Keypath \(part) not found in entity \(current.name ?? "?")",
-                    userInfo: ["entity": current.name ?? "", "key": part])
+                    NSPersistentStoreUnsupportedRequestTypeError,
+                    "The SQLite store can't sort with the selector \(selector ?? "") (key \(key)).", userInfo: ["key": key])
             }
-            let isLast = index == parts.count - 1
-            if isLast {
-                if part == "objectID" || property.isTransient || property.columnName == nil {
-                    throw CoreDataError.make(
-                        NSCoreDataError, "The key path \(keyPath) of entity \(entity.name ?? "?") has no column to fetch on.",
-                        userInfo: ["entity": entity.name ?? "", "key": keyPath])
-                }
-                return "\(alias).\(property.columnName!)"
-            }
-            guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
-                let foreignKey = relationship.columnName, let destination = relationship.destinationEntity
-            else {
-                throw CoreDataError.make(
-                    NSCoreDataError, "The key path \(keyPath) of entity \(entity.name ?? "?") does not go through to-one relationships.",
-                    userInfo: ["entity": entity.name ?? "", "key": keyPath])
-            }
-            path += (path.isEmpty ? "" : ".") + part
-            if let existing = aliases[path] {
-                alias = existing
-            } else {
-                let next = "J\(aliases.count + 1)"
-                sql += " LEFT JOIN \(destination.layout!.tableName) \(next) ON \(next).Z_PK = \(alias).\(foreignKey)"
-                aliases[path] = next
-                alias = next
-            }
-            current = destination
+            let (value, kind) = try compiler.sortValue(key)
+            let collation = kind.valueClass == .string ? SortComparison(selector: selector).collationName.map { " COLLATE " + $0 } ?? "" : ""
+            terms.append("\(value)\(raw: collation) \(raw: descriptor.ascending ? "ASC" : "DESC")")
         }
-        return "\(alias).Z_PK"
+        if let table { terms.append(SQLFragment(raw: "\(table).Z_PK")) }
+        return SQLFragment.joined(terms, separator: ", ")
     }
 }

@@ -6,6 +6,8 @@ struct SQLiteHierarchyPlan {
     let table: String
     /// `Z_PK, Z_ENT, Z_OPT, <columns…>` with the table name as qualifier, for SELECT.
     let selectList: String
+    /// How many columns `selectList` names; a query may select more after them.
+    let columnCount: Int32
     /// Per concrete entity (by model entity number), how to fill its slots.
     let entities: [Int32: [ColumnRead]]
 
@@ -24,6 +26,7 @@ struct SQLiteHierarchyPlan {
         table = root.layout!.tableName
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + root.layout!.tableColumns.map(\.0)
         selectList = columns.map { "\(root.layout!.tableName).\($0)" }.joined(separator: ", ")
+        columnCount = Int32(columns.count)
         var index: [String: Int32] = [:]
         for (i, name) in columns.enumerated() { index[name] = Int32(i) }
         var entities: [Int32: [ColumnRead]] = [:]
@@ -47,7 +50,7 @@ struct SQLiteHierarchyPlan {
         self.entities = entities
     }
 
-    private static func kind(of attribute: NSAttributeDescription) -> ColumnRead.Kind {
+    static func kind(of attribute: NSAttributeDescription) -> ColumnRead.Kind {
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
             .integer

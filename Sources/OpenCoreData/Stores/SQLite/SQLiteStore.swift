@@ -18,6 +18,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override var type: String { NSSQLiteStoreType }
 
+    /// Sees the SQL text of every statement the store's connections run (for tests that count
+    /// queries, and for debugging).
+    let statementLog = SQLStatementLog()
+
     override func load(model: NSManagedObjectModel) throws {
         guard let url, url.isFileURL else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "A SQLite store needs a file URL, got \(self.url?.absoluteString ?? "nil").")
@@ -65,15 +69,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         config.readonly = isReadOnly
         config.label = "OpenCoreData.SQLiteStore"
         let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).map { ($0.key, "\($0.value)") }
+        let log = statementLog
         config.prepareDatabase { db in
+            db.trace(options: .statement) { event in
+                if case .statement(let statement) = event { log.record(statement.sql) }
+            }
             // Apple stores with derived attributes carry triggers that call these functions;
             // writes to those tables fail unless they exist (format notes §3).
             for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
                 db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
             }
-            // Predicates compile to these (SQLPredicateCompiler).
-            db.add(function: SQLPredicateFunctions.fold())
-            db.add(function: SQLPredicateFunctions.matches())
+            // Predicates and sort descriptors compile to these (SQLPredicateCompiler, SQLiteQueryBuilder).
+            SQLPredicateFunctions.register(on: db)
             for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
                 try db.execute(sql: "PRAGMA \(name) = \(value)")
             }
@@ -130,18 +137,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     // MARK: Reading
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
-        let (sql, arguments) = try SQLiteQueryBuilder(store: self).select(query)
+        let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         return try pool!.read { db in
-            let statement = try db.makeStatement(sql: sql)
-            statement.setUncheckedArguments(arguments)
+            let statement = try db.makeStatement(sql: sql.sql)
+            statement.setUncheckedArguments(sql.arguments)
             return try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db)
         }
     }
 
     override func countRows(_ query: StoreQuery) throws -> Int {
-        let (sql, arguments) = try SQLiteQueryBuilder(store: self).count(query)
-        return try pool!.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+        let sql = try SQLiteQueryBuilder(store: self).count(query)
+        return try pool!.read { db in try Int.fetchOne(db, sql: sql.sql, arguments: sql.arguments) ?? 0 }
     }
 
     override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
@@ -181,8 +188,78 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+        let builder = SQLiteDictionaryQuery(store: self)
+        let (sql, selected) = try builder.statement(query, fetch)
+        let supportFolder = externalDataFolder
+        return try pool!.read { db in
+            let statement = try db.makeStatement(sql: sql.sql)
+            statement.setUncheckedArguments(sql.arguments)
+            let handle = statement.sqliteStatement
+            var result: [[String: Any]] = []
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(
+                        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+                }
+                result.append(builder.read(handle, selected) { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) })
+            }
+            return result
+        }
+    }
+
+    override func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
+        guard !primaryKeys.isEmpty else { return [] }
+        let plan = plans[Int32(entity.layout!.root.layout!.entityNumber)]!
+        // All the keys travel as one JSON array parameter, so the query is one statement with one
+        // bound value however many keys there are.
+        let sql = "SELECT \(plan.selectList) FROM \(plan.table) WHERE \(plan.table).Z_PK IN (SELECT value FROM json_each(?))"
+        return try pool!.read { db in
+            let statement = try db.makeStatement(sql: sql)
+            statement.setUncheckedArguments([Self.jsonArray(primaryKeys)])
+            return try readRows(statement, plan: plan, values: true, db: db)
+        }
+    }
+
+    override func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {
+        guard !keys.isEmpty else { return [] }
+        let destination = relationship.destinationEntity!
+        let plan = plans[Int32(destination.layout!.root.layout!.entityNumber)]!
+        let table = plan.table
+        let sql: String
+        if let inverse = relationship.inverseRelationship, !inverse.isToMany, let column = inverse.columnName {
+            let order = inverse.orderColumnName.map { "\(table).\($0), " } ?? ""
+            sql = """
+                SELECT \(plan.selectList), \(table).\(column) FROM \(table) \
+                WHERE \(table).\(column) IN (SELECT value FROM json_each(?)) ORDER BY \(order)\(table).Z_PK
+                """
+        } else if let join = relationship.joinTable {
+            sql = """
+                SELECT \(plan.selectList), J.\(join.sourceColumn) FROM \(join.name) J JOIN \(table) ON \(table).Z_PK = J.\(join.destinationColumn) \
+                WHERE J.\(join.sourceColumn) IN (SELECT value FROM json_each(?)) ORDER BY \(table).Z_PK
+                """
+        } else {
+            return []
+        }
+        return try pool!.read { db in
+            let statement = try db.makeStatement(sql: sql)
+            statement.setUncheckedArguments([Self.jsonArray(keys)])
+            var sources: [Int64] = []
+            let rows = try readRows(statement, plan: plan, values: true, db: db) { handle in
+                sources.append(sqlite3_column_int64(handle, plan.columnCount))
+            }
+            return Array(zip(sources, rows))
+        }
+    }
+
+    private static func jsonArray(_ keys: [Int64]) -> String {
+        "[" + keys.map(String.init).joined(separator: ",") + "]"
+    }
+
     private func readRows(
-        _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database
+        _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database, onRow: ((OpaquePointer) -> Void)? = nil
     ) throws -> [StoreRow] {
         let handle = statement.sqliteStatement
         var rows: [StoreRow] = []
@@ -212,6 +289,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 slots = array
             }
             rows.append(StoreRow(entityNumber: number, primaryKey: primaryKey, version: version, values: slots))
+            onRow?(handle)
         }
         return rows
     }
@@ -261,5 +339,27 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         try SQLiteFileCheck.readMetadata(atPath: url.path).metadata
+    }
+}
+
+/// Forwards the SQL of executed statements to an observer, when one is set.
+final class SQLStatementLog: @unchecked Sendable {
+    // @unchecked Sendable: `observer` is only touched under `lock`.
+    private let lock = NSLock()
+    private var observer: (@Sendable (String) -> Void)?
+
+    /// Starts (or, with nil, stops) sending each statement's SQL to `observer`, on the thread
+    /// that runs the statement.
+    func observe(_ observer: (@Sendable (String) -> Void)?) {
+        lock.lock()
+        self.observer = observer
+        lock.unlock()
+    }
+
+    func record(_ sql: String) {
+        lock.lock()
+        let observer = self.observer
+        lock.unlock()
+        observer?(sql)
     }
 }

@@ -1,0 +1,144 @@
+/// One batch of a fetch with `fetchBatchSize`: the objects it returned as bare faults, filled
+/// together by one query the first time any of them is read.
+///
+/// The fetch returns an ordinary `Array` (Swift has no lazy `[T]` a fetch could hand out), so
+/// the array holds every object from the start, but only as a fault carrying its ID; the values of
+/// a batch are read when one of its objects fires its fault.
+final class FetchBatch {
+    unowned let store: NSPersistentStore
+    let entity: NSEntityDescription
+    let primaryKeys: [Int64]
+    /// `relationshipKeyPathsForPrefetching`, applied to the batch when it loads.
+    let prefetching: [String]
+
+    init(store: NSPersistentStore, entity: NSEntityDescription, primaryKeys: [Int64], prefetching: [String]) {
+        self.store = store
+        self.entity = entity
+        self.primaryKeys = primaryKeys
+        self.prefetching = prefetching
+    }
+}
+
+extension ContiguousArray where Element == SlotValue {
+    /// The row as the committed snapshot keeps it: its own copy of every to-many set, so that
+    /// editing the object's relationships does not edit its committed values.
+    var committedCopy: ContiguousArray<SlotValue> {
+        var copy = self
+        for index in copy.indices {
+            if case .toMany(let set) = copy[index] { copy[index] = .toMany(set.copy()) }
+        }
+        return copy
+    }
+}
+
+extension NSManagedObjectContext {
+    /// Splits fetched faults into batches of `size`; objects that already have values are left
+    /// out of every batch.
+    func assignBatches(_ objects: [NSManagedObject], size: Int, entity: NSEntityDescription, prefetching: [String]) {
+        var index = 0
+        while index < objects.count {
+            let chunk = objects[index..<Swift.min(index + size, objects.count)]
+            index += size
+            let pending = chunk.filter { $0.isFault && $0.cachedRow == nil && $0.primaryKey != 0 && $0.store != nil }
+            guard let store = pending.first?.store else { continue }
+            let members = pending.filter { $0.store === store }
+            let batch = FetchBatch(store: store, entity: entity.layout!.root, primaryKeys: members.map(\.primaryKey), prefetching: prefetching)
+            for object in members { object.fetchBatch = batch }
+        }
+    }
+
+    /// Reads the values of every object of `batch` in one query, leaving them as faults that fill
+    /// from those values without another query.
+    func loadBatch(_ batch: FetchBatch) throws {
+        let rows = try batch.store.rows(of: batch.entity, primaryKeys: batch.primaryKeys)
+        var members: [NSManagedObject] = []
+        for row in rows { members.append(register(row: row, store: batch.store, refresh: false)) }
+        for key in batch.primaryKeys {
+            let objectKey = ObjectKey(
+                store: ObjectIdentifier(batch.store), root: Int32(batch.entity.layout!.entityNumber), primaryKey: key, temporary: nil)
+            if let object = registry[objectKey], object.fetchBatch === batch { object.fetchBatch = nil }
+        }
+        if !batch.prefetching.isEmpty {
+            try prefetch(batch.prefetching, of: members, entity: batch.entity, store: batch.store)
+        }
+    }
+
+    // MARK: Prefetching
+
+    /// Fetches the destinations of each relationship key path (`books`, `books.tags`) of
+    /// `objects` with one query per relationship, however many objects there are. To-one
+    /// destinations and to-many contents are then read without touching the store.
+    ///
+    /// - Throws: `NSCoreDataError` naming a key path component that is not a relationship.
+    func prefetch(_ keyPaths: [String], of objects: [NSManagedObject], entity: NSEntityDescription, store: NSPersistentStore) throws {
+        var reached: [String: (objects: [NSManagedObject], entity: NSEntityDescription)] = ["": (objects, entity)]
+        for keyPath in keyPaths {
+            var prefix = ""
+            for part in keyPath.split(separator: ".").map(String.init) {
+                let path = prefix.isEmpty ? part : prefix + "." + part
+                defer { prefix = path }
+                if reached[path] != nil { continue }
+                let (sources, sourceEntity) = reached[prefix]!
+                guard let relationship = sourceEntity.relationshipsByName[part] else {
+                    throw CoreDataError.make(
+                        NSCoreDataError, "The prefetching key path \(keyPath) names \(part), which is not a relationship of entity \(sourceEntity.name ?? "?").",
+                        userInfo: ["entity": sourceEntity.name ?? "", "key": keyPath])
+                }
+                let destinations = try prefetch(relationship, of: sources.filter { $0.store === store }, store: store)
+                reached[path] = (destinations, relationship.destinationEntity!)
+            }
+        }
+    }
+
+    /// One query for `relationship` of all `sources`; returns the destination objects.
+    private func prefetch(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject], store: NSPersistentStore) throws -> [NSManagedObject] {
+        let slot = relationship.slot
+        if !relationship.isToMany {
+            var destinations: [NSManagedObject] = []
+            var missing: [Int64] = []
+            for source in sources {
+                guard let values = source.cachedRow ?? (source.isFault ? nil : source.slots) else { continue }
+                switch values[slot] {
+                case .toOne(let object): destinations.append(object)
+                case .reference(let reference):
+                    let object = registeredObject(for: reference, in: store)
+                    destinations.append(object)
+                    if object.isFault, object.cachedRow == nil { missing.append(reference.primaryKey) }
+                default: break
+                }
+            }
+            if !missing.isEmpty {
+                for row in try store.rows(of: relationship.destinationEntity!, primaryKeys: Array(Set(missing)).sorted()) {
+                    _ = register(row: row, store: store, refresh: false)
+                }
+            }
+            return destinations
+        }
+        // Sources whose set is already loaded (or edited) keep it.
+        let needing = sources.filter { source in
+            guard source.primaryKey != 0 else { return false }
+            if let row = source.cachedRow { if case .unloaded = row[slot] { return true } else { return false } }
+            if source.isFault { return false }
+            if case .unloaded = source.slots[slot] { return true }
+            return false
+        }
+        guard !needing.isEmpty else { return [] }
+        var contents: [Int64: [NSManagedObject]] = [:]
+        var destinations: [NSManagedObject] = []
+        for (source, row) in try store.relatedRows(relationship, ofPrimaryKeys: needing.map(\.primaryKey)) {
+            let object = register(row: row, store: store, refresh: false)
+            contents[source, default: []].append(object)
+            destinations.append(object)
+        }
+        for source in needing {
+            let set = RelationshipSet(contents[source.primaryKey] ?? [])
+            if source.cachedRow != nil {
+                source.cachedRow![slot] = .toMany(set)
+            } else {
+                source.slots[slot] = .toMany(set)
+                if source.committed != nil { source.committed![slot] = .toMany(set.copy()) }
+            }
+        }
+        return destinations
+    }
+}

@@ -1,0 +1,63 @@
+/// The functions `FUNCTION(target, "selector", arguments…)` can call. Apple sends the selector to
+/// the target through the Objective-C runtime; Linux has none, so a selector evaluates only when a
+/// function is registered under its name (a few of `NSString`'s are built in).
+enum ExpressionFunctions {
+    typealias Body = @Sendable (_ target: Any?, _ arguments: [Any?]) -> Any?
+
+    private static let registry = Registry()
+
+    /// `NSString` methods predicates commonly call, so that they work without registration.
+    private static let builtIn: [String: Body] = [
+        "uppercaseString": { target, _ in (ValueComparison.normalize(target) as? String)?.uppercased() },
+        "lowercaseString": { target, _ in (ValueComparison.normalize(target) as? String)?.lowercased() },
+        "length": { target, _ in (ValueComparison.normalize(target) as? String).map { NSNumber(value: ($0 as NSString).length) } },
+        "stringByAppendingString:": { target, arguments in
+            guard let a = ValueComparison.normalize(target) as? String, let b = ValueComparison.normalize(arguments.first ?? nil) as? String else {
+                return nil
+            }
+            return a + b
+        },
+    ]
+
+    static func register(_ name: String, _ body: @escaping Body) { registry.set(name, body) }
+
+    static func isKnown(_ name: String) -> Bool { registry.get(name) != nil || builtIn[name] != nil }
+
+    /// The function's result; nil when no function of that name is registered.
+    static func call(_ name: String, on target: Any?, _ arguments: [Any?]) -> Any? {
+        guard let body = registry.get(name) ?? builtIn[name] else { return nil }
+        return body(target, arguments)
+    }
+
+    private final class Registry: @unchecked Sendable {
+        // @unchecked Sendable: `functions` is only touched under `lock`.
+        private let lock = NSLock()
+        private var functions: [String: Body] = [:]
+
+        func set(_ name: String, _ body: @escaping Body) {
+            lock.lock()
+            functions[name] = body
+            lock.unlock()
+        }
+
+        func get(_ name: String) -> Body? {
+            lock.lock()
+            defer { lock.unlock() }
+            return functions[name]
+        }
+    }
+}
+
+extension NSExpression {
+    /// Registers `body` as the function `FUNCTION(target, "name", arguments…)` calls: it receives the
+    /// target's value and the arguments' values. OpenCoreData addition: Apple sends `name` to the
+    /// target as an Objective-C message, which Linux cannot do.
+    ///
+    /// ```swift
+    /// NSExpression.registerFunction("double:") { target, _ in (target as? NSNumber).map { $0.intValue * 2 } }
+    /// NSPredicate(format: "FUNCTION(pages, 'double:') > 10")
+    /// ```
+    public static func registerFunction(_ name: String, _ body: @escaping @Sendable (_ target: Any?, _ arguments: [Any?]) -> Any?) {
+        ExpressionFunctions.register(name, body)
+    }
+}

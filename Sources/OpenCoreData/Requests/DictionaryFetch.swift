@@ -1,0 +1,79 @@
+/// The columns of a dictionary fetch, resolved from a request's `propertiesToFetch`,
+/// `propertiesToGroupBy`, `havingPredicate` and `returnsDistinctResults`.
+struct DictionaryFetch {
+    /// One value of each result dictionary.
+    enum Column {
+        /// An attribute or to-one key path (a relationship gives the destination's object ID),
+        /// returned under the key path.
+        case keyPath(String)
+        /// An expression description, returned under its name.
+        case expression(name: String, NSExpression, NSAttributeType)
+
+        var name: String {
+            switch self {
+            case .keyPath(let path): path
+            case .expression(let name, _, _): name
+            }
+        }
+
+        /// Whether the value aggregates a group (`sum:`, `count:`…), so it may be fetched with a
+        /// GROUP BY that does not name it.
+        var isAggregate: Bool {
+            guard case .expression(_, let expression, _) = self, case .function(let name, _) = expression.storage else { return false }
+            return ["sum:", "count:", "min:", "max:", "average:"].contains(name)
+        }
+    }
+
+    var columns: [Column]
+    var groupBy: [Column]
+    var having: NSPredicate?
+    var distinct: Bool
+
+    /// - Throws: `NSCoreDataError` for an item that is neither a key path nor a property
+    ///   description, a grouped fetch of a value that is neither grouped nor an aggregate, or a
+    ///   HAVING clause without GROUP BY.
+    init<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws {
+        let fetched = try (request.propertiesToFetch ?? Self.defaultProperties(of: entity)).map(Self.column)
+        let grouped = try (request.propertiesToGroupBy ?? []).map(Self.column)
+        if !grouped.isEmpty {
+            let names = Set(grouped.map(\.name))
+            for column in fetched where !column.isAggregate && !names.contains(column.name) {
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "\(column.name) is fetched with propertiesToGroupBy but is neither grouped by nor an aggregate expression.",
+                    userInfo: ["key": column.name])
+            }
+        }
+        if request.havingPredicate != nil, grouped.isEmpty {
+            throw CoreDataError.make(NSCoreDataError, "A havingPredicate requires propertiesToGroupBy.")
+        }
+        columns = fetched
+        groupBy = grouped
+        having = request.havingPredicate
+        distinct = request.returnsDistinctResults
+    }
+
+    /// Without `propertiesToFetch`: every attribute and to-one relationship.
+    private static func defaultProperties(of entity: NSEntityDescription) -> [Any] {
+        entity.properties.filter { property in
+            if property.isTransient { return false }
+            if let relationship = property as? NSRelationshipDescription { return !relationship.isToMany }
+            return property is NSAttributeDescription
+        }
+    }
+
+    private static func column(_ item: Any) throws -> Column {
+        switch item {
+        case let description as NSExpressionDescription:
+            guard let expression = description.expression else {
+                throw CoreDataError.make(NSCoreDataError, "The expression description \(description.name) has no expression.")
+            }
+            return .expression(name: description.name, expression, description.expressionResultType)
+        case let property as NSPropertyDescription: return .keyPath(property.name)
+        case let name as String: return .keyPath(name)
+        case let name as NSString: return .keyPath(name as String)
+        default:
+            throw CoreDataError.make(NSCoreDataError, "propertiesToFetch and propertiesToGroupBy take names and property descriptions, not \(type(of: item)).")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import GRDB
+import GRDBSQLite
+
+/// The SQL functions and collations predicates and sort descriptors compile to, registered on
+/// every connection of the store so that SQL folds, matches and orders exactly as the in-memory
+/// evaluator does: each one calls the evaluator's own Swift code.
+///
+/// The functions are registered through SQLite's C API rather than GRDB's `DatabaseFunction`
+/// because GRDB reads text arguments as C strings, cutting them at the first NUL character; these
+/// read every text with its length, as the store reads its rows.
+enum SQLPredicateFunctions {
+    /// `OCD_FOLD(text, flags)`: the text with case and / or diacritics folded; NULL stays NULL.
+    static let foldName = "OCD_FOLD"
+    /// `OCD_MATCHES(text, pattern, flags)`: 1 when the whole text matches the ICU regular
+    /// expression, else 0 (NULL text included).
+    static let matchesName = "OCD_MATCHES"
+    /// `OCD_STRING(text, pattern, operator, flags)`: BEGINSWITH, ENDSWITH, CONTAINS or LIKE (by
+    /// `NSComparisonPredicate.Operator` raw value) as the evaluator decides it; 0 for NULL.
+    static let stringName = "OCD_STRING"
+
+    /// 1 for case-insensitive, 2 for diacritic-insensitive, as the functions read them.
+    static func flags(_ caseInsensitive: Bool, _ diacriticInsensitive: Bool) -> Int {
+        (caseInsensitive ? 1 : 0) | (diacriticInsensitive ? 2 : 0)
+    }
+
+    /// Registers the functions and collations on one connection.
+    static func register(on db: Database) {
+        let connection = db.sqliteConnection
+        let deterministic = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(connection, foldName, 2, deterministic, nil, { context, _, arguments in
+            guard let text = SQLPredicateFunctions.text(arguments?[0]) else { return sqlite3_result_null(context) }
+            let flags = sqlite3_value_int(arguments?[1])
+            SQLPredicateFunctions.result(ValueComparison.fold(text, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0), context)
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(connection, matchesName, 3, deterministic, nil, { context, _, arguments in
+            guard let text = SQLPredicateFunctions.text(arguments?[0]), let pattern = SQLPredicateFunctions.text(arguments?[1]) else {
+                return sqlite3_result_int(context, 0)
+            }
+            let flags = sqlite3_value_int(arguments?[2])
+            let matches = RegexCache.shared.matches(text, pattern: pattern, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
+            sqlite3_result_int(context, matches ? 1 : 0)
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(connection, stringName, 4, deterministic, nil, { context, _, arguments in
+            guard let text = SQLPredicateFunctions.text(arguments?[0]), let pattern = SQLPredicateFunctions.text(arguments?[1]),
+                let type = NSComparisonPredicate.Operator(rawValue: UInt(sqlite3_value_int(arguments?[2])))
+            else { return sqlite3_result_int(context, 0) }
+            let flags = sqlite3_value_int(arguments?[3])
+            let holds = PredicateEvaluator.stringOperator(type, text, pattern, flags & 1 != 0, flags & 2 != 0)
+            sqlite3_result_int(context, holds ? 1 : 0)
+        }, nil, nil, nil)
+        // GRDB's collations read both strings with their lengths.
+        for comparison in SortComparison.allCases {
+            guard let name = comparison.collationName else { continue }
+            db.add(collation: DatabaseCollation(name) { a, b in comparison.compare(a, b) })
+        }
+    }
+
+    /// A text argument, read with its length; nil for NULL.
+    private static func text(_ value: OpaquePointer?) -> String? {
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    }
+
+    private static func result(_ string: String, _ context: OpaquePointer?) {
+        // A trailing NUL keeps the buffer's address non-nil for the empty string, which SQLite
+        // would otherwise take for NULL; the length leaves it out.
+        let bytes = Array(string.utf8) + [0]
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                sqlite3_result_text(context, characters.baseAddress, Int32(characters.count - 1), SQLiteBind.transient)
+            }
+        }
+    }
+}

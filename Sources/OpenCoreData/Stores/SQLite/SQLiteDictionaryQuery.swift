@@ -1,0 +1,168 @@
+import GRDB
+import GRDBSQLite
+
+/// The SQL of a fetch with `.dictionaryResultType`: SELECT [DISTINCT] of the fetched key paths and
+/// expressions, GROUP BY, HAVING (which names the fetched values by their keys), ORDER BY and
+/// limits; and how each selected value becomes a dictionary value.
+struct SQLiteDictionaryQuery {
+    let store: SQLiteStore
+
+    /// How one selected value is handed out.
+    enum Reader {
+        /// As the attribute's value (`NSNumber`, `String`, `Date`…).
+        case attribute(NSAttributeDescription)
+        /// A to-one key as an object ID of the destination's hierarchy; when the hierarchy has
+        /// several entities, the next column holds the row's Z_ENT.
+        case object(NSEntityDescription, entityColumn: Bool)
+        /// Z_PK then Z_ENT of the fetched row, as its object ID.
+        case evaluatedObject
+        /// A computed value, as the expression description's result type says.
+        case typed(NSAttributeType)
+
+        var columnCount: Int32 {
+            switch self {
+            case .object(_, let entityColumn): entityColumn ? 2 : 1
+            case .evaluatedObject: 2
+            default: 1
+            }
+        }
+    }
+
+    struct Selected {
+        let name: String
+        let reader: Reader
+    }
+
+    func statement(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> (SQLFragment, [Selected]) {
+        let builder = SQLiteQueryBuilder(store: store)
+        var source = try builder.source(query)
+        source.compiler.aggregatesGroups = !fetch.groupBy.isEmpty || fetch.columns.contains(where: \.isAggregate)
+        var terms: [SQLFragment] = []
+        var selected: [Selected] = []
+        var named: [String: (SQLFragment, SQLValueKind)] = [:]
+        for column in fetch.columns {
+            let (sql, kind, reader) = try compile(column, &source.compiler, table: source.table)
+            terms.append(sql)
+            if case .object(let destination, true) = reader {
+                // The concrete entity of the destination, for its object ID.
+                terms.append(SQLFragment(raw: "(SELECT X.Z_ENT FROM \(destination.layout!.tableName) X WHERE X.Z_PK = \(sql))"))
+            }
+            if case .evaluatedObject = reader { terms.append(SQLFragment(raw: "\(source.table).Z_ENT")) }
+            selected.append(Selected(name: column.name, reader: reader))
+            named[column.name] = (sql, kind)
+        }
+        var groups: [SQLFragment] = []
+        for column in fetch.groupBy {
+            if let known = named[column.name] {
+                groups.append(known.0)
+            } else {
+                let (sql, kind, _) = try compile(column, &source.compiler, table: source.table)
+                groups.append(sql)
+                named[column.name] = (sql, kind)
+            }
+        }
+        source.compiler.namedValues = named
+        var having: SQLFragment?
+        if let predicate = fetch.having { having = try source.compiler.compile(predicate) }
+        let grouped = !groups.isEmpty || fetch.distinct || source.compiler.aggregatesGroups
+        let order = try builder.orderBy(query.sortDescriptors, &source.compiler, table: grouped ? nil : source.table)
+        var sql: SQLFragment = "SELECT \(raw: fetch.distinct ? "DISTINCT " : "")\(SQLFragment.joined(terms, separator: ", "))"
+        sql += " FROM \(raw: source.table)\(source.compiler.joins.sql)\(source.whereClause)"
+        if !groups.isEmpty { sql += " GROUP BY \(SQLFragment.joined(groups, separator: ", "))" }
+        if let having { sql += " HAVING \(having)" }
+        if !order.isEmpty { sql += " ORDER BY \(order)" }
+        sql += builder.limit(query)
+        return (sql, selected)
+    }
+
+    private func compile(
+        _ column: DictionaryFetch.Column, _ compiler: inout SQLPredicateCompiler, table: String
+    ) throws -> (SQLFragment, SQLValueKind, Reader) {
+        switch column {
+        case .keyPath(let path):
+            let (sql, kind) = try compiler.sortValue(path)
+            return (sql, kind, reader(for: kind, type: .undefinedAttributeType))
+        case .expression(let name, let expression, let type):
+            if case .evaluatedObject = expression.storage {
+                return (SQLFragment(raw: "\(table).Z_PK"), .object(compiler.entity), .evaluatedObject)
+            }
+            let placeholder = NSComparisonPredicate(
+                leftExpression: expression, rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .equalTo)
+            guard case .value(let sql, let kind) = try compiler.operand(expression, of: placeholder) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreUnsupportedRequestTypeError,
+                    "The expression \(PredicateFormatter.format(expression)) of \(name) does not give one value per row or group.",
+                    userInfo: ["key": name])
+            }
+            return (sql, kind, reader(for: kind, type: type))
+        }
+    }
+
+    private func reader(for kind: SQLValueKind, type: NSAttributeType) -> Reader {
+        switch kind {
+        case .attribute(let attribute) where type == .undefinedAttributeType || type == attribute.attributeType:
+            return .attribute(attribute)
+        case .object(let destination) where type == .undefinedAttributeType || type == .objectIDAttributeType:
+            return .object(destination, entityColumn: destination.layout!.root.layout!.hierarchyNumbers.count > 1)
+        default:
+            return .typed(type)
+        }
+    }
+
+    /// The dictionary of the current row; nil values are left out, as Core Data leaves them out.
+    func read(_ handle: OpaquePointer, _ selected: [Selected], externalData: (String) -> Data?) -> [String: Any] {
+        var result: [String: Any] = [:]
+        var column: Int32 = 0
+        for item in selected {
+            defer { column += item.reader.columnCount }
+            guard sqlite3_column_type(handle, column) != SQLITE_NULL else { continue }
+            switch item.reader {
+            case .attribute(let attribute):
+                let kind = SQLiteHierarchyPlan.kind(of: attribute)
+                let value = SQLiteColumn.read(handle, column, kind, storeNumbers: store.modelNumber, externalData: externalData)
+                if let handedOut = value.publicValue(for: attribute) { result[item.name] = handedOut }
+            case .object(let destination, let entityColumn):
+                var entity = destination
+                if entityColumn, sqlite3_column_type(handle, column + 1) != SQLITE_NULL,
+                    let concrete = store.entity(number: store.modelNumber(sqlite3_column_int(handle, column + 1)))
+                {
+                    entity = concrete
+                }
+                result[item.name] = NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(handle, column))
+            case .evaluatedObject:
+                let entity = store.entity(number: store.modelNumber(sqlite3_column_int(handle, column + 1)))!
+                result[item.name] = NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(handle, column))
+            case .typed(let type):
+                if let value = Self.typedValue(handle, column, type) { result[item.name] = value }
+            }
+        }
+        return result
+    }
+
+    /// A computed value in the form its declared result type asks for; the stored form when the
+    /// type is undefined.
+    static func typedValue(_ handle: OpaquePointer, _ column: Int32, _ type: NSAttributeType) -> Any? {
+        let storage = sqlite3_column_type(handle, column)
+        let integer = sqlite3_column_int64(handle, column)
+        let double = sqlite3_column_double(handle, column)
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            return NSNumber(value: storage == SQLITE_FLOAT ? Int64(double) : integer)
+        case .doubleAttributeType: return NSNumber(value: double)
+        case .floatAttributeType: return NSNumber(value: Float(double))
+        case .booleanAttributeType: return NSNumber(value: integer != 0)
+        case .decimalAttributeType:
+            return storage == SQLITE_INTEGER ? NSDecimalNumber(value: integer) : NSDecimalNumber(string: "\(double)")
+        case .dateAttributeType: return Date(timeIntervalSinceReferenceDate: double)
+        case .stringAttributeType: return SQLiteColumn.text(handle, column)
+        case .binaryDataAttributeType: return SQLiteColumn.blob(handle, column)
+        default:
+            switch storage {
+            case SQLITE_INTEGER: return NSNumber(value: integer)
+            case SQLITE_FLOAT: return NSNumber(value: double)
+            case SQLITE_TEXT: return SQLiteColumn.text(handle, column)
+            default: return SQLiteColumn.blob(handle, column)
+            }
+        }
+    }
+}
