@@ -19,6 +19,12 @@ extension NSManagedObjectContext {
         if request.resultType == .countResultType {
             return [NSNumber(value: try count(for: request)) as! T]
         }
+        if request.resultType == .managedObjectIDResultType, !(request.includesPendingChanges && hasChanges) {
+            // IDs straight from the rows, as Core Data returns them: no object is made or
+            // registered. With pending changes, the objects path below merges them in.
+            let ids = try fetchObjectIDs(request, entity: entity, coordinator: coordinator)
+            return ids as? [T] ?? ids.map { $0 as! T }
+        }
         let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
         if request.resultType == .managedObjectIDResultType {
             return objects.map { $0.objectID as! T }
@@ -58,6 +64,22 @@ extension NSManagedObjectContext {
             includesSubentities: request.includesSubentities, includesPropertyValues: propertyValues)
     }
 
+    private func fetchObjectIDs<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [NSManagedObjectID] {
+        let storeQuery = query(for: request, entity: entity, propertyValues: false)
+        var ids: [NSManagedObjectID] = []
+        for store in stores(for: request, coordinator: coordinator) {
+            let rows = try store.fetchRows(storeQuery)
+            ids.reserveCapacity(ids.count + rows.count)
+            var lookup = EntityLookup(store: store)
+            for row in rows {
+                ids.append(NSManagedObjectID(entity: lookup.entity(row.entityNumber), store: store, primaryKey: row.primaryKey))
+            }
+        }
+        return ids
+    }
+
     private func fetchObjects<T>(
         _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
     ) throws -> [NSManagedObject] {
@@ -71,12 +93,16 @@ extension NSManagedObjectContext {
             storeQuery.fetchOffset = 0
         }
         var objects: [NSManagedObject] = []
+        let refresh = request.shouldRefreshRefetchedObjects
+        let asFaults = request.returnsObjectsAsFaults
         for store in stores(for: request, coordinator: coordinator) {
             let rows = try store.fetchRows(storeQuery)
             objects.reserveCapacity(objects.count + rows.count)
+            registry.reserveCapacity(registry.count + rows.count)
+            var lookup = EntityLookup(store: store)
             for row in rows {
-                let object = register(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects)
-                if !request.returnsObjectsAsFaults { object.fireFault() }
+                let object = register(row: row, entity: lookup.entity(row.entityNumber), store: store, refresh: refresh)
+                if !asFaults { object.fireFault() }
                 objects.append(object)
             }
         }
@@ -103,27 +129,40 @@ extension NSManagedObjectContext {
 
     /// The context's object for a fetched row: the registered one, or a new fault carrying the
     /// row's values.
-    func register(row: StoreRow, store: NSPersistentStore, refresh: Bool) -> NSManagedObject {
-        let entity = store.entity(number: row.entityNumber)!
+    func register(
+        row: StoreRow, entity: NSEntityDescription? = nil, store: NSPersistentStore, refresh: Bool
+    ) -> NSManagedObject {
+        let entity = entity ?? store.entity(number: row.entityNumber)!
         let key = ObjectKey(
             store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber),
             primaryKey: row.primaryKey, temporary: nil)
-        if let existing = registry[key] {
-            if existing.isFault, existing.cachedRow == nil, let values = row.values {
-                existing.cachedRow = values
-                existing.version = row.version
-            } else if refresh, !existing.hasChanges, let values = row.values {
-                existing.slots = values
-                existing.committed = values
-                existing.version = row.version
+        // One hash of the key: the registry's slot is found once, and filled if empty.
+        var isNew = false
+        let object = Self.lookUp(&registry[key, default: Self.newFault(entity, store, row, &isNew)])
+        guard isNew else {
+            if object.isFault, object.cachedRow == nil, let values = row.values {
+                object.cachedRow = values
+                object.version = row.version
+            } else if refresh, !object.hasChanges, let values = row.values {
+                object.slots = values
+                object.committed = values
+                object.version = row.version
             }
-            return existing
+            return object
         }
-        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: row.primaryKey)
         object.managedObjectContext = self
+        return object
+    }
+
+    private static func lookUp(_ slot: inout NSManagedObject) -> NSManagedObject { slot }
+
+    private static func newFault(
+        _ entity: NSEntityDescription, _ store: NSPersistentStore, _ row: StoreRow, _ isNew: inout Bool
+    ) -> NSManagedObject {
+        isNew = true
+        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: row.primaryKey)
         object.cachedRow = row.values
         object.version = row.version
-        registry[key] = object
         return object
     }
 
@@ -156,5 +195,23 @@ extension NSManagedObjectContext {
             preconditionFailure("CoreData could not fulfill the relationship '\(relationship.name)' of \(object.objectID): \(error)")
         }
         return references.map { registeredObject(for: $0, in: store) }
+    }
+}
+
+/// The entity of each fetched row by its number, remembering the last one: rows of one entity
+/// come in long runs, and asking the store goes through the coordinator's model.
+private struct EntityLookup {
+    let store: NSPersistentStore
+    private var lastNumber: Int32 = -1
+    private var lastEntity: NSEntityDescription?
+
+    init(store: NSPersistentStore) { self.store = store }
+
+    mutating func entity(_ number: Int32) -> NSEntityDescription {
+        if number == lastNumber, let lastEntity { return lastEntity }
+        let entity = store.entity(number: number)!
+        lastNumber = number
+        lastEntity = entity
+        return entity
     }
 }
