@@ -101,7 +101,8 @@ extension NSManagedObjectContext {
             registry.reserveCapacity(registry.count + rows.count)
             var lookup = EntityLookup(store: store)
             for row in rows {
-                let object = register(row: row, entity: lookup.entity(row.entityNumber), store: store, refresh: refresh)
+                let entity = lookup.entity(row.entityNumber)
+                let object = register(row: row, entity: entity, objectClass: lookup.objectClass, store: store, refresh: refresh)
                 if !asFaults { object.fireFault() }
                 objects.append(object)
             }
@@ -130,7 +131,8 @@ extension NSManagedObjectContext {
     /// The context's object for a fetched row: the registered one, or a new fault carrying the
     /// row's values.
     func register(
-        row: StoreRow, entity: NSEntityDescription? = nil, store: NSPersistentStore, refresh: Bool
+        row: StoreRow, entity: NSEntityDescription? = nil, objectClass: NSManagedObject.Type? = nil,
+        store: NSPersistentStore, refresh: Bool
     ) -> NSManagedObject {
         let entity = entity ?? store.entity(number: row.entityNumber)!
         let key = ObjectKey(
@@ -138,7 +140,7 @@ extension NSManagedObjectContext {
             primaryKey: row.primaryKey, temporary: nil)
         // One hash of the key: the registry's slot is found once, and filled if empty.
         var isNew = false
-        let object = Self.lookUp(&registry[key, default: Self.newFault(entity, store, row, &isNew)])
+        let object = Self.lookUp(&registry[key, default: Self.newFault(entity, objectClass, store, row, &isNew)])
         guard isNew else {
             if object.isFault, object.cachedRow == nil, let values = row.values {
                 object.cachedRow = values
@@ -157,10 +159,12 @@ extension NSManagedObjectContext {
     private static func lookUp(_ slot: inout NSManagedObject) -> NSManagedObject { slot }
 
     private static func newFault(
-        _ entity: NSEntityDescription, _ store: NSPersistentStore, _ row: StoreRow, _ isNew: inout Bool
+        _ entity: NSEntityDescription, _ objectClass: NSManagedObject.Type?, _ store: NSPersistentStore,
+        _ row: StoreRow, _ isNew: inout Bool
     ) -> NSManagedObject {
         isNew = true
-        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: row.primaryKey)
+        let object = NSManagedObject.materialize(
+            entity: entity, store: store, primaryKey: row.primaryKey, objectClass: objectClass)
         object.cachedRow = row.values
         object.version = row.version
         return object
@@ -204,6 +208,8 @@ private struct EntityLookup {
     let store: NSPersistentStore
     private var lastNumber: Int32 = -1
     private var lastEntity: NSEntityDescription?
+    /// The class of the entity `entity(_:)` returned last.
+    private(set) var objectClass: NSManagedObject.Type?
 
     init(store: NSPersistentStore) { self.store = store }
 
@@ -212,6 +218,7 @@ private struct EntityLookup {
         let entity = store.entity(number: number)!
         lastNumber = number
         lastEntity = entity
+        objectClass = entity.managedObjectClass
         return entity
     }
 }

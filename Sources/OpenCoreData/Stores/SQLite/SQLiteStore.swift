@@ -213,6 +213,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             let version = sqlite3_column_int64(handle, 2)
             var slots: ContiguousArray<SlotValue>?
             if let reads = last!.reads {
+                // A copy of the blank row (copying costs less than allocating a new array here).
                 var array = last!.blank
                 for read in reads {
                     array[read.slot] = SQLiteColumn.read(
