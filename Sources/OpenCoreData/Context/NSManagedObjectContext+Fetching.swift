@@ -24,6 +24,12 @@ extension NSManagedObjectContext {
         if request.resultType == .dictionaryResultType {
             return try fetchDictionaries(request, entity: entity, coordinator: coordinator)
         }
+        if request.resultType == .managedObjectIDResultType, parent == nil, !(request.includesPendingChanges && hasChanges) {
+            // IDs straight from the rows, as Core Data returns them: no object is made or
+            // registered. With pending changes, the objects path below merges them in.
+            let ids = try fetchObjectIDs(request, entity: entity, coordinator: coordinator)
+            return ids as? [T] ?? ids.map { $0 as! T }
+        }
         let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
         if request.resultType == .managedObjectIDResultType {
             return objects.map { $0.objectID as! T }
@@ -82,6 +88,22 @@ extension NSManagedObjectContext {
             includesSubentities: request.includesSubentities, includesPropertyValues: propertyValues)
     }
 
+    private func fetchObjectIDs<T>(
+        _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [NSManagedObjectID] {
+        let storeQuery = query(for: request, entity: entity, propertyValues: false)
+        var ids: [NSManagedObjectID] = []
+        for store in stores(for: request, coordinator: coordinator) {
+            let rows = try store.fetchRows(storeQuery)
+            ids.reserveCapacity(ids.count + rows.count)
+            var lookup = EntityLookup(store: store)
+            for row in rows {
+                ids.append(NSManagedObjectID(entity: lookup.entity(row.entityNumber), store: store, primaryKey: row.primaryKey))
+            }
+        }
+        return ids
+    }
+
     func fetchObjects<T>(
         _ request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator,
         ignoringLimits: Bool = false
@@ -102,12 +124,16 @@ extension NSManagedObjectContext {
             objects = try fetchThroughParent(parent, request: request, entity: entity, ignoringLimits: pending)
         }
         let prefetching = request.resultType == .managedObjectResultType ? request.relationshipKeyPathsForPrefetching ?? [] : []
+        let refresh = request.shouldRefreshRefetchedObjects
         for store in parent == nil ? stores(for: request, coordinator: coordinator) : [] {
             let rows = try store.fetchRows(storeQuery)
             var fetched: [NSManagedObject] = []
             fetched.reserveCapacity(rows.count)
+            registry.reserveCapacity(registry.count + rows.count)
+            var lookup = EntityLookup(store: store)
             for row in rows {
-                fetched.append(register(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects))
+                let rowEntity = lookup.entity(row.entityNumber)
+                fetched.append(register(row: row, entity: rowEntity, objectClass: lookup.objectClass, store: store, refresh: refresh))
             }
             if batching {
                 assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
@@ -173,27 +199,43 @@ extension NSManagedObjectContext {
 
     /// The context's object for a fetched row: the registered one, or a new fault carrying the
     /// row's values.
-    func register(row: StoreRow, store: NSPersistentStore, refresh: Bool) -> NSManagedObject {
-        let entity = store.entity(number: row.entityNumber)!
+    func register(
+        row: StoreRow, entity: NSEntityDescription? = nil, objectClass: NSManagedObject.Type? = nil,
+        store: NSPersistentStore, refresh: Bool
+    ) -> NSManagedObject {
+        let entity = entity ?? store.entity(number: row.entityNumber)!
         let key = ObjectKey(
             store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber),
             primaryKey: row.primaryKey, temporary: nil)
-        if let existing = registry[key] {
-            if existing.isFault, existing.cachedRow == nil, let values = row.values {
-                existing.cachedRow = values
-                existing.version = row.version
-            } else if refresh, !existing.hasChanges, let values = row.values {
-                existing.slots = values
-                existing.committed = values
-                existing.version = row.version
+        // One hash of the key: the registry's slot is found once, and filled if empty.
+        var isNew = false
+        let object = Self.lookUp(&registry[key, default: Self.newFault(entity, objectClass, store, row, &isNew)])
+        guard isNew else {
+            if object.isFault, object.cachedRow == nil, let values = row.values {
+                object.cachedRow = values
+                object.version = row.version
+            } else if refresh, !object.hasChanges, let values = row.values {
+                object.slots = values
+                object.committed = values
+                object.version = row.version
             }
-            return existing
+            return object
         }
-        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: row.primaryKey)
         object.managedObjectContext = self
+        return object
+    }
+
+    private static func lookUp(_ slot: inout NSManagedObject) -> NSManagedObject { slot }
+
+    private static func newFault(
+        _ entity: NSEntityDescription, _ objectClass: NSManagedObject.Type?, _ store: NSPersistentStore,
+        _ row: StoreRow, _ isNew: inout Bool
+    ) -> NSManagedObject {
+        isNew = true
+        let object = NSManagedObject.materialize(
+            entity: entity, store: store, primaryKey: row.primaryKey, objectClass: objectClass)
         object.cachedRow = row.values
         object.version = row.version
-        registry[key] = object
         return object
     }
 
@@ -255,5 +297,26 @@ extension NSManagedObjectContext {
             preconditionFailure("CoreData could not fulfill the relationship '\(relationship.name)' of \(object.objectID): \(error)")
         }
         return references.map { registeredObject(for: $0, in: store) }
+    }
+}
+
+/// The entity of each fetched row by its number, remembering the last one: rows of one entity
+/// come in long runs, and asking the store goes through the coordinator's model.
+private struct EntityLookup {
+    let store: NSPersistentStore
+    private var lastNumber: Int32 = -1
+    private var lastEntity: NSEntityDescription?
+    /// The class of the entity `entity(_:)` returned last.
+    private(set) var objectClass: NSManagedObject.Type?
+
+    init(store: NSPersistentStore) { self.store = store }
+
+    mutating func entity(_ number: Int32) -> NSEntityDescription {
+        if number == lastNumber, let lastEntity { return lastEntity }
+        let entity = store.entity(number: number)!
+        lastNumber = number
+        lastEntity = entity
+        objectClass = entity.managedObjectClass
+        return entity
     }
 }

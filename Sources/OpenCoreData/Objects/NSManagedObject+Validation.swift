@@ -32,7 +32,11 @@ extension NSManagedObject {
                 }
                 return nil
             default:
-                if attribute.rules.isEmpty && attribute.validationPredicates.isEmpty { return nil }
+                if let template = entity.layout?.objectTemplate {
+                    if !template.hasValueChecks[attribute.slot] { return nil }
+                } else if attribute.rules.isEmpty && attribute.validationPredicates.isEmpty {
+                    return nil
+                }
                 return ruleError(attribute, slot, entityName: name) ?? predicateError(attribute, slot, entityName: name)
             }
         }

@@ -70,10 +70,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// Creates a fault or filled object for a row; used by fetches, never by users.
+    /// `objectClass` is the entity's `managedObjectClass`, for callers that looked it up once for
+    /// many rows (the lookup takes a lock).
     static func materialize(
-        entity: NSEntityDescription, store: NSPersistentStore?, primaryKey: Int64
+        entity: NSEntityDescription, store: NSPersistentStore?, primaryKey: Int64,
+        objectClass: NSManagedObject.Type? = nil
     ) -> NSManagedObject {
-        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        let object = (objectClass ?? entity.managedObjectClass).init(entity: entity, insertInto: nil)
         object.store = store
         object.primaryKey = primaryKey
         object.faultState = .fault

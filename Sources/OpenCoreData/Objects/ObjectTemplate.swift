@@ -9,6 +9,9 @@ struct ObjectTemplate {
     let defaultSlots: ContiguousArray<SlotValue>
     /// Slots of to-many relationships.
     let toManySlots: [Int]
+    /// Per slot, whether the attribute has rules or validation predicates to check a value
+    /// against (false for relationships): validation skips the others after the type check.
+    let hasValueChecks: [Bool]
 
     /// Up to this many properties, scanning `names` costs less than hashing a key.
     static let scanLimit = 8
@@ -17,6 +20,10 @@ struct ObjectTemplate {
         names = properties.map(\.name)
         var slots = ContiguousArray<SlotValue>(repeating: .null, count: properties.count)
         var toMany: [Int] = []
+        hasValueChecks = properties.map { property in
+            guard let attribute = property as? NSAttributeDescription else { return false }
+            return !attribute.rules.isEmpty || !attribute.validationPredicates.isEmpty
+        }
         for (slot, property) in properties.enumerated() {
             if let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue {
                 slots[slot] = SlotValue(attributeValue: value, for: attribute)

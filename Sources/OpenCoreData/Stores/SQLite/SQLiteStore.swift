@@ -265,6 +265,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var rows: [StoreRow] = []
         let model = persistentStoreCoordinator!.managedObjectModel
         let supportFolder = externalDataFolder
+        // What the previous row's Z_ENT resolved to: rows of one entity come in long runs.
+        var last: (storeNumber: Int32, number: Int32, reads: [SQLiteHierarchyPlan.ColumnRead]?, blank: ContiguousArray<SlotValue>)?
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
@@ -272,15 +274,27 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
             }
             let primaryKey = sqlite3_column_int64(handle, 0)
-            let number = modelNumber(Int32(sqlite3_column_int(handle, 1)))
+            let storeNumber = Int32(sqlite3_column_int(handle, 1))
+            if last?.storeNumber != storeNumber {
+                let number = modelNumber(storeNumber)
+                var blank: ContiguousArray<SlotValue> = []
+                let reads = values ? plan.entities[number] : nil
+                if reads != nil {
+                    // Unread slots: to-many relationships wait to be loaded, transient ones are nil.
+                    let entity = model.entitiesInStoreOrder[Int(number) - 1]
+                    blank = ContiguousArray(repeating: .unloaded, count: entity.layout!.properties.count)
+                    for property in entity.layout!.properties where property.isTransient {
+                        blank[property.slot] = .null
+                    }
+                }
+                last = (storeNumber, number, reads, blank)
+            }
+            let number = last!.number
             let version = sqlite3_column_int64(handle, 2)
             var slots: ContiguousArray<SlotValue>?
-            if values, let reads = plan.entities[number] {
-                let entity = model.entitiesInStoreOrder[Int(number) - 1]
-                var array = ContiguousArray<SlotValue>(repeating: .unloaded, count: entity.layout!.properties.count)
-                for property in entity.layout!.properties where property.isTransient {
-                    array[property.slot] = .null
-                }
+            if let reads = last!.reads {
+                // A copy of the blank row (copying costs less than allocating a new array here).
+                var array = last!.blank
                 for read in reads {
                     array[read.slot] = SQLiteColumn.read(
                         handle, read.column, read.kind, storeNumbers: modelNumber,
