@@ -16,18 +16,36 @@ struct DictionaryFetch {
             }
         }
 
-        /// Whether the value aggregates a group (`sum:`, `count:`…), so it may be fetched with a
-        /// GROUP BY that does not name it.
-        var isAggregate: Bool {
-            guard case .expression(_, let expression, _) = self, case .function(let name, _) = expression.storage else { return false }
-            return ["sum:", "count:", "min:", "max:", "average:"].contains(name)
+        /// Whether the value aggregates the rows of a group (`sum:`, `count:`… of a key path that
+        /// stays on `entity`'s to-one relationships), so it may be fetched with a GROUP BY that
+        /// does not name it. Of a to-many key path, the same functions give one value per row.
+        func aggregatesRows(of entity: NSEntityDescription) -> Bool {
+            guard case .expression(_, let expression, _) = self, case .function(let name, let arguments) = expression.storage,
+                ["sum:", "count:", "min:", "max:", "average:"].contains(name), arguments.count == 1
+            else { return false }
+            return !DictionaryFetch.reachesToMany(arguments[0], from: entity)
         }
+    }
+
+    /// Whether a key path expression goes through a to-many relationship of `entity`.
+    static func reachesToMany(_ expression: NSExpression, from entity: NSEntityDescription) -> Bool {
+        guard case .keyPath(let path) = expression.storage else { return false }
+        var current: NSEntityDescription? = entity
+        for part in path.split(separator: ".") {
+            guard let relationship = current?.relationshipsByName[String(part)] else { return false }
+            if relationship.isToMany { return true }
+            current = relationship.destinationEntity
+        }
+        return false
     }
 
     var columns: [Column]
     var groupBy: [Column]
     var having: NSPredicate?
     var distinct: Bool
+    /// Whether the fetch gives one dictionary per group (or one for all rows when nothing is
+    /// grouped but a value aggregates rows) rather than one per row.
+    let aggregates: Bool
 
     /// - Throws: `NSCoreDataError` for an item that is neither a key path nor a property
     ///   description, a grouped fetch of a value that is neither grouped nor an aggregate, or a
@@ -37,7 +55,7 @@ struct DictionaryFetch {
         let grouped = try (request.propertiesToGroupBy ?? []).map(Self.column)
         if !grouped.isEmpty {
             let names = Set(grouped.map(\.name))
-            for column in fetched where !column.isAggregate && !names.contains(column.name) {
+            for column in fetched where !column.aggregatesRows(of: entity) && !names.contains(column.name) {
                 throw CoreDataError.make(
                     NSCoreDataError,
                     "\(column.name) is fetched with propertiesToGroupBy but is neither grouped by nor an aggregate expression.",
@@ -49,6 +67,7 @@ struct DictionaryFetch {
         }
         columns = fetched
         groupBy = grouped
+        aggregates = !grouped.isEmpty || fetched.contains { $0.aggregatesRows(of: entity) }
         having = request.havingPredicate
         distinct = request.returnsDistinctResults
     }

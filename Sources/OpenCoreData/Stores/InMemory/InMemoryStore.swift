@@ -38,6 +38,12 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         return result
     }
 
+    override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+        let model = persistentStoreCoordinator!.managedObjectModel
+        let rows = try matchingRows(query).map { RowView(row: $0, model: model, store: self) }
+        return try InMemoryDictionaries(store: self, entity: query.entity).compute(rows, fetch, query)
+    }
+
     override func countRows(_ query: StoreQuery) throws -> Int {
         var count = try matchingRows(query).count - query.fetchOffset
         if query.fetchLimit > 0 { count = min(count, query.fetchLimit) }

@@ -36,7 +36,7 @@ struct SQLiteDictionaryQuery {
     func statement(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> (SQLFragment, [Selected]) {
         let builder = SQLiteQueryBuilder(store: store)
         var source = try builder.source(query)
-        source.compiler.aggregatesGroups = !fetch.groupBy.isEmpty || fetch.columns.contains(where: \.isAggregate)
+        source.compiler.aggregatesGroups = fetch.aggregates
         var terms: [SQLFragment] = []
         var selected: [Selected] = []
         var named: [String: (SQLFragment, SQLValueKind)] = [:]
@@ -64,7 +64,7 @@ struct SQLiteDictionaryQuery {
         source.compiler.namedValues = named
         var having: SQLFragment?
         if let predicate = fetch.having { having = try source.compiler.compile(predicate) }
-        let grouped = !groups.isEmpty || fetch.distinct || source.compiler.aggregatesGroups
+        let grouped = fetch.aggregates || fetch.distinct
         let order = try builder.orderBy(query.sortDescriptors, &source.compiler, table: grouped ? nil : source.table)
         var sql: SQLFragment = "SELECT \(raw: fetch.distinct ? "DISTINCT " : "")\(SQLFragment.joined(terms, separator: ", "))"
         sql += " FROM \(raw: source.table)\(source.compiler.joins.sql)\(source.whereClause)"

@@ -176,6 +176,79 @@ import Testing
         }
     }
 
+    /// Dictionary requests over the library, for the cross-store test.
+    private func requests(_ model: NSManagedObjectModel) -> [NSFetchRequest<NSDictionary>] {
+        func request(_ entity: String, _ properties: [Any], groupBy: [Any]? = nil, having: String? = nil, predicate: String? = nil,
+                     sort: [String] = [], distinct: Bool = false, limit: Int = 0, offset: Int = 0) -> NSFetchRequest<NSDictionary> {
+            let request = NSFetchRequest<NSDictionary>(entityName: entity)
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = properties
+            request.propertiesToGroupBy = groupBy
+            request.havingPredicate = having.map { NSPredicate(format: $0) }
+            request.predicate = predicate.map { NSPredicate(format: $0) }
+            request.sortDescriptors = sort.isEmpty ? nil : sort.map { NSSortDescriptor(key: $0, ascending: true) }
+            request.returnsDistinctResults = distinct
+            request.fetchLimit = limit
+            request.fetchOffset = offset
+            return request
+        }
+        let author = model.entitiesByName["Book"]!.relationshipsByName["author"]!
+        let objectID = NSExpressionDescription()
+        objectID.name = "objectID"
+        objectID.expression = .expressionForEvaluatedObject()
+        objectID.expressionResultType = .objectIDAttributeType
+        return [
+            request(
+                "Book",
+                ["publisher.name", expression("total", "sum:", "pages", .integer64AttributeType), expression("titles", "count:", "title", .integer64AttributeType),
+                 expression("shortest", "min:", "pages", .undefinedAttributeType), expression("mean", "average:", "pages", .doubleAttributeType)],
+                groupBy: ["publisher.name"], having: "total > 100", sort: ["publisher.name"]),
+            request("Book", [author, expression("books", "count:", "title", .integer64AttributeType)], groupBy: [author], having: "books > 1 OR $books == 1", sort: ["author"]),
+            request("Tag", ["label"], predicate: "ANY books.pages > 0", sort: ["label"], distinct: true),
+            request("Book", [expression("total", "sum:", "pages", .integer64AttributeType), expression("last", "max:", "title", .stringAttributeType)], predicate: "pages > 100"),
+            request("Book", [expression("count", "count:", "pages", .undefinedAttributeType), expression("total", "sum:", "pages", .undefinedAttributeType)], predicate: "FALSEPREDICATE"),
+            request("Book", [objectID, "title", "pages", "author", "author.name"], sort: ["title"], limit: 4, offset: 1),
+            request("Author", [expression("books", "count:", "books", .integer64AttributeType), "name"], sort: ["name"]),
+        ]
+    }
+
+    /// Two result values are the same: numbers by value, object IDs by entity and key (the two
+    /// stores give the same keys to the same insertions).
+    private func sameValue(_ a: Any?, _ b: Any?) -> Bool {
+        if let x = a as? NSManagedObjectID, let y = b as? NSManagedObjectID { return x.entity === y.entity && x.primaryKey == y.primaryKey }
+        if let x = ValueComparison.normalize(a) as? Double, let y = ValueComparison.normalize(b).flatMap(ValueComparison.doubleValue) { return abs(x - y) < 1e-9 }
+        return ValueComparison.isEqual(a, b)
+    }
+
+    @Test func theInMemoryStoreComputesTheSameDictionaries() throws {
+        let sqlite = try LibraryFixture()
+        let memory = try LibraryFixture(type: .inMemory)
+        let model = sqlite.context.persistentStoreCoordinator!.managedObjectModel
+        for (index, request) in requests(model).enumerated() {
+            let expected = try sqlite.context.performAndWait { try sqlite.context.fetch(request) }
+            let computed = try memory.context.performAndWait {
+                // The in-memory stack has its own model objects.
+                let copy = request.copy() as! NSFetchRequest<NSDictionary>
+                if let properties = request.propertiesToFetch {
+                    copy.propertiesToFetch = properties.map { ($0 as? NSRelationshipDescription).map { $0.name } ?? $0 }
+                }
+                copy.propertiesToGroupBy = request.propertiesToGroupBy?.map { ($0 as? NSRelationshipDescription).map { $0.name } ?? $0 }
+                return try memory.context.fetch(copy)
+            }
+            #expect(expected.count == computed.count, "request \(index): \(expected) vs \(computed)")
+            for (a, b) in zip(expected, computed) {
+                let same = a.count == b.count && a.allSatisfy { key, value in sameValue(value, b[key]) || (key as? String == "author" || key as? String == "objectID") && sameKey(value, b[key]) }
+                #expect(same, "request \(index): \(a) vs \(b)")
+            }
+        }
+    }
+
+    /// Object IDs of two stacks: same entity name and key.
+    private func sameKey(_ a: Any?, _ b: Any?) -> Bool {
+        guard let x = a as? NSManagedObjectID, let y = b as? NSManagedObjectID else { return false }
+        return x.entity.name == y.entity.name && x.primaryKey == y.primaryKey
+    }
+
     @Test func badDictionaryRequestsAreRefused() throws {
         let library = try LibraryFixture()
         library.context.performAndWait {
