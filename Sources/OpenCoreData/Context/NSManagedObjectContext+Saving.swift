@@ -260,10 +260,9 @@ final class SaveWrite {
             try writer.insert(entity: object.entity, primaryKey: key, values: rowValues(of: object))
         }
         for object in updated {
-            var values = rowValues(of: object)
-            values.changedSlots = changedSlots(of: object)
             let ok = try writer.update(
-                entity: object.entity, primaryKey: object.primaryKey, expectedVersion: object.version, values: values)
+                entity: object.entity, primaryKey: object.primaryKey, expectedVersion: object.version,
+                values: rowValues(of: object))
             if !ok { conflicts.append(conflict(object)) }
         }
         for object in deleted {
@@ -329,27 +328,6 @@ final class SaveWrite {
             }
         }
         return RowValues(slots: slots)
-    }
-
-    /// The slots of an updated object that differ from its committed snapshot, as Core Data's
-    /// UPDATE statements set only changed columns. To-one slots and values of reference types
-    /// (which may have changed in place) always count as changed; nil (every slot) when there is
-    /// no snapshot.
-    private func changedSlots(of object: NSManagedObject) -> [Int]? {
-        guard let committed = object.committed, committed.count == object.slots.count else { return nil }
-        let toOne = facts(for: object.entity).toOneSlots
-        var changed: [Int] = []
-        for (slot, value) in object.slots.enumerated() {
-            switch value {
-            case .object, .invalid, .toOne, .reference:
-                changed.append(slot)
-            case .toMany, .unloaded:
-                continue
-            default:
-                if toOne.contains(slot) || !value.sameValue(as: committed[slot]) { changed.append(slot) }
-            }
-        }
-        return changed
     }
 
     /// Positions in ordered one-to-many relationships whose order may have changed, spaced by 1024

@@ -163,8 +163,4 @@ protocol StoreWriter {
 /// to-one references (the destination's primary key and entity number).
 struct RowValues {
     var slots: ContiguousArray<SlotValue>
-    /// For an update, the slots whose values differ from the row as it was read, in slot order;
-    /// nil means every slot. A store may write only these columns: the row's version check makes
-    /// sure the others still hold what was read.
-    var changedSlots: [Int]? = nil
 }

@@ -31,8 +31,6 @@ final class SQLiteWriter: StoreWriter {
         let joinTables: [JoinTable]
         var insert: Statement?
         var update: Statement?
-        /// The last UPDATE of only some columns: saves change the same columns of many rows.
-        var partialUpdate: (slots: [Int], columns: [ColumnWrite], statement: Statement)?
         var delete: Statement?
         var clearJoins: [Statement] = []
 
@@ -85,29 +83,14 @@ final class SQLiteWriter: StoreWriter {
 
     func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
         let plan = self.plan(for: entity)
-        let columns: [ColumnWrite]
-        let statement: OpaquePointer
-        if let changed = values.changedSlots {
-            // Only the changed columns, as Core Data writes an update.
-            if let partial = plan.partialUpdate, partial.slots == changed {
-                columns = partial.columns
-                statement = partial.statement.sqliteStatement
-            } else {
-                columns = plan.columns.filter { changed.contains($0.slot) }
-                let prepared = try db.cachedStatement(sql: Self.updateSQL(table: plan.table, columns: columns))
-                sqlite3_reset(prepared.sqliteStatement)
-                sqlite3_clear_bindings(prepared.sqliteStatement)
-                plan.partialUpdate = (changed, columns, prepared)
-                statement = prepared.sqliteStatement
-            }
-        } else {
-            columns = plan.columns
-            statement = try prepared(&plan.update) { Self.updateSQL(table: plan.table, columns: plan.columns) }
+        let statement = try prepared(&plan.update) {
+            let assignments = (["Z_OPT = ?"] + plan.columns.map { "\($0.column) = ?" }).joined(separator: ", ")
+            return "UPDATE \(plan.table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
         }
         sqlite3_bind_int64(statement, 1, expectedVersion + 1)
-        bind(columns, values, statement, from: 2)
-        sqlite3_bind_int64(statement, Int32(columns.count + 2), primaryKey)
-        sqlite3_bind_int64(statement, Int32(columns.count + 3), expectedVersion)
+        bind(plan.columns, values, statement, from: 2)
+        sqlite3_bind_int64(statement, Int32(plan.columns.count + 2), primaryKey)
+        sqlite3_bind_int64(statement, Int32(plan.columns.count + 3), expectedVersion)
         try step(statement, entity: entity, primaryKey: primaryKey)
         return sqlite3_changes(db.sqliteConnection) == 1
     }
@@ -156,11 +139,6 @@ final class SQLiteWriter: StoreWriter {
     }
 
     // MARK: Statements
-
-    private static func updateSQL(table: String, columns: [ColumnWrite]) -> String {
-        let assignments = (["Z_OPT = ?"] + columns.map { "\($0.column) = ?" }).joined(separator: ", ")
-        return "UPDATE \(table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
-    }
 
     private func plan(for entity: NSEntityDescription) -> EntityPlan {
         if let lastPlan, lastPlan.entity === entity { return lastPlan }

@@ -3,8 +3,8 @@ import Testing
 
 @testable import OpenCoreData
 
-/// Updates write only the changed columns (as Core Data's UPDATE statements do): what a user would
-/// notice is every other value still in the file after the save, and the version bumped once.
+/// Updates of some attributes of some objects: what a user would notice is every other value
+/// still in the file after the save, and the version bumped once per updated row.
 @Suite struct SQLiteUpdateTests {
     @Test func updatesOfDifferentColumnsInOneSaveKeepTheOthers() throws {
         let directory = TemporaryDirectory()
