@@ -3,7 +3,14 @@ extension NSManagedObject {
     func validateAllProperties() throws {
         var errors: [NSError] = []
         let layout = entity.layout
+        // Instances of NSManagedObject itself cannot have overridden validateValue(_:forKey:):
+        // ask the model's rules directly, without the key lookup and the dynamic call.
+        let isBaseClass = type(of: self) == NSManagedObject.self
         for (slot, property) in (layout?.properties ?? entity.properties).enumerated() where !property.isTransient {
+            if isBaseClass {
+                if let error = modelRuleError(for: property) { errors.append(error) }
+                continue
+            }
             var value: Any? = nil
             let key = layout?.objectTemplate.names[slot] ?? property.name
             do { try validateValue(&value, forKey: key) } catch let error as NSError { errors.append(error) }

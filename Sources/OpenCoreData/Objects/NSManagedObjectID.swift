@@ -59,12 +59,23 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
         return URL(string: "x-coredata://\(storeID)/\(name)/p\(primaryKey)")!
     }
 
+    /// Equal to `other.key == key`, comparing the cheap fields first: sets of IDs (the save
+    /// notifications') call this on every probe that lands on another ID.
     override public func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
-        return other === self || other.key == key
+        if other === self { return true }
+        guard primaryKey == other.primaryKey, root == other.root,
+            temporaryIdentifier?.uuid == other.temporaryIdentifier?.uuid
+        else { return false }
+        return persistentStore === other.persistentStore
     }
 
-    override public var hash: Int { key.hashValue }
+    /// The primary key and hierarchy, or the temporary identifier, as `ObjectKey` hashes them;
+    /// not a hash of the key itself, since Swift's sets and dictionaries hash this value again.
+    override public var hash: Int {
+        if let temporaryIdentifier { return temporaryIdentifier.uuid.hashValue }
+        return Int(truncatingIfNeeded: primaryKey) &* 31 &+ Int(root)
+    }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
