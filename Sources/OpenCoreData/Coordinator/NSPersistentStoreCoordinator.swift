@@ -3,8 +3,8 @@
 ///
 /// `Sendable`: contexts on different queues share one coordinator.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: `stores` and every call into a store are guarded by `lock`; the model is
-    // frozen (immutable) from `init` on.
+    // @unchecked Sendable: `stores` is guarded by `lock`; each store guards its own state (GRDB's
+    // pool, or the in-memory store's lock); the model is frozen (immutable) from `init` on.
 
     /// The model of every object the coordinator's stores hold.
     public let managedObjectModel: NSManagedObjectModel
@@ -149,13 +149,6 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             let store = persistentStores.first(where: { $0.identifier == host })
         else { return nil }
         return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
-    }
-
-    /// Runs `body` with exclusive access to the stores.
-    func withStores<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 
     /// The store that holds objects of `entity` (the first whose configuration contains it).

@@ -132,25 +132,26 @@ final class SQLiteWriter: StoreWriter {
     }
 
     func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
-        let statement = try prepare("UPDATE \(entity.layout!.tableName) SET \(column) = ? WHERE Z_PK = ?")
-        sqlite3_bind_int64(statement, 1, position)
-        sqlite3_bind_int64(statement, 2, primaryKey)
-        try step(statement, entity: nil)
+        try execute("UPDATE \(entity.layout!.tableName) SET \(column) = ? WHERE Z_PK = ?", position, primaryKey)
     }
 
     func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
-        let statement = try prepare(
-            "INSERT OR IGNORE INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES (?, ?)")
-        sqlite3_bind_int64(statement, 1, source)
-        sqlite3_bind_int64(statement, 2, destination)
-        try step(statement, entity: nil)
+        try execute(
+            "INSERT OR IGNORE INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES (?, ?)",
+            source, destination)
     }
 
     func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
-        let statement = try prepare(
-            "DELETE FROM \(table.name) WHERE \(table.sourceColumn) = ? AND \(table.destinationColumn) = ?")
-        sqlite3_bind_int64(statement, 1, source)
-        sqlite3_bind_int64(statement, 2, destination)
+        try execute(
+            "DELETE FROM \(table.name) WHERE \(table.sourceColumn) = ? AND \(table.destinationColumn) = ?",
+            source, destination)
+    }
+
+    /// Runs a statement that takes two integer parameters.
+    private func execute(_ sql: String, _ first: Int64, _ second: Int64) throws {
+        let statement = try prepare(sql)
+        sqlite3_bind_int64(statement, 1, first)
+        sqlite3_bind_int64(statement, 2, second)
         try step(statement, entity: nil)
     }
 
