@@ -34,6 +34,8 @@ extension NSManagedObjectContext {
         if request.resultType == .managedObjectIDResultType {
             return objects.map { $0.objectID as! T }
         }
+        // The common request type needs no element-by-element cast of a million results.
+        if T.self == NSManagedObject.self { return unsafeBitCast(objects, to: [T].self) }
         guard let typed = objects as? [T] else {
             throw CoreDataError.make(
                 NSCoreDataError, "The fetch request's result type does not match the objects of entity \(entity.name ?? "?").")
@@ -94,12 +96,8 @@ extension NSManagedObjectContext {
         let storeQuery = query(for: request, entity: entity, propertyValues: false)
         var ids: [NSManagedObjectID] = []
         for store in stores(for: request, coordinator: coordinator) {
-            let rows = try store.fetchRows(storeQuery)
-            ids.reserveCapacity(ids.count + rows.count)
-            var lookup = EntityLookup(store: store)
-            for row in rows {
-                ids.append(NSManagedObjectID(entity: lookup.entity(row.entityNumber), store: store, primaryKey: row.primaryKey))
-            }
+            let found = try store.fetchObjectIDs(storeQuery)
+            if ids.isEmpty { ids = found } else { ids += found }
         }
         return ids
     }
@@ -129,7 +127,6 @@ extension NSManagedObjectContext {
             let rows = try store.fetchRows(storeQuery)
             var fetched: [NSManagedObject] = []
             fetched.reserveCapacity(rows.count)
-            registry.reserveCapacity(registry.count + rows.count)
             var lookup = EntityLookup(store: store)
             for row in rows {
                 let rowEntity = lookup.entity(row.entityNumber)
@@ -141,7 +138,7 @@ extension NSManagedObjectContext {
                 if !prefetching.isEmpty { try prefetch(prefetching, of: fetched, entity: entity, store: store) }
                 if !request.returnsObjectsAsFaults { fetched.forEach { $0.fireFault() } }
             }
-            objects += fetched
+            if objects.isEmpty { objects = fetched } else { objects += fetched }
         }
         guard pending else { return objects }
         if request.includesPendingChanges && hasChanges {
@@ -207,9 +204,7 @@ extension NSManagedObjectContext {
         let key = ObjectKey(
             store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber),
             primaryKey: row.primaryKey, temporary: nil)
-        // One hash of the key: the registry's slot is found once, and filled if empty.
-        var isNew = false
-        let object = Self.lookUp(&registry[key, default: Self.newFault(entity, objectClass, store, row, &isNew)])
+        let (object, isNew) = registry.object(for: key) { Self.newFault(entity, objectClass, store, row) }
         guard isNew else {
             if object.isFault, object.cachedRow == nil, let values = row.values {
                 object.cachedRow = values
@@ -225,13 +220,10 @@ extension NSManagedObjectContext {
         return object
     }
 
-    private static func lookUp(_ slot: inout NSManagedObject) -> NSManagedObject { slot }
-
     private static func newFault(
         _ entity: NSEntityDescription, _ objectClass: NSManagedObject.Type?, _ store: NSPersistentStore,
-        _ row: StoreRow, _ isNew: inout Bool
+        _ row: StoreRow
     ) -> NSManagedObject {
-        isNew = true
         let object = NSManagedObject.materialize(
             entity: entity, store: store, primaryKey: row.primaryKey, objectClass: objectClass)
         object.cachedRow = row.values
@@ -302,7 +294,7 @@ extension NSManagedObjectContext {
 
 /// The entity of each fetched row by its number, remembering the last one: rows of one entity
 /// come in long runs, and asking the store goes through the coordinator's model.
-private struct EntityLookup {
+struct EntityLookup {
     let store: NSPersistentStore
     private var lastNumber: Int32 = -1
     private var lastEntity: NSEntityDescription?

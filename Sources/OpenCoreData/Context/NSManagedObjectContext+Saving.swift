@@ -79,7 +79,6 @@ extension NSManagedObjectContext {
                 }
             }
         }
-        registry.reserveCapacity(registry.count + inserted.count)
         for object in inserted {
             object.flags = []
             object.version = 1

@@ -64,22 +64,25 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let queue: DispatchQueue?
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
+    // The bookkeeping below is `@exclusivity(unchecked)`: it is only touched on the context's queue,
+    // and dynamic exclusivity checks on it ran on every object a fetch or save handles.
+
     /// Objects with permanent IDs, by identity. Core Data keeps these weakly unless
     /// `retainsRegisteredObjects`; here they are kept until reset or refresh, which bounds memory
     /// by what a fetch returned.
-    var registry: [ObjectKey: NSManagedObject] = [:]
+    let registry = ObjectRegistry()
     /// Inserted objects in insertion order (some may since have been deleted; see flags).
-    var insertedList: [NSManagedObject] = []
-    var insertedCount = 0
-    var updatedMap: [ObjectIdentifier: NSManagedObject] = [:]
-    var deletedList: [NSManagedObject] = []
+    @exclusivity(unchecked) var insertedList: [NSManagedObject] = []
+    @exclusivity(unchecked) var insertedCount = 0
+    @exclusivity(unchecked) var updatedMap: [ObjectIdentifier: NSManagedObject] = [:]
+    @exclusivity(unchecked) var deletedList: [NSManagedObject] = []
     /// Deleted objects whose delete rules have not run yet.
-    var pendingDeletions: [NSManagedObject] = []
+    @exclusivity(unchecked) var pendingDeletions: [NSManagedObject] = []
     /// What changed since the last objects-did-change notification: positions in `insertedList`
     /// and `deletedList` where the current event starts, and the objects updated during it.
-    var eventInsertedStart = 0
-    var eventDeletedStart = 0
-    var eventUpdated: [NSManagedObject] = []
+    @exclusivity(unchecked) var eventInsertedStart = 0
+    @exclusivity(unchecked) var eventDeletedStart = 0
+    @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
 
     /// Creates a context of the given type.
     public init(concurrencyType: NSManagedObjectContextConcurrencyType) {

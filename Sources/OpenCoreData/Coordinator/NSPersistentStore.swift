@@ -70,6 +70,16 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     func close() {}
     func fetchRows(_ query: StoreQuery) throws -> [StoreRow] { throw unsupported("fetch") }
     func countRows(_ query: StoreQuery) throws -> Int { throw unsupported("count") }
+    /// The IDs of the rows `query` selects, for `.managedObjectIDResultType`. Stores that can
+    /// make them while reading override this.
+    func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
+        var query = query
+        query.includesPropertyValues = false
+        var lookup = EntityLookup(store: self)
+        return try fetchRows(query).map { row in
+            NSManagedObjectID(entity: lookup.entity(row.entityNumber), store: self, primaryKey: row.primaryKey)
+        }
+    }
     func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? { throw unsupported("fault") }
     func relatedReferences(
         _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64

@@ -146,6 +146,37 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    /// IDs made while stepping: no intermediate rows, one allocation per ID.
+    override func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
+        var query = query
+        query.includesPropertyValues = false
+        let sql = try SQLiteQueryBuilder(store: self).select(query)
+        var lookup = EntityLookup(store: self)
+        return try pool!.read { db in
+            let statement = try db.makeStatement(sql: sql.sql)
+            statement.setUncheckedArguments(sql.arguments)
+            let handle = statement.sqliteStatement
+            var ids: [NSManagedObjectID] = []
+            var lastStoreNumber: Int32 = -1
+            var entity: NSEntityDescription?
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(
+                        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+                }
+                let storeNumber = Int32(sqlite3_column_int(handle, 1))
+                if storeNumber != lastStoreNumber {
+                    entity = lookup.entity(modelNumber(storeNumber))
+                    lastStoreNumber = storeNumber
+                }
+                ids.append(NSManagedObjectID(entity: entity!, store: self, primaryKey: sqlite3_column_int64(handle, 0)))
+            }
+            return ids
+        }
+    }
+
     override func countRows(_ query: StoreQuery) throws -> Int {
         let sql = try SQLiteQueryBuilder(store: self).count(query)
         return try pool!.read { db in try Int.fetchOne(db, sql: sql.sql, arguments: sql.arguments) ?? 0 }
@@ -266,7 +297,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let model = persistentStoreCoordinator!.managedObjectModel
         let supportFolder = externalDataFolder
         // What the previous row's Z_ENT resolved to: rows of one entity come in long runs.
-        var last: (storeNumber: Int32, number: Int32, reads: [SQLiteHierarchyPlan.ColumnRead]?, blank: ContiguousArray<SlotValue>)?
+        var last: (storeNumber: Int32, number: Int32, fills: [SlotFill]?)?
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
@@ -277,28 +308,28 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             let storeNumber = Int32(sqlite3_column_int(handle, 1))
             if last?.storeNumber != storeNumber {
                 let number = modelNumber(storeNumber)
-                var blank: ContiguousArray<SlotValue> = []
-                let reads = values ? plan.entities[number] : nil
-                if reads != nil {
-                    // Unread slots: to-many relationships wait to be loaded, transient ones are nil.
-                    let entity = model.entitiesInStoreOrder[Int(number) - 1]
-                    blank = ContiguousArray(repeating: .unloaded, count: entity.layout!.properties.count)
-                    for property in entity.layout!.properties where property.isTransient {
-                        blank[property.slot] = .null
-                    }
-                }
-                last = (storeNumber, number, reads, blank)
+                let fills = values ? plan.entities[number].map { SlotFill.plan($0, entity: model.entitiesInStoreOrder[Int(number) - 1]) } : nil
+                last = (storeNumber, number, fills)
             }
             let number = last!.number
             let version = sqlite3_column_int64(handle, 2)
             var slots: ContiguousArray<SlotValue>?
-            if let reads = last!.reads {
-                // A copy of the blank row (copying costs less than allocating a new array here).
-                var array = last!.blank
-                for read in reads {
-                    array[read.slot] = SQLiteColumn.read(
-                        handle, read.column, read.kind, storeNumbers: modelNumber,
-                        externalData: { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) })
+            if let fills = last!.fills {
+                // Each slot written once: copying a template row and overwriting it cost a generic
+                // copy of every value, and `init(unsafeUninitializedCapacity:)` an unspecialized
+                // allocation per row.
+                var array = ContiguousArray<SlotValue>()
+                array.reserveCapacity(fills.count)
+                for fill in fills {
+                    switch fill {
+                    case .unloaded: array.append(.unloaded)
+                    case .null: array.append(.null)
+                    case .column(let column, let kind):
+                        array.append(
+                            SQLiteColumn.read(
+                                handle, column, kind, storeNumbers: modelNumber,
+                                externalData: { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) }))
+                    }
                 }
                 slots = array
             }
@@ -306,6 +337,24 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             onRow?(handle)
         }
         return rows
+    }
+
+    /// How `readRows` fills one slot of an entity's row.
+    private enum SlotFill {
+        /// A to-many relationship: loaded when first used.
+        case unloaded
+        /// A transient property: not stored.
+        case null
+        case column(Int32, SQLiteHierarchyPlan.ColumnRead.Kind)
+
+        /// The fills of `entity`'s slots, in slot order, from its column reads.
+        static func plan(_ reads: [SQLiteHierarchyPlan.ColumnRead], entity: NSEntityDescription) -> [SlotFill] {
+            let properties = entity.layout!.properties
+            var fills = [SlotFill](repeating: .unloaded, count: properties.count)
+            for property in properties where property.isTransient { fills[property.slot] = .null }
+            for read in reads { fills[read.slot] = .column(read.column, read.kind) }
+            return fills
+        }
     }
 
     /// `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store (format notes §9).

@@ -1,0 +1,140 @@
+/// The objects a context has registered, by identity.
+///
+/// Saved objects are found by primary key in pages indexed directly by the key: Core Data hands
+/// out keys in sequence per entity hierarchy, so they are dense, and registering the objects of a
+/// million-row fetch costs no hashing and about 8 bytes an object instead of a 40-byte dictionary
+/// bucket. Temporary IDs, and keys too large for pages, go to a dictionary.
+///
+/// A class so that lookups can remember the last table they used; only the owning context's
+/// queue touches it.
+final class ObjectRegistry {
+    /// The keys of one entity hierarchy in one store.
+    private struct TableID: Hashable {
+        var store: ObjectIdentifier
+        var root: Int32
+    }
+
+    @exclusivity(unchecked) private var tables: [TableID: PrimaryKeyTable] = [:]
+    @exclusivity(unchecked) private var others: [ObjectKey: NSManagedObject] = [:]
+    @exclusivity(unchecked) private var lastID: TableID?
+    @exclusivity(unchecked) private var lastTable: PrimaryKeyTable?
+    /// How many objects are registered.
+    @exclusivity(unchecked) private(set) var count = 0
+
+    /// The table for a permanent key within page range; nil for keys the dictionary holds.
+    private func table(for key: ObjectKey, creating: Bool) -> PrimaryKeyTable? {
+        guard key.temporary == nil, let store = key.store, PrimaryKeyTable.covers(key.primaryKey) else { return nil }
+        let id = TableID(store: store, root: key.root)
+        if id == lastID, let lastTable { return lastTable }
+        var table = tables[id]
+        if table == nil {
+            guard creating else { return nil }
+            table = PrimaryKeyTable()
+            tables[id] = table
+        }
+        lastID = id
+        lastTable = table
+        return table
+    }
+
+    subscript(key: ObjectKey) -> NSManagedObject? {
+        get {
+            if let table = table(for: key, creating: false) { return table[key.primaryKey] }
+            return others[key]
+        }
+        set {
+            let old: NSManagedObject?
+            if let table = table(for: key, creating: newValue != nil) {
+                old = table[key.primaryKey]
+                table[key.primaryKey] = newValue
+            } else if key.temporary == nil, key.store != nil, PrimaryKeyTable.covers(key.primaryKey) {
+                // Removing from a table that was never created.
+                old = nil
+            } else if let newValue {
+                old = others.updateValue(newValue, forKey: key)
+            } else {
+                old = others.removeValue(forKey: key)
+            }
+            count += (newValue == nil ? 0 : 1) - (old == nil ? 0 : 1)
+        }
+    }
+
+    /// The registered object for `key`, or the one `make` creates, now registered; `isNew` says
+    /// which. One lookup either way.
+    func object(for key: ObjectKey, orInsert make: () -> NSManagedObject) -> (object: NSManagedObject, isNew: Bool) {
+        if let table = table(for: key, creating: true) {
+            if let object = table[key.primaryKey] { return (object, false) }
+            let object = make()
+            table[key.primaryKey] = object
+            count += 1
+            return (object, true)
+        }
+        if let object = others[key] { return (object, false) }
+        let object = make()
+        others[key] = object
+        count += 1
+        return (object, true)
+    }
+
+    @discardableResult
+    func removeValue(forKey key: ObjectKey) -> NSManagedObject? {
+        let old = self[key]
+        if old != nil { self[key] = nil }
+        return old
+    }
+
+    /// Every registered object, in no particular order.
+    var values: [NSManagedObject] {
+        var result: [NSManagedObject] = []
+        result.reserveCapacity(count)
+        for table in tables.values { table.appendObjects(to: &result) }
+        result += others.values
+        return result
+    }
+
+    func removeAll() {
+        tables = [:]
+        others = [:]
+        lastID = nil
+        lastTable = nil
+        count = 0
+    }
+}
+
+/// Objects by primary key in fixed-size pages, allocated as keys reach them.
+private final class PrimaryKeyTable {
+    private static let pageBits: Int64 = 8
+    private static let pageSize = 1 << pageBits
+    /// Keys beyond this go to the registry's dictionary, which bounds the page index at 1 MB.
+    private static let keyLimit: Int64 = 1 << 25
+
+    static func covers(_ primaryKey: Int64) -> Bool { primaryKey > 0 && primaryKey < keyLimit }
+
+    @exclusivity(unchecked) private var pages: ContiguousArray<ContiguousArray<NSManagedObject?>> = []
+
+    subscript(primaryKey: Int64) -> NSManagedObject? {
+        get {
+            let page = Int(primaryKey >> Self.pageBits)
+            guard page < pages.count, !pages[page].isEmpty else { return nil }
+            return pages[page][Int(primaryKey) & (Self.pageSize - 1)]
+        }
+        set {
+            let page = Int(primaryKey >> Self.pageBits)
+            if page >= pages.count {
+                guard newValue != nil else { return }
+                pages.append(contentsOf: repeatElement([], count: page + 1 - pages.count))
+            }
+            if pages[page].isEmpty {
+                guard newValue != nil else { return }
+                pages[page] = ContiguousArray(repeating: nil, count: Self.pageSize)
+            }
+            pages[page][Int(primaryKey) & (Self.pageSize - 1)] = newValue
+        }
+    }
+
+    func appendObjects(to result: inout [NSManagedObject]) {
+        for page in pages where !page.isEmpty {
+            for case let object? in page { result.append(object) }
+        }
+    }
+}
