@@ -28,6 +28,7 @@ extension NSManagedObjectContext {
             // IDs straight from the rows, as Core Data returns them: no object is made or
             // registered. With pending changes, the objects path below merges them in.
             let ids = try fetchObjectIDs(request, entity: entity, coordinator: coordinator)
+            if T.self == NSManagedObjectID.self { return unsafeBitCast(ids, to: [T].self) }
             return ids as? [T] ?? ids.map { $0 as! T }
         }
         let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)

@@ -57,7 +57,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
     /// Records changes so that `undo()` and `redo()` can revert and replay them; nil (no undo) by
     /// default, as in Core Data.
-    open var undoManager: UndoManager?
+    @exclusivity(unchecked) open var undoManager: UndoManager?
     /// The author recorded with persistent history transactions.
     open var transactionAuthor: String?
 
@@ -83,6 +83,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var eventInsertedStart = 0
     @exclusivity(unchecked) var eventDeletedStart = 0
     @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
+    /// The entity `NSEntityDescription.insertNewObject(forEntityName:into:)` found last, by name.
+    @exclusivity(unchecked) var lastInsertedEntity: (String, NSEntityDescription, NSManagedObject.Type)?
 
     /// Creates a context of the given type.
     public init(concurrencyType: NSManagedObjectContextConcurrencyType) {

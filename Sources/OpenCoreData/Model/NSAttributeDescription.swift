@@ -3,7 +3,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     // @unchecked Sendable: see NSPropertyDescription.
 
     /// The type of the attribute's value.
-    open var attributeType: NSAttributeType = .undefinedAttributeType { willSet { assertMutable() } }
+    @exclusivity(unchecked) open var attributeType: NSAttributeType = .undefinedAttributeType { willSet { assertMutable() } }
     /// The name of the class of the attribute's value (for transformable attributes, the custom class).
     open var attributeValueClassName: String? { willSet { assertMutable() } }
     /// The value a newly inserted object starts with.

@@ -114,15 +114,24 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     ///
     /// Stops the program, as Core Data does, if the context's model has no such entity.
     open class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
+        // Inserting loops ask for one entity over and over: comparing the name with the last one
+        // costs less than hashing it into the model's dictionary.
+        if let (name, entity, type) = context.lastInsertedEntity, name == entityName,
+            entity.managedObjectModel === context.persistentStoreCoordinator?.managedObjectModel
+        {
+            return type.init(entity: entity, insertInto: context)
+        }
         guard let entity = entity(forEntityName: entityName, in: context) else {
             preconditionFailure("+entityForName: could not locate an entity named '\(entityName)' in this model.")
         }
         let type = entity.managedObjectClass
+        context.lastInsertedEntity = (entityName, entity, type)
         return type.init(entity: entity, insertInto: context)
     }
 
-    /// Derived facts computed once, when the model is frozen.
-    var layout: EntityLayout?
+    /// Derived facts computed once, when the model is frozen (and only read after, so without
+    /// dynamic exclusivity checks: hot paths read it per object).
+    @exclusivity(unchecked) var layout: EntityLayout?
 
     func assertMutable() {
         precondition(

@@ -4,19 +4,20 @@
 /// after that it is immutable and may be read from any thread.
 open class NSPropertyDescription: NSObject, @unchecked Sendable {
     // @unchecked Sendable: every stored property is written only before the model is frozen
-    // (`NSManagedObjectModel.freeze()` checks it), and only read afterwards.
+    // (`NSManagedObjectModel.freeze()` checks it), and only read afterwards. For the same reason
+    // the fields read on every value access skip dynamic exclusivity checks.
 
     /// The entity that declares this property.
     public internal(set) unowned(unsafe) var entity: NSEntityDescription!
 
     /// The property's name, unique within its entity and its entity's ancestors.
-    open var name: String = "" { willSet { assertMutable() } }
+    @exclusivity(unchecked) open var name: String = "" { willSet { assertMutable() } }
     /// Whether the property may be nil when the object is saved.
-    open var isOptional: Bool = true { willSet { assertMutable() } }
+    @exclusivity(unchecked) open var isOptional: Bool = true { willSet { assertMutable() } }
     /// A transient property is kept in memory only and has no column in the store.
-    open var isTransient: Bool = false { willSet { assertMutable() } }
+    @exclusivity(unchecked) open var isTransient: Bool = false { willSet { assertMutable() } }
     /// A read-only property may not be changed through `setValue(_:forKey:)`.
-    open var isReadOnly: Bool = false { willSet { assertMutable() } }
+    @exclusivity(unchecked) open var isReadOnly: Bool = false { willSet { assertMutable() } }
     /// Free-form information attached to the property in the model.
     open var userInfo: [AnyHashable: Any]? { willSet { assertMutable() } }
     /// A string mixed into the version hash to force a new version without a schema change.

@@ -72,7 +72,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let log = statementLog
         config.prepareDatabase { db in
             db.trace(options: .statement) { event in
-                if case .statement(let statement) = event { log.record(statement.sql) }
+                if case .statement(let statement) = event { log.record { statement.sql } }
             }
             // Apple stores with derived attributes carry triggers that call these functions;
             // writes to those tables fail unless they exist (format notes §3).
@@ -419,10 +419,12 @@ final class SQLStatementLog: @unchecked Sendable {
         lock.unlock()
     }
 
-    func record(_ sql: String) {
+    /// Sends the SQL `sql` gives to the observer, if any. A closure because GRDB's `sql` trims the
+    /// statement text, which cost more than the whole row insert it traced.
+    func record(_ sql: () -> String) {
         lock.lock()
         let observer = self.observer
         lock.unlock()
-        observer?(sql)
+        if let observer { observer(sql()) }
     }
 }
