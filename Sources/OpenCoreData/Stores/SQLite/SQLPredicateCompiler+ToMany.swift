@@ -33,6 +33,8 @@ extension SQLPredicateCompiler {
         _ collection: SQLCollection, all: Bool, _ type: NSComparisonPredicate.Operator, _ right: Operand, _ predicate: NSComparisonPredicate
     ) throws -> SQLFragment {
         let (element, kind) = collection.elementValue
+        if all { negationDepth += 1 }
+        defer { if all { negationDepth -= 1 } }
         let condition: SQLFragment
         // In memory a nil collection (a nil to-one on the way) is compared as a nil value.
         let nilResult: Bool

@@ -71,20 +71,25 @@ extension SQLPredicateCompiler {
             if folds, let string = converted as? String { return ValueComparison.fold(string, caseInsensitive: ci, diacriticInsensitive: di) }
             return converted
         }
+        // Where no NOT encloses the condition, NULL and 0 select the same rows: no guards needed.
+        let plain = negationDepth == 0
         switch type {
         case .equalTo, .notEqualTo:
             let negation = type == .notEqualTo ? " NOT" : ""
             guard let value else { return "\(column) IS\(raw: negation) NULL" }
             guard let bound = try stored(value) else { return type == .equalTo ? "0" : "1" }
+            if plain, type == .equalTo { return "\(subject) = \(bind: bound)" }
             return "\(subject) IS\(raw: negation) \(bind: bound)"
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             guard let value, valueClass != .object, let bound = try stored(value) else { return "0" }
+            if plain { return "\(subject) \(raw: PredicateFormatter.operatorName(type)) \(bind: bound)" }
             return "(\(subject) \(raw: PredicateFormatter.operatorName(type)) \(bind: bound) AND \(column) IS NOT NULL)"
         case .between:
             guard valueClass != .object, let bounds = value.flatMap(ValueComparison.collectionElements), bounds.count == 2,
                 let lowValue = ValueComparison.normalize(bounds[0]), let highValue = ValueComparison.normalize(bounds[1]),
                 let low = try stored(lowValue), let high = try stored(highValue)
             else { return "0" }
+            if plain { return "\(subject) BETWEEN \(bind: low) AND \(bind: high)" }
             return "(\(subject) BETWEEN \(bind: low) AND \(bind: high) AND \(column) IS NOT NULL)"
         case .in:
             if let string = value as? String {

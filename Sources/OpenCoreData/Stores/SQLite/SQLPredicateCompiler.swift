@@ -3,8 +3,10 @@ import GRDB
 /// Compiles a predicate to a SQL condition with every value bound as a parameter and every key
 /// path checked against the model.
 ///
-/// Every condition it emits is 0 or 1, never NULL, so that `NOT` and `OR` select exactly the rows
-/// the in-memory evaluator selects (`name != "x"` keeps rows whose name is NULL, as in memory).
+/// Under a `NOT` every condition it emits is 0 or 1, never NULL, so that `NOT` selects exactly the
+/// rows the in-memory evaluator selects (`name != "x"` keeps rows whose name is NULL, as in
+/// memory). Outside any `NOT`, a NULL counts as false, so `=`, `<`, `BETWEEN` and `IN` against a
+/// constant are emitted plain, without the `IS NOT NULL` guards that cost a count a tenth.
 /// To-one key paths become LEFT JOINs; to-many key paths, `ANY`/`ALL`/`NONE`, `@count` and the other
 /// collection operators, and `SUBQUERY` become correlated subqueries (`SQLCollection`). String
 /// operators fold with the SQL functions of `SQLPredicateFunctions`, which call the evaluator's own
@@ -27,6 +29,9 @@ struct SQLPredicateCompiler {
     /// In a grouped dictionary fetch, `sum:`, `count:`, `min:`, `max:` and `average:` of a
     /// scalar key path aggregate the group (`SUM(x)`) instead of being refused.
     var aggregatesGroups = false
+    /// How many `NOT`s (or `ALL`s, which compile to `NOT EXISTS … NOT`) enclose the condition
+    /// being compiled: where it is 0, a NULL result selects nothing, like a 0.
+    var negationDepth = 0
 
     /// Where key paths start: a table alias holding objects of an entity.
     struct Scope {
@@ -48,6 +53,9 @@ struct SQLPredicateCompiler {
     mutating func compile(_ predicate: Foundation.NSPredicate) throws -> SQLFragment {
         // Compound first: Linux's Foundation makes every compound predicate equal FALSEPREDICATE.
         if let compound = predicate as? NSCompoundPredicate {
+            let negates = compound.compoundPredicateType == .not
+            if negates { negationDepth += 1 }
+            defer { if negates { negationDepth -= 1 } }
             let parts = try compound.subpredicates.map { "(\(try compile($0)))" as SQLFragment }
             switch compound.compoundPredicateType {
             case .and: return parts.isEmpty ? "1" : SQLFragment.joined(parts, separator: " AND ")

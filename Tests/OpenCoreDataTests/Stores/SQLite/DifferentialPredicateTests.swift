@@ -60,6 +60,12 @@ struct DifferentialCase: @unchecked Sendable, CustomTestStringConvertible {
         DifferentialCase("Book", "pages IN {1, 42, 5000}"),
         DifferentialCase("Book", "pages IN %@", [1, NSNull(), 400]),
         DifferentialCase("Book", "NOT (pages > 300)"),
+        // Comparisons emitted without NULL guards outside a NOT, guarded under one.
+        DifferentialCase("Book", "pages == 120 OR pages BETWEEN {100, 300}"),
+        DifferentialCase("Book", "NOT (pages == 120)"),
+        DifferentialCase("Book", "NOT (pages BETWEEN {100, 300})"),
+        DifferentialCase("Book", "NOT (author.name == 'ann') AND NOT (pages >= 200)"),
+        DifferentialCase("Book", "NOT (NOT (pages < 250))"),
         DifferentialCase("Book", "pages > 300 OR isbn == nil"),
         DifferentialCase("Book", "pages > 100 AND title CONTAINS 'e'"),
         DifferentialCase("Book", "pages == '400'"),
