@@ -110,6 +110,12 @@ extension SQLPredicateCompiler {
             // The evaluator's own function decides, so that folding, wildcards and escapes agree
             // to the character (GLOB would also stop at a NUL character).
             guard valueClass == .string, let pattern = value as? String else { return "0" }
+            if type == .beginsWith, plain, !ci, !di, let upper = Self.prefixUpperBound(pattern) {
+                // Without folding, BEGINSWITH compares Unicode scalars, and UTF-8 orders strings
+                // as their scalars do: the prefix's strings are one range of the column (which an
+                // index can serve), with no call into Swift per row.
+                return "(\(column) >= \(bind: pattern) AND \(column) < \(bind: upper))"
+            }
             return "\(raw: SQLPredicateFunctions.stringName)(\(column), \(bind: pattern), \(raw: Int(type.rawValue)), \(raw: SQLPredicateFunctions.flags(ci, di)))"
         case .matches:
             guard valueClass == .string, let pattern = value as? String else { return "0" }
@@ -117,6 +123,20 @@ extension SQLPredicateCompiler {
         case .customSelector:
             throw unsupported(predicate, "custom selectors are not supported")
         }
+    }
+
+    /// The least string greater than every string that begins with `prefix`: the prefix with its
+    /// last scalar replaced by the next one; nil when there is none to take.
+    static func prefixUpperBound(_ prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        guard let last = scalars.popLast() else { return nil }
+        // The next scalar value, stepping over the surrogate range no string contains.
+        let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
+        guard let successor = Unicode.Scalar(next) else { return nil }
+        scalars.append(successor)
+        var result = ""
+        result.unicodeScalars.append(contentsOf: scalars)
+        return result
     }
 
     /// `a <type> b` between two SQL values (columns, subqueries).

@@ -33,6 +33,12 @@ struct DifferentialCase: @unchecked Sendable, CustomTestStringConvertible {
         DifferentialCase("Book", "title ==[c] 'NANA'"),
         DifferentialCase("Book", "title ==[cd] 'unicode'"),
         DifferentialCase("Book", "title BEGINSWITH[d] 'Un'"),
+        // Plain BEGINSWITH runs as a range of the column; under NOT, through the evaluator.
+        DifferentialCase("Book", "title BEGINSWITH 'N' OR title BEGINSWITH 'Ünï'"),
+        DifferentialCase("Book", "title BEGINSWITH 'caf' AND title BEGINSWITH 'café'"),
+        DifferentialCase("Book", "title BEGINSWITH 'Un' OR title BEGINSWITH '100%'"),
+        DifferentialCase("Book", "NOT (title BEGINSWITH 'L')"),
+        DifferentialCase("Book", "author.name BEGINSWITH 'Z' OR publisher.name BEGINSWITH 'G'"),
         DifferentialCase("Book", "title CONTAINS[c] 'the'"),
         DifferentialCase("Book", "title ENDSWITH 'al'"),
         DifferentialCase("Book", "title LIKE[c] '*SOCIETY'"),
