@@ -131,7 +131,8 @@ extension NSManagedObjectContext {
             var lookup = EntityLookup(store: store)
             for row in rows {
                 let rowEntity = lookup.entity(row.entityNumber)
-                fetched.append(register(row: row, entity: rowEntity, objectClass: lookup.objectClass, store: store, refresh: refresh))
+                fetched.append(
+                    register(row: row, entity: rowEntity, objectClass: lookup.objectClass, root: lookup.rootNumber, store: store, refresh: refresh))
             }
             if batching {
                 assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
@@ -198,12 +199,12 @@ extension NSManagedObjectContext {
     /// The context's object for a fetched row: the registered one, or a new fault carrying the
     /// row's values.
     func register(
-        row: StoreRow, entity: NSEntityDescription? = nil, objectClass: NSManagedObject.Type? = nil,
+        row: StoreRow, entity: NSEntityDescription? = nil, objectClass: NSManagedObject.Type? = nil, root: Int32? = nil,
         store: NSPersistentStore, refresh: Bool
     ) -> NSManagedObject {
         let entity = entity ?? store.entity(number: row.entityNumber)!
         let key = ObjectKey(
-            store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber),
+            store: ObjectIdentifier(store), root: root ?? Int32(entity.layout!.root.layout!.entityNumber),
             primaryKey: row.primaryKey, temporary: nil)
         let (object, isNew) = registry.object(for: key) { Self.newFault(entity, objectClass, store, row) }
         guard isNew else {
@@ -301,6 +302,8 @@ struct EntityLookup {
     private var lastEntity: NSEntityDescription?
     /// The class of the entity `entity(_:)` returned last.
     private(set) var objectClass: NSManagedObject.Type?
+    /// The store number of that entity's hierarchy root.
+    private(set) var rootNumber: Int32 = 0
 
     init(store: NSPersistentStore) { self.store = store }
 
@@ -310,6 +313,7 @@ struct EntityLookup {
         lastNumber = number
         lastEntity = entity
         objectClass = entity.managedObjectClass
+        rootNumber = Int32(entity.layout!.root.layout!.entityNumber)
         return entity
     }
 }
