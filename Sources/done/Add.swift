@@ -11,7 +11,6 @@ struct Add: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func validate() throws {
-        if names.isEmpty { throw ValidationError("Name at least one item to add.") }
         if names.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw ValidationError("An item's name can't be empty.")
         }

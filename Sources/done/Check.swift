@@ -10,10 +10,6 @@ struct Check: AsyncParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    func validate() throws {
-        if ids.isEmpty { throw ValidationError("Name at least one item id.") }
-    }
-
     func run() async throws {
         try await Check.mark(ids, done: true, options: options, verb: "Checked")
     }

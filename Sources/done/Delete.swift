@@ -10,10 +10,6 @@ struct Delete: AsyncParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    func validate() throws {
-        if ids.isEmpty { throw ValidationError("Name at least one item id.") }
-    }
-
     func run() async throws {
         let store = try TodoStore(options, access: .update)
         defer { store.close() }

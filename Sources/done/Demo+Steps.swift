@@ -6,8 +6,7 @@ extension DemoStep {
     static var openStack: DemoStep {
         DemoStep(name: "open") { run in
             let store = try run.open()
-            let model = store.container.managedObjectModel
-            let entity = model.entitiesByName[TodoStore.entityName]
+            let entity = store.container.managedObjectModel.entitiesByName[TodoStore.entityName]
             let attributes = entity?.attributesByName.keys.sorted().joined(separator: ", ") ?? ""
             return "model Done.xcdatamodeld (TSPItem: \(attributes)), new store"
         }
@@ -27,9 +26,9 @@ extension DemoStep {
         DemoStep(name: "fetch") { run in
             let context = run.stack.context
             let request = TodoStore.itemsRequest()
-            run.items = try await context.perform { try context.fetch(request) }
-            let (first, last) = await context.perform {
-                (run.items.first?.value(forKey: "name") as? String ?? "", run.items.last?.value(forKey: "name") as? String ?? "")
+            let (first, last) = try await context.perform {
+                run.items = try context.fetch(request)
+                return (run.items.first?.value(forKey: "name") as? String ?? "", run.items.last?.value(forKey: "name") as? String ?? "")
             }
             return "\(run.items.count) items by createdAt: \(first) … \(last)"
         }

@@ -85,10 +85,12 @@ final class TodoStore {
     ///   changed anything.
     func items(withShortIDs ids: [String], in context: NSManagedObjectContext) throws -> [NSManagedObject] {
         try ids.map { id in
-            guard let objectID = objectID(forShortID: id), let item = try? context.existingObject(with: objectID) else {
+            guard let objectID = objectID(forShortID: id) else { throw DoneError.unknownID(id, in: url) }
+            do {
+                return try context.existingObject(with: objectID)
+            } catch let error as NSError where error.code == NSManagedObjectReferentialIntegrityError {
                 throw DoneError.unknownID(id, in: url)
             }
-            return item
         }
     }
 

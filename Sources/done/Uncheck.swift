@@ -10,10 +10,6 @@ struct Uncheck: AsyncParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    func validate() throws {
-        if ids.isEmpty { throw ValidationError("Name at least one item id.") }
-    }
-
     func run() async throws {
         try await Check.mark(ids, done: false, options: options, verb: "Unchecked")
     }

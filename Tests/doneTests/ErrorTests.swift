@@ -75,7 +75,7 @@ import Darwin
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test(arguments: [["check"], ["delete"], ["add"], ["list", "--limit", "0"], ["list", "--done", "--pending"], ["populate"], ["frobnicate"]])
+    @Test(arguments: [["check"], ["delete"], ["add"], ["add", " "], ["list", "--limit", "0"], ["list", "--done", "--pending"], ["populate"], ["frobnicate"]])
     func aMisusedCommandIsAUsageErrorAndChangesNothing(arguments: [String]) throws {
         let sandbox = try DoneSandbox()
         try sandbox.run("add", "a")
