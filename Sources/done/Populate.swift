@@ -29,7 +29,7 @@ struct Populate: AsyncParsableCommand {
     }
 
     /// Inserts `count` pending items named `Item 0`, `Item 1`, … on a background context, their
-    /// `createdAt` one millisecond apart and just before now, so that they list in order after
+    /// `createdAt` a microsecond apart from now on, so that they list in the order inserted, after
     /// older items. Saves once, or every `batchSize` items, resetting the context after each save
     /// so that memory stays flat. Returns how many saves it made.
     static func populateDatabase(
@@ -37,12 +37,12 @@ struct Populate: AsyncParsableCommand {
     ) async throws -> Int {
         let context = container.newBackgroundContext()
         let saves = try await context.perform {
-            let start = Date().addingTimeInterval(-Double(count) / 1000)
+            let start = Date()
             var saves = 0
             for index in 0..<count {
                 let item = NSEntityDescription.insertNewObject(forEntityName: TodoStore.entityName, into: context)
                 item.setValue("Item \(index)", forKey: "name")
-                item.setValue(start.addingTimeInterval(Double(index) / 1000), forKey: "createdAt")
+                item.setValue(start.addingTimeInterval(Double(index) / 1_000_000), forKey: "createdAt")
                 item.setValue(false, forKey: "done")
                 if let batchSize, (index + 1) % batchSize == 0 {
                     try context.save()

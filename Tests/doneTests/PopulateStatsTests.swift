@@ -13,6 +13,14 @@ import Testing
         #expect(try sandbox.run("list", "--pending").lines.count == 50)
     }
 
+    @Test func populatedItemsListAfterOlderItemsAndBeforeNewerOnes() throws {
+        let sandbox = try DoneSandbox()
+        try sandbox.run("add", "older")
+        try sandbox.run("populate", "--count", "3")
+        try sandbox.run("add", "newer")
+        #expect(try sandbox.run("list").lines == ["1 · older", "2 · Item 0", "3 · Item 1", "4 · Item 2", "5 · newer"])
+    }
+
     @Test func populateSavesEveryBatch() throws {
         let sandbox = try DoneSandbox()
         let result = try sandbox.run("populate", "--count", "25", "--batch", "10")
