@@ -32,6 +32,12 @@ let package = Package(
             ],
             resources: [.copy("Done.xcdatamodeld")]
         ),
+        // Runs the built `done` program; `swift test` builds every product, `done` among them,
+        // before it runs the tests.
+        .testTarget(
+            name: "doneTests",
+            dependencies: ["OpenCoreData"]
+        ),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: [

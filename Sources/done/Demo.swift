@@ -1,74 +1,88 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done demo`: a walk through the Core Data stack in a fresh temporary store.
+/// `done demo`: the tutorials' walkthrough in a fresh store, ending with a table of what each step
+/// did and how long it took.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Build a Core Data stack in a temporary store, insert to-do items, save, reopen and fetch them.")
+        abstract: "Walk through the tutorials in a fresh store: build the stack, populate, fetch, toggle.")
 
-    @Option(help: "How many items to insert.")
-    var count: Int = 1_000
+    /// The walkthrough, in order; each step is one row of the table.
+    static var steps: [DemoStep] {
+        [.openStack, .populate, .fetchSorted, .toggleItems]
+    }
 
-    @Flag(help: "Keep the store instead of deleting it at the end.")
+    @Option(help: "How many items to populate.")
+    var count = 100_000
+
+    @Flag(help: "Keep the store at the end, for `done list --store PATH`.")
     var keep = false
 
-    mutating func run() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("done-demo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
-        let storeURL = folder.appendingPathComponent("Done.sqlite")
-        var steps: [(String, String, Duration)] = []
-        let clock = ContinuousClock()
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp(
+            "Make the demo's store here (a new file, kept at the end) instead of in a temporary folder.",
+            valueName: "path"))
+    var storePath: String?
 
-        var started = clock.now
-        // Core Data's own way: the container finds Done.xcdatamodeld among the program's resources.
-        let container = NSPersistentContainer(name: "Done")
-        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL)]
-        let model = container.managedObjectModel
-        try TodoModel.loadStores(of: container)
-        steps.append(("open", "model Done.xcdatamodeld, store \(storeURL.lastPathComponent)", clock.now - started))
+    func validate() throws {
+        if count < 1 { throw ValidationError("--count must be at least 1.") }
+    }
 
-        started = clock.now
-        let context = container.newBackgroundContext()
-        let total = count
-        try context.performAndWait {
-            let now = Date()
-            for i in 0..<total {
-                let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
-                item.setValue("Item \(i)", forKey: "name")
-                item.setValue(now.addingTimeInterval(-Double(i) * 60), forKey: "createdAt")
-                item.setValue(i % 4 == 0, forKey: "done")
+    func run() async throws {
+        let storeURL: URL
+        var temporaryFolder: URL?
+        if let storePath {
+            storeURL = URL(fileURLWithPath: storePath)
+            if FileManager.default.fileExists(atPath: storeURL.path) {
+                throw DoneError("The demo makes a new store, and \(storeURL.path) already exists.")
             }
-            try context.save()
+        } else {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("done-demo-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            storeURL = folder.appendingPathComponent("Done.sqlite")
+            temporaryFolder = folder
         }
-        steps.append(("insert + save", "\(total) TSPItem objects in one transaction", clock.now - started))
-
-        started = clock.now
-        let reopened = TodoModel.container(model: model, storeURL: storeURL)
-        try TodoModel.loadStores(of: reopened)
-        let reader = reopened.newBackgroundContext()
-        let (fetched, done, first) = try reader.performAndWait {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
-            request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
-            let items = try reader.fetch(request)
-            let doneCount = items.filter { $0.value(forKey: "done") as? Bool == true }.count
-            let first = items.prefix(3).map { item in
-                "\(item.value(forKey: "done") as? Bool == true ? "✓" : "·") \(item.value(forKey: "name") as? String ?? "")"
-            }
-            return (items.count, doneCount, first)
+        let kept = keep || storePath != nil
+        let run = DemoRun(storeURL: storeURL, count: count)
+        defer {
+            run.store?.close()
+            if !kept, let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
         }
-        steps.append(("reopen + fetch", "\(fetched) items sorted by createdAt, \(done) done", clock.now - started))
 
-        print("OpenCoreData demo: the Core Data stack on Linux")
+        print("done demo: the Core Data tutorials' to-do app, on OpenCoreData")
         print("store: \(storeURL.path)\n")
-        print("Oldest items:")
-        for line in first { print("  \(line)") }
-        print("")
-        let width = steps.map(\.0.count).max() ?? 0
-        for (name, what, duration) in steps {
-            let ms = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
-            print("\(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(String(format: "%8.1f ms", ms))  \(what)")
+        let clock = ContinuousClock()
+        var rows: [(step: String, what: String, time: Duration)] = []
+        for step in Demo.steps {
+            let started = clock.now
+            let what = try await step.run(run)
+            rows.append((step.name, what, clock.now - started))
         }
-        if keep { print("\nKept the store at \(storeURL.path)") }
+        print("")
+        Demo.printTable(rows)
+        if kept { print("\nKept the store: done list --store \(storeURL.path) --limit 10") }
+    }
+
+    /// step, what it did, time; and the total.
+    static func printTable(_ rows: [(step: String, what: String, time: Duration)]) {
+        let total = rows.reduce(Duration.zero) { $0 + $1.time }
+        let all = rows.map { ($0.step, $0.what, format($0.time)) } + [("total", "", format(total))]
+        let stepWidth = all.map(\.0.count).max() ?? 0
+        let whatWidth = all.map(\.1.count).max() ?? 0
+        let timeWidth = all.map(\.2.count).max() ?? 0
+        func line(_ step: String, _ what: String, _ time: String) -> String {
+            step.padding(toLength: stepWidth, withPad: " ", startingAt: 0) + "  "
+                + what.padding(toLength: whatWidth, withPad: " ", startingAt: 0) + "  "
+                + String(repeating: " ", count: timeWidth - time.count) + time
+        }
+        print(line("step", "what it did", "time"))
+        for (step, what, time) in all { print(line(step, what, time)) }
+    }
+
+    /// `42 ms` under a second, `3.91 s` from there.
+    static func format(_ duration: Duration) -> String {
+        let seconds = ProgressBar.seconds(duration)
+        return seconds < 1 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.2f s", seconds)
     }
 }

@@ -6,6 +6,23 @@ import OpenCoreData
 struct Done: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A to-do list on OpenCoreData, Core Data for Linux.",
-        subcommands: [Demo.self],
-        defaultSubcommand: Demo.self)
+        subcommands: [
+            List.self, Add.self, Check.self, Uncheck.self, Delete.self, Populate.self, Stats.self, Demo.self,
+        ],
+        defaultSubcommand: List.self)
+
+    /// ArgumentParser's own `main`, except that Core Data's and the file system's errors are
+    /// reported by their message alone: an `NSError` prints its whole `userInfo` otherwise.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: type(of: error) is NSError.Type || error is CocoaError ? DoneError(error) : error)
+        }
+    }
 }

@@ -27,12 +27,16 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         return context
     }()
 
-    /// The folder where stores go by default: `$XDG_DATA_HOME`, or `~/.local/share`.
+    /// The folder where stores go by default: `$XDG_DATA_HOME`, or `$HOME/.local/share`.
     open class func defaultDirectoryURL() -> URL {
-        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !xdg.isEmpty {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
             return URL(fileURLWithPath: xdg, isDirectory: true)
         }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        // `$HOME` first, as the XDG specification says: Foundation's home directory on Linux is
+        // the password database's, whatever `HOME` says.
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+        return (home ?? FileManager.default.homeDirectoryForCurrentUser).appendingPathComponent(".local/share", isDirectory: true)
     }
 
     /// A container whose model is `<name>.xcdatamodeld` (or `.xcdatamodel`), found in the main

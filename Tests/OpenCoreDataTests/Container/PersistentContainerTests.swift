@@ -44,6 +44,8 @@ import Testing
         let url = NSPersistentContainer.defaultDirectoryURL()
         if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !xdg.isEmpty {
             #expect(url.path == xdg)
+        } else if let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty {
+            #expect(url.path == URL(fileURLWithPath: home).appendingPathComponent(".local/share").path)
         } else {
             #expect(url.path.hasSuffix("/.local/share"))
         }

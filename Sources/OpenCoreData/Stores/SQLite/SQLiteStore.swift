@@ -60,6 +60,17 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     override func close() {
+        // Fold the write-ahead log into the file first. SQLite does so when the last connection
+        // closes, but GRDB closes its writer before its read-only readers, which cannot: the latest
+        // saves would stay in the -wal file, and the store file alone (a backup, a copy) would lack
+        // them, where Core Data leaves a self-contained file once a store is removed. Only after
+        // writes: GRDB logs a no-op transaction on every open, and folding it in would rewrite
+        // the file's header although nothing was saved.
+        if !isReadOnly {
+            _ = try? pool?.writeWithoutTransaction { db in
+                if db.totalChangesCount > 0 { try db.checkpoint(.truncate) }
+            }
+        }
         try? pool?.close()
         pool = nil
     }

@@ -1,0 +1,49 @@
+import ArgumentParser
+import OpenCoreData
+
+/// `done stats`: how many items, how many done, and where the store is and how big.
+struct Stats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show counts, the store's size and its path.")
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        let url = options.url
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            print("items:   0")
+            print("store:   \(url.path) (not created yet)")
+            return
+        }
+        let store = try TodoStore(options, access: .read)
+        let context = store.container.newBackgroundContext()
+        let (total, done) = try await context.perform {
+            (
+                try context.count(for: TodoStore.itemsRequest()),
+                try context.count(for: TodoStore.itemsRequest(done: true))
+            )
+        }
+        store.close()
+        print("items:   \(total)")
+        print("done:    \(done)")
+        print("pending: \(total - done)")
+        print("store:   \(url.path)")
+        print("size:    \(Stats.format(bytes: Stats.storeSize(at: url)))")
+    }
+
+    /// The bytes of the store file. Every command that saves folds the write-ahead log back into
+    /// it on closing, so the file holds the whole store.
+    static func storeSize(at url: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// `812 bytes`, `4.0 KB`, `3.2 MB`, in powers of 1,024.
+    static func format(bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) bytes" }
+        var value = Double(bytes) / 1024
+        for unit in ["KB", "MB", "GB"] {
+            if value < 1024 || unit == "GB" { return String(format: "%.1f", value) + " " + unit }
+            value /= 1024
+        }
+        return "\(bytes) bytes"
+    }
+}

@@ -1,0 +1,114 @@
+import OpenCoreData
+
+/// The app's Core Data stack: a container for the `Done` model on one store file.
+final class TodoStore {
+    /// The entity of the to-do items, named as in the tutorials.
+    static let entityName = "TSPItem"
+
+    /// What a command does with the store, which decides how it is opened.
+    enum Access {
+        /// Reads only: opens the store read-only; it must exist.
+        case read
+        /// Changes existing items: the store must exist, since there is nothing to change otherwise
+        /// and a failed command must not leave a new store behind.
+        case update
+        /// Adds items: creates the store when it is missing (and the default folder with it).
+        case create
+    }
+
+    let container: NSPersistentContainer
+    let url: URL
+
+    /// Opens the store at `url` with the model that ships with the program.
+    ///
+    /// - Throws: `DoneError.noStore` when the store must exist and does not; Core Data's error when
+    ///   the file is not a store, was written with another model, or cannot be created.
+    init(at url: URL, access: Access, createFolder: Bool = false) throws {
+        self.url = url
+        if access != .create, !FileManager.default.fileExists(atPath: url.path) {
+            throw DoneError.noStore(at: url)
+        }
+        if access == .create, createFolder {
+            let folder = url.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                // The system's reason ("Permission denied", "Read-only file system") says more than
+                // Foundation's wrapper around it.
+                let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError) ?? (error as NSError)
+                throw DoneError("Can't create the folder \(folder.path) for the store: \(reason.localizedDescription).")
+            }
+        }
+        // Core Data's way: the container finds Done.xcdatamodeld among the program's resources.
+        container = NSPersistentContainer(name: "Done")
+        let description = NSPersistentStoreDescription(url: url)
+        description.isReadOnly = access == .read
+        container.persistentStoreDescriptions = [description]
+        var loadError: (any Error)?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+    }
+
+    /// Opens the store a command's `--store` option names.
+    convenience init(_ options: StoreOptions, access: Access) throws {
+        try self.init(at: options.url, access: access, createFolder: options.isDefaultLocation)
+    }
+
+    /// Closes the store. SQLite then folds its write-ahead log back into the file, so that between
+    /// commands the store is one self-contained file: what `stats` measures and a copy carries.
+    func close() {
+        let coordinator = container.persistentStoreCoordinator
+        for store in coordinator.persistentStores { try? coordinator.remove(store) }
+    }
+
+    // MARK: Short ids
+
+    /// The id `done list` shows: the primary key at the end of the object's URI
+    /// (`x-coredata://<store UUID>/TSPItem/p42` → `42`).
+    static func shortID(of objectID: NSManagedObjectID) -> String {
+        String(objectID.uriRepresentation().lastPathComponent.dropFirst())
+    }
+
+    /// The object ID a short id stands for, through the URI it was cut from; nil for anything
+    /// that is not such an id.
+    func objectID(forShortID id: String) -> NSManagedObjectID? {
+        let coordinator = container.persistentStoreCoordinator
+        guard let number = Int64(id), number > 0, let store = coordinator.persistentStores.first,
+            let uri = URL(string: "x-coredata://\(store.identifier!)/\(Self.entityName)/p\(number)")
+        else { return nil }
+        return coordinator.managedObjectID(forURIRepresentation: uri)
+    }
+
+    /// The items that `ids` name, registered in `context`; call on the context's queue.
+    ///
+    /// - Throws: `DoneError.unknownID` for the first id that names no item, before the caller has
+    ///   changed anything.
+    func items(withShortIDs ids: [String], in context: NSManagedObjectContext) throws -> [NSManagedObject] {
+        try ids.map { id in
+            guard let objectID = objectID(forShortID: id) else { throw DoneError.unknownID(id, in: url) }
+            do {
+                return try context.existingObject(with: objectID)
+            } catch let error as NSError where error.code == NSManagedObjectReferentialIntegrityError {
+                throw DoneError.unknownID(id, in: url)
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    /// A fetch request for the items, oldest first, as the tutorials' table shows them.
+    static func itemsRequest(done: Bool? = nil) -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
+        request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
+        if let done { request.predicate = NSPredicate(format: "done == %@", NSNumber(value: done)) }
+        return request
+    }
+
+    /// One line of the list: id, check mark and name. Call on the item's context's queue.
+    static func row(for item: NSManagedObject, idWidth: Int = 0) -> String {
+        let id = shortID(of: item.objectID)
+        let padding = String(repeating: " ", count: max(0, idWidth - id.count))
+        let mark = item.value(forKey: "done") as? Bool == true ? "✓" : "·"
+        return "\(padding)\(id) \(mark) \(item.value(forKey: "name") as? String ?? "")"
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// `done demo`: the walkthrough and its table.
+@Suite struct DemoTests {
+    @Test func theDemoWalksThroughEveryStepAndCleansUp() throws {
+        let sandbox = try DoneSandbox()
+        let result = try sandbox.runDone(["demo", "--count", "500"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        let lines = result.lines
+        let header = try #require(lines.firstIndex { $0.hasPrefix("step ") })
+        let rows = lines[(header + 1)...].prefix { !$0.isEmpty }
+        #expect(rows.map { String($0.prefix { $0 != " " }) } == ["open", "populate", "fetch", "toggle", "total"])
+        #expect(rows.allSatisfy { $0.hasSuffix(" ms") || $0.hasSuffix(" s") })
+        #expect(rows.contains { $0.contains("500 items by createdAt: Item 0 … Item 499") })
+        #expect(rows.contains { $0.contains("toggled the 3 oldest through their objects, saved: 3 done") })
+
+        // The temporary store is gone.
+        let storeLine = try #require(lines.first { $0.hasPrefix("store: ") })
+        let store = String(storeLine.dropFirst("store: ".count))
+        #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: store).deletingLastPathComponent().path))
+    }
+
+    @Test func keepLeavesTheStoreForList() throws {
+        let sandbox = try DoneSandbox()
+        let result = try sandbox.runDone(["demo", "--count", "20", "--keep"])
+        #expect(result.status == 0)
+        let kept = try #require(result.lines.last)
+        #expect(kept.hasPrefix("Kept the store: done list --store "))
+        let store = try #require(kept.split(separator: " ").dropFirst(6).first.map(String.init))
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: store).deletingLastPathComponent()) }
+        let list = try sandbox.runDone(["list", "--store", store, "--limit", "4"])
+        #expect(list.lines == ["1 ✓ Item 0", "2 ✓ Item 1", "3 ✓ Item 2", "4 · Item 3", "(4 of 20 shown)"])
+    }
+
+    @Test func aChosenStoreIsKept() throws {
+        let sandbox = try DoneSandbox()
+        let result = try sandbox.run("demo", "--count", "10")
+        #expect(result.status == 0)
+        #expect(result.lines.last == "Kept the store: done list --store \(sandbox.store.path) --limit 10")
+        #expect(try sandbox.run("stats").lines.prefix(3) == ["items:   10", "done:    3", "pending: 7"])
+    }
+
+    @Test func theDemoRefusesToReuseAStore() throws {
+        let sandbox = try DoneSandbox()
+        try sandbox.run("add", "mine")
+        let error = try sandbox.expectFailure("demo", "--count", "10")
+        #expect(error == "Error: The demo makes a new store, and \(sandbox.store.path) already exists.")
+    }
+}

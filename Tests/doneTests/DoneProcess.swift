@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+/// What one run of the `done` program did.
+struct DoneResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// Standard output's lines, without the last newline.
+    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+}
+
+/// A fresh folder for one test, with a store path in it, removed when the value is released; runs
+/// the built `done` program with its data folder inside, so that no test touches the real one.
+final class DoneSandbox {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("doneTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// The store most tests use, by `--store`.
+    var store: URL { folder.appendingPathComponent("Done.sqlite") }
+
+    /// Runs `done arguments… --store <the sandbox's store>`.
+    @discardableResult
+    func run(_ arguments: String...) throws -> DoneResult {
+        try runDone(arguments + ["--store", store.path])
+    }
+
+    /// Runs `done` with exactly `arguments`. `XDG_DATA_HOME` and `HOME` point into the sandbox
+    /// unless `environment` says otherwise.
+    func runDone(_ arguments: [String], environment: [String: String] = [:]) throws -> DoneResult {
+        let process = Process()
+        process.executableURL = try DoneSandbox.executable()
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path
+        env["HOME"] = folder.appendingPathComponent("home").path
+        for (key, value) in environment { env[key] = value.isEmpty ? nil : value }
+        process.environment = env
+        // Files rather than pipes: nothing to drain while the program runs.
+        let id = UUID().uuidString
+        let outURL = folder.appendingPathComponent("stdout-\(id)")
+        let errURL = folder.appendingPathComponent("stderr-\(id)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        return DoneResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// Runs a command that must fail, and checks that it failed as a user should see it: status 1,
+    /// nothing on standard output, one `Error:` line on standard error, and the store at `store`
+    /// the same file with the same items as before. Returns the error line.
+    func expectFailure(
+        _ arguments: String..., store: URL? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
+        try expectFailure(arguments, store: store, sourceLocation: sourceLocation)
+    }
+
+    /// `expectFailure` with the arguments as an array.
+    func expectFailure(
+        _ arguments: [String], store: URL? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
+        let store = store ?? self.store
+        let before = try snapshot(of: store)
+        let result = try runDone(arguments + ["--store", store.path])
+        #expect(result.status == 1, "exit status", sourceLocation: sourceLocation)
+        #expect(result.stdout == "", sourceLocation: sourceLocation)
+        let errorLines = result.stderr.split(separator: "\n")
+        #expect(errorLines.count == 1, "one line on standard error: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.hasPrefix("Error: "), sourceLocation: sourceLocation)
+        #expect(try snapshot(of: store) == before, "the store changed", sourceLocation: sourceLocation)
+        return String(errorLines.first ?? "")
+    }
+
+    /// The store's bytes and, when it is a store, what `done list` shows of it.
+    func snapshot(of store: URL) throws -> StoreSnapshot {
+        guard FileManager.default.fileExists(atPath: store.path) else { return StoreSnapshot(bytes: nil, listing: nil) }
+        let listing = try runDone(["list", "--store", store.path])
+        return StoreSnapshot(
+            bytes: try Data(contentsOf: store), listing: listing.status == 0 ? listing.stdout : nil)
+    }
+
+    /// The built `done` program: `DONE_EXECUTABLE` if set, else next to the test bundle in the
+    /// build products folder (swift test builds every product first).
+    static func executable() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["DONE_EXECUTABLE"] { return URL(fileURLWithPath: path) }
+        // Linux runs `<products>/<Package>PackageTests.xctest` itself; macOS loads a bundle
+        // `<products>/<Package>PackageTests.xctest/Contents/MacOS/…`: look upwards from either.
+        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        for _ in 0..<5 {
+            folder = folder.deletingLastPathComponent()
+            let candidate = folder.appendingPathComponent("done")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        for bundle in Bundle.allBundles {
+            let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("done")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw DoneNotBuilt()
+    }
+}
+
+/// A store as a user would compare it: its file's bytes and its items.
+struct StoreSnapshot: Equatable {
+    let bytes: Data?
+    let listing: String?
+}
+
+struct DoneNotBuilt: Error, CustomStringConvertible {
+    var description: String { "The `done` program is not built next to the tests; run `swift build` or set DONE_EXECUTABLE." }
+}
