@@ -351,6 +351,13 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    // MARK: Batch requests (SQLiteStore+BatchUpdate.swift, +BatchDelete.swift, +BatchInsert.swift)
+
+    override var supportsBatchRequests: Bool { true }
+    override func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { try runBatchUpdate(request) }
+    override func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { try runBatchDelete(request) }
+    override func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { try runBatchInsert(request) }
+
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         try SQLiteFileCheck.readMetadata(atPath: url.path).metadata
     }
