@@ -74,21 +74,48 @@ import Testing
         #expect(try StoreSnapshot.integers("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_OPT = 1 AND Z_ENT = 1", in: stack.url) == [51])
     }
 
+    @Test func manyRowsKeepTheirOrderKeysAndValues() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        // Several statements' worth of rows and a remainder, with text of every length.
+        let names = (0..<150).map { String(repeating: "é", count: $0 % 40) + "\($0)" }
+        let request = NSBatchInsertRequest(entityName: "TSPItem", objects: names.enumerated().map { i, name in
+            ["name": name, "done": i % 3 == 0, "createdAt": BatchFixtures.start.addingTimeInterval(Double(i))]
+        })
+        request.resultType = .objectIDs
+        let ids = try #require(try execute(request, in: stack.context).result as? [NSManagedObjectID])
+        #expect(ids.map(\.primaryKey) == Array(1...150))
+        let fresh = try stack.reopened()
+        let stored = try fresh.context.performAndWait {
+            let fetch = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+            fetch.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
+            return try fresh.context.fetch(fetch).map { ($0.value(forKey: "name") as! String, $0.value(forKey: "done") as! Bool) }
+        }
+        #expect(stored.map(\.0) == names)
+        #expect(stored.map(\.1) == (0..<150).map { $0 % 3 == 0 })
+        #expect(try StoreSnapshot.integers("SELECT Z_PK FROM ZTSPITEM ORDER BY ZCREATEDAT", in: stack.url) == Array(1...150))
+    }
+
     @Test func theDictionaryHandlerIsCalledUntilItReturnsTrue() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
         var calls = 0
+        var seen: [String] = []
         let request = NSBatchInsertRequest(entityName: "TSPItem", dictionaryHandler: { dictionary in
             calls += 1
             guard calls <= 3 else { return true }
             dictionary["name"] = "handled \(calls)"
-            dictionary["createdAt"] = BatchFixtures.start.addingTimeInterval(Double(calls))
-            dictionary["done"] = calls == 2
+            dictionary.addEntries(from: ["createdAt": BatchFixtures.start.addingTimeInterval(Double(calls)), "done": calls == 2])
+            dictionary["extra"] = 1
+            dictionary.removeObject(forKey: "extra")
+            seen.append("\(dictionary.count) \(dictionary["name"] as? String ?? "-")")
             return false
         })
         request.resultType = .count
         #expect(try execute(request, in: stack.context).result as? Int == 3)
         #expect(calls == 4)
+        // Each call gets an empty dictionary that behaves as one.
+        #expect(seen == ["3 handled 1", "3 handled 2", "3 handled 3"])
         let fresh = try stack.reopened()
         let rows = try fresh.context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
