@@ -254,4 +254,25 @@ import Testing
         #expect(registered == 0)
         #expect(found == ids)
     }
+
+    @Test func mergingTheInsertedIDsBringsTheObjectsToObservers() async throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let viewer = BatchFixtures.context(stack.coordinator, "viewer")
+        let recorder = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: viewer)
+        let changes = viewer.changes()
+        let request = NSBatchInsertRequest(entityName: "TSPItem", objects: [["name": "a"], ["name": "b"]])
+        request.resultType = .objectIDs
+        let ids = try #require(try execute(request, in: stack.context).result as? [NSManagedObjectID])
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSInsertedObjectsKey: ids], into: [viewer])
+
+        let note = try #require(recorder.notifications.first)
+        let inserted = try #require(note.userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject>)
+        #expect(Set(inserted.map(\.objectID)) == Set(ids))
+        let names = viewer.performAndWait { inserted.map { $0.value(forKey: "name") as? String }.sorted { ($0 ?? "") < ($1 ?? "") } }
+        #expect(names == ["a", "b"])
+        #expect(viewer.performAndWait { viewer.hasChanges } == false)
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next()?.inserted == Set(ids))
+    }
 }
