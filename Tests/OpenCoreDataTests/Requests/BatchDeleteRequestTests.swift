@@ -230,4 +230,27 @@ import Testing
         let removed = note.userInfo?[NSDeletedObjectsKey] as? Set<NSManagedObject>
         #expect(removed.map { Set($0.map(\.objectID)) } == [ids[0], ids[2]])
     }
+
+    @Test func subentitiesAreDeletedUnlessExcluded() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: BatchFixtures.vehicles(), directory: directory)
+        try stack.context.performAndWait {
+            for (entity, name) in [("Vehicle", "bike"), ("Truck", "lorry"), ("Truck", "van"), ("Vehicle", "car")] {
+                NSEntityDescription.insertNewObject(forEntityName: entity, into: stack.context).setValue(name, forKey: "name")
+            }
+            try stack.context.save()
+        }
+        let own = NSFetchRequest<NSFetchRequestResult>(entityName: "Vehicle")
+        own.includesSubentities = false
+        own.predicate = NSPredicate(format: "name != 'car'")
+        let request = NSBatchDeleteRequest(fetchRequest: own)
+        request.resultType = .resultTypeObjectIDs
+        let deleted = try #require(try execute(request, in: stack.context).result as? [NSManagedObjectID])
+        #expect(deleted.map { $0.entity.name! } == ["Vehicle"])
+        let all = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Vehicle"))
+        all.resultType = .resultTypeObjectIDs
+        let rest = try #require(try execute(all, in: stack.context).result as? [NSManagedObjectID])
+        #expect(rest.map { $0.entity.name! }.sorted() == ["Truck", "Truck", "Vehicle"])
+        #expect(try StoreSnapshot.integers("SELECT COUNT(*) FROM ZVEHICLE", in: stack.url) == [0])
+    }
 }

@@ -142,7 +142,7 @@ import Testing
         #expect(names == [nil, nil, nil])
     }
 
-    @Test func aPredicateThroughAToOneRelationshipChoosesTheRows() throws {
+    @Test func aPredicateThroughRelationshipsChoosesTheRows() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.library(), directory: directory)
         try stack.context.performAndWait {
@@ -163,6 +163,14 @@ import Testing
         request.resultType = .updatedObjectsCountResultType
         #expect(try execute(request, in: stack.context).result as? Int == 2)
         #expect(try StoreSnapshot.integers("SELECT COALESCE(ZPAGES, 0) FROM ZBOOK ORDER BY ZTITLE", in: stack.url) == [100, 100, 0])
+
+        // Through a to-many relationship: authors with more than one book.
+        let authors = NSBatchUpdateRequest(entityName: "Author")
+        authors.predicate = NSPredicate(format: "books.@count > 1")
+        authors.propertiesToUpdate = ["name": "prolific"]
+        authors.resultType = .updatedObjectsCountResultType
+        #expect(try execute(authors, in: stack.context).result as? Int == 1)
+        #expect(try StoreSnapshot.integers("SELECT COUNT(*) FROM ZAUTHOR WHERE ZNAME = 'prolific'", in: stack.url) == [1])
     }
 
     @Test func subentitiesAreUpdatedUnlessExcluded() throws {
