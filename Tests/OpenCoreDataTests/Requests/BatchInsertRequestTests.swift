@@ -101,7 +101,8 @@ import Testing
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
         var calls = 0
         var seen: [String] = []
-        let request = NSBatchInsertRequest(entityName: "TSPItem", dictionaryHandler: { dictionary in
+        let entity = stack.coordinator.managedObjectModel.entitiesByName["TSPItem"]!
+        let request = NSBatchInsertRequest(entity: entity, dictionaryHandler: { dictionary in
             calls += 1
             guard calls <= 3 else { return true }
             dictionary["name"] = "handled \(calls)"
@@ -129,7 +130,8 @@ import Testing
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
         var made: [NSManagedObject] = []
-        let request = NSBatchInsertRequest(entityName: "TSPItem", managedObjectHandler: { object in
+        let entity = stack.coordinator.managedObjectModel.entitiesByName["TSPItem"]!
+        let request = NSBatchInsertRequest(entity: entity, managedObjectHandler: { object in
             guard made.count < 2 else { return true }
             made.append(object)
             object.setValue("object \(made.count)", forKey: "name")
@@ -162,6 +164,14 @@ import Testing
             return calls > 5
         })
         #expect(failure(handler, in: stack.context)?.code == NSManagedObjectValidationError)
+        var rows = 0
+        let dictionaries = NSBatchInsertRequest(entityName: "TSPItem", dictionaryHandler: { dictionary in
+            rows += 1
+            dictionary["done"] = rows < 3 ? true : "not a Boolean"
+            return false
+        })
+        #expect(failure(dictionaries, in: stack.context)?.code == NSManagedObjectValidationError)
+        #expect(rows == 3)
         #expect(try StoreSnapshot.rows(of: stack.url) == before)
     }
 
