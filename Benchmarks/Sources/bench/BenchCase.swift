@@ -11,6 +11,11 @@ enum BenchCase: String, CaseIterable, Sendable {
     case countPredicate = "count-predicate"
     case update10k = "update-10k"
     case delete10k = "delete-10k"
+    // Issue 6: batch requests, straight to the store.
+    case batchUpdate = "batch-update"
+    case batchUpdateIDs = "batch-update-ids"
+    case batchInsert = "batch-insert"
+    case batchDelete = "batch-delete"
 
     /// How many objects the update and delete cases change.
     static let changeCount = 10_000
@@ -29,6 +34,10 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .countPredicate: "count(for:) done == NO AND createdAt > %@"
         case .update10k: "change done on 10,000 + save"
         case .delete10k: "delete 10,000 + save"
+        case .batchUpdate: "batch update: done = YES on all (Check All)"
+        case .batchUpdateIDs: "batch update, updated IDs returned"
+        case .batchInsert: "batch insert N"
+        case .batchDelete: "batch delete done == YES"
         }
     }
 
@@ -39,18 +48,21 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .fetchSorted: 1.3
         case .fetchFaults, .fetchIDs, .predicateDate, .predicateName: 1.5
         case .iterateBatched, .update10k, .delete10k: 3.0
-        case .countPredicate: 1.2
+        case .countPredicate, .batchUpdate: 1.2
+        case .batchUpdateIDs, .batchInsert, .batchDelete: 1.5
         }
     }
 
     /// Whether the case starts from an empty store rather than one holding the data set.
-    var startsEmpty: Bool { self == .insert }
+    var startsEmpty: Bool { self == .insert || self == .batchInsert }
 
     /// How many rows or objects a correct run of the case returns or changes, for `rows` rows: the
     /// three ways must agree on it.
     func expectedCount(in data: DataSet) -> Int {
         switch self {
         case .insert, .fetchAll, .fetchSorted, .fetchFaults, .fetchIDs, .iterateBatched: data.count
+        case .batchUpdate, .batchUpdateIDs, .batchInsert: data.count
+        case .batchDelete: data.done.count { $0 }
         case .predicateDate, .countPredicate:
             zip(data.done, data.dates).count { !$0.0 && $0.1 > DataSet.predicateDate }
         case .predicateName: data.names.count { $0.hasPrefix("Item 1") }

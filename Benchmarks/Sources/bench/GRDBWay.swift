@@ -129,6 +129,21 @@ final class GRDBWay: BenchmarkWay {
                 for item in items { try item.delete(db) }
                 return items.count
             }
+        case .batchUpdate:
+            return try pool.write { db in
+                try Item.updateAll(db, Item.Columns.done.set(to: true), Item.Columns.version += 1)
+            }
+        case .batchUpdateIDs:
+            keys = try pool.write { db in
+                let statement = try Item.all().updateAndFetchStatement(
+                    db, [Item.Columns.done.set(to: true), Item.Columns.version += 1], selection: [Item.Columns.primaryKey])
+                return try Int64.fetchAll(statement)
+            }
+            return keys.count
+        case .batchInsert:
+            return try run(.insert)
+        case .batchDelete:
+            return try pool.write { db in try Item.filter(Item.Columns.done == true).deleteAll(db) }
         }
     }
 }

@@ -76,6 +76,9 @@ final class Harness {
         case .insert: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_ENT = 1 AND Z_OPT = 1", n)
         case .update10k: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_OPT = 2", change)
         case .delete10k: check = ("SELECT COUNT(*) FROM ZTSPITEM", n - change)
+        case .batchUpdate, .batchUpdateIDs: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE ZDONE = 1 AND Z_OPT = 2", n)
+        case .batchInsert: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_ENT = 1 AND Z_OPT = 1 AND Z_PK <= (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1)", n)
+        case .batchDelete: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE ZDONE = 0", n - fixture.data.done.count { $0 })
         default: return
         }
         let db = try RawDatabase(url: url)

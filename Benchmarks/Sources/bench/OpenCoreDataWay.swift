@@ -95,6 +95,37 @@ final class OpenCoreDataWay: BenchmarkWay {
                 for object in objects { context.delete(object) }
                 try context.save()
                 return objects.count
+            case .batchUpdate, .batchUpdateIDs:
+                // The tutorials' Check All.
+                let request = NSBatchUpdateRequest(entityName: "TSPItem")
+                request.propertiesToUpdate = ["done": true]
+                if benchCase == .batchUpdate {
+                    request.resultType = .updatedObjectsCountResultType
+                    return (try context.execute(request) as! NSBatchUpdateResult).result as! Int
+                }
+                request.resultType = .updatedObjectIDsResultType
+                objectIDs = (try context.execute(request) as! NSBatchUpdateResult).result as! [NSManagedObjectID]
+                return objectIDs.count
+            case .batchInsert:
+                // Apple's way for large imports: one dictionary at a time, none kept.
+                var index = 0
+                let data = self.data
+                let request = NSBatchInsertRequest(entityName: "TSPItem", dictionaryHandler: { dictionary in
+                    guard index < data.count else { return true }
+                    dictionary["name"] = data.names[index]
+                    dictionary["createdAt"] = data.dates[index]
+                    dictionary["done"] = data.done[index]
+                    index += 1
+                    return false
+                })
+                request.resultType = .count
+                return (try context.execute(request) as! NSBatchInsertResult).result as! Int
+            case .batchDelete:
+                let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "TSPItem")
+                fetch.predicate = NSPredicate(format: "done == YES")
+                let request = NSBatchDeleteRequest(fetchRequest: fetch)
+                request.resultType = .resultTypeCount
+                return (try context.execute(request) as! NSBatchDeleteResult).result as! Int
             }
         }
     }

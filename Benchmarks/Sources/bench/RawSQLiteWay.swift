@@ -63,6 +63,25 @@ final class RawSQLiteWay: BenchmarkWay {
             return try updateSome()
         case .delete10k:
             return try deleteSome()
+        case .batchUpdate:
+            try db.execute("BEGIN IMMEDIATE")
+            try db.execute("UPDATE ZTSPITEM SET ZDONE = 1, Z_OPT = Z_OPT + 1")
+            let count = Int(sqlite3_changes(db.handle))
+            try db.execute("COMMIT")
+            return count
+        case .batchUpdateIDs:
+            try db.execute("BEGIN IMMEDIATE")
+            keys = try fetchKeys("UPDATE ZTSPITEM SET ZDONE = 1, Z_OPT = Z_OPT + 1 RETURNING Z_PK")
+            try db.execute("COMMIT")
+            return keys.count
+        case .batchInsert:
+            return try insertAll()
+        case .batchDelete:
+            try db.execute("BEGIN IMMEDIATE")
+            try db.execute("DELETE FROM ZTSPITEM WHERE ZDONE = 1")
+            let count = Int(sqlite3_changes(db.handle))
+            try db.execute("COMMIT")
+            return count
         }
     }
 

@@ -33,7 +33,13 @@ extension NSManagedObjectContext {
             forget(object)
             deleted.append(object)
         }
-        let inserted = ids.inserted.compactMap { registeredObject(for: $0) }
+        // As in Core Data, objects inserted elsewhere come in as faults, so that observers of
+        // this context (a list on screen) learn of them; a batch insert's IDs merge this way.
+        let inserted = ids.inserted.compactMap { id -> NSManagedObject? in
+            if let object = registeredObject(for: id) { return object }
+            guard !id.isTemporaryID, id.persistentStore?.persistentStoreCoordinator === persistentStoreCoordinator else { return nil }
+            return object(with: id)
+        }
         guard !refreshed.isEmpty || !deleted.isEmpty || !inserted.isEmpty else { return }
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didChangeObjectsNotification, object: self,

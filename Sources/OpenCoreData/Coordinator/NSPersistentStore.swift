@@ -112,6 +112,15 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         throw unsupported("permanent IDs")
     }
 
+    // MARK: Batch requests. Core Data runs them only in its SQLite store; the others refuse them.
+
+    /// Whether the store runs `NSBatchUpdateRequest`, `NSBatchDeleteRequest` and
+    /// `NSBatchInsertRequest`, checked for every target store before any of them writes.
+    var supportsBatchRequests: Bool { false }
+    func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { throw unsupported("batch update requests") }
+    func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { throw unsupported("batch delete requests") }
+    func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { throw unsupported("batch insert requests") }
+
     private func unsupported(_ what: String) -> NSError {
         CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError, "The store of type '\(type)' does not support \(what).")

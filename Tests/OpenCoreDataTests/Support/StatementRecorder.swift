@@ -28,6 +28,13 @@ final class StatementRecorder: @unchecked Sendable {
         return statements.filter { $0.hasPrefix("SELECT") }
     }
 
+    /// Every statement run since the recorder started or was last reset.
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return statements
+    }
+
     func reset() {
         lock.lock()
         statements.removeAll()

@@ -17,4 +17,13 @@ enum StoreSnapshot {
             return result
         }
     }
+
+    /// The integers the first column of `sql` gives, read from the file at `url` (read-only).
+    static func integers(_ sql: String, in url: URL) throws -> [Int64] {
+        var config = Configuration()
+        config.readonly = true
+        let queue = try DatabaseQueue(path: url.path, configuration: config)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int64.fetchAll(db, sql: sql) }
+    }
 }

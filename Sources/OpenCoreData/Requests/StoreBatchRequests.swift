@@ -1,0 +1,101 @@
+/// What a batch request gives back besides doing its work, as a store sees it.
+enum StoreBatchResultKind {
+    case status, count, objectIDs
+}
+
+/// What a store did for a batch request: how many rows it wrote or deleted, and their IDs when
+/// the request asked for them.
+struct StoreBatchOutcome {
+    var count = 0
+    var objectIDs: [NSManagedObjectID] = []
+
+    mutating func add(_ other: StoreBatchOutcome) {
+        count += other.count
+        objectIDs += other.objectIDs
+    }
+}
+
+/// An `NSBatchUpdateRequest` as a store runs it.
+struct StoreBatchUpdate {
+    let entity: NSEntityDescription
+    let predicate: NSPredicate?
+    let includesSubentities: Bool
+    /// The new value of each attribute: a constant or an expression over the row.
+    let assignments: [(attribute: NSAttributeDescription, value: NSExpression)]
+    let result: StoreBatchResultKind
+}
+
+/// An `NSBatchDeleteRequest` as a store runs it: the rows of a fetch, or of given primary keys.
+struct StoreBatchDelete {
+    let query: StoreQuery
+    /// The keys of `init(objectIDs:)`, all of `query.entity`; nil for a fetch request.
+    let primaryKeys: [Int64]?
+    let result: StoreBatchResultKind
+}
+
+/// An `NSBatchInsertRequest` as a store runs it.
+struct StoreBatchInsert {
+    let entity: NSEntityDescription
+    /// The rows to insert, converted to slots as the store asks for them.
+    let rows: BatchInsertRows
+    /// What a row that breaks a uniqueness constraint does: the executing context's merge policy.
+    let policy: NSMergePolicyType
+    let result: StoreBatchResultKind
+}
+
+extension NSManagedObjectContext {
+    /// The entity and stores a batch request runs against, after the checks every batch request
+    /// shares: a root context on the coordinator's queue, an entity of the coordinator's model,
+    /// and stores that run batch requests (Core Data's SQLite store; never the in-memory store).
+    ///
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) in a child context or for
+    ///   a store that cannot run batch requests; `NSCoreDataError` for an unknown entity.
+    func batchTarget(
+        _ request: NSPersistentStoreRequest, entity: NSEntityDescription?, entityName: String?, kind: String
+    ) throws -> (entity: NSEntityDescription, stores: [NSPersistentStore]) {
+        let coordinator = try batchCoordinator(kind: kind)
+        let model = coordinator.managedObjectModel
+        let resolved: NSEntityDescription
+        if let entity {
+            guard let name = entity.name, model.entitiesByName[name] === entity else {
+                throw CoreDataError.make(
+                    NSCoreDataError, "The entity \(entity.name ?? "nil") of the \(kind) is not in the coordinator's model.")
+            }
+            resolved = entity
+        } else if let entityName, let found = model.entitiesByName[entityName] {
+            resolved = found
+        } else {
+            throw CoreDataError.make(
+                NSCoreDataError, "The model has no entity named '\(entityName ?? "nil")'.", userInfo: ["entityName": entityName ?? ""])
+        }
+        let stores = request.affectedStores ?? coordinator.persistentStores.filter { store in store.entities.contains { $0 === resolved } }
+        guard !stores.isEmpty else {
+            throw CoreDataError.make(NSCoreDataError, "No persistent store of the coordinator holds entity \(resolved.name ?? "?").")
+        }
+        for store in stores where !store.supportsBatchRequests {
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "The store of type '\(store.type)' can't execute an \(kind): Core Data runs batch requests only in SQLite stores.",
+                userInfo: [NSAffectedStoresErrorKey: [store]])
+        }
+        return (resolved, stores)
+    }
+
+    /// The coordinator of a root context, for a batch request executed on the context's queue.
+    ///
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) in a child context.
+    func batchCoordinator(kind: String) throws -> NSPersistentStoreCoordinator {
+        assertOnQueue("execute(_:)")
+        guard parent == nil else {
+            // Core Data's child contexts cannot run batch requests either; failing loudly is the
+            // fix for the silent empty result users hit elsewhere.
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "A child context can't execute an \(kind): batch requests work on the store directly. Execute it in a context that has the persistent store coordinator and no parent.")
+        }
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator to execute an \(kind).")
+        }
+        return coordinator
+    }
+}

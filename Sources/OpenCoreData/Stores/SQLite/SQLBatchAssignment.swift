@@ -1,0 +1,115 @@
+import GRDB
+
+extension SQLPredicateCompiler {
+    /// The SQL value an `NSBatchUpdateRequest` stores into `attribute`: a bound constant, a column
+    /// of the row, arithmetic over them, or `TERNARY(predicate, a, b)` as a `CASE`.
+    ///
+    /// Nothing is validated against the model's rules (Core Data's batch updates skip validation),
+    /// but a value whose kind can never be the attribute's (a string for a date, a number for a
+    /// string) is refused with `NSManagedObjectValidationError` while the statement is built, so
+    /// that a refused request writes nothing.
+    mutating func assignment(_ expression: NSExpression, to attribute: NSAttributeDescription) throws -> SQLFragment {
+        if case .conditional(let predicate, let whenTrue, let whenFalse) = expression.storage {
+            let condition = try compile(predicate)
+            let a = try assignment(whenTrue, to: attribute)
+            let b = try assignment(whenFalse, to: attribute)
+            return "CASE WHEN \(condition) THEN \(a) ELSE \(b) END"
+        }
+        if !Self.readsRow(expression) {
+            // `now()`, constant arithmetic: one value for every row, computed as in memory.
+            return try bound(PredicateEvaluator.value(of: expression, object: nil, bindings: nil), for: attribute)
+        }
+        let placeholder = NSComparisonPredicate(
+            leftExpression: expression, rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .equalTo)
+        let compiled: Operand
+        do {
+            compiled = try operand(expression, of: placeholder)
+        } catch let error as NSError where error.code == NSPersistentStoreUnsupportedRequestTypeError {
+            throw refusedExpression(expression, attribute, underlying: error)
+        }
+        switch compiled {
+        case .constant(let value):
+            return try bound(value, for: attribute)
+        case .elements:
+            throw refusedExpression(expression, attribute, underlying: nil)
+        case .value(let value, let kind):
+            let target = SQLValueKind.attribute(attribute).valueClass
+            guard kind.valueClass == target, target != .object else {
+                throw CoreDataError.validation(
+                    NSManagedObjectValidationError,
+                    "Unacceptable type of value for attribute: entity \(entity.name ?? "?"), property \(attribute.name), desired type \(attribute.attributeType.xcodeName), given the expression \(PredicateFormatter.format(expression)).",
+                    object: nil, key: attribute.name)
+            }
+            return converted(value, kind, to: attribute)
+        }
+    }
+
+    /// A computed number in the form the attribute's column keeps: integers whole, Booleans 0 or 1
+    /// (any other number is true, as when a number is set on a Boolean attribute).
+    private func converted(_ value: SQLFragment, _ kind: SQLValueKind, to attribute: NSAttributeDescription) -> SQLFragment {
+        var sourceType: NSAttributeType?
+        if case .attribute(let source) = kind { sourceType = source.attributeType }
+        switch attribute.attributeType {
+        case .booleanAttributeType where sourceType != .booleanAttributeType:
+            return "(\(value) <> 0)"
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            let integral: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
+            return sourceType.map(integral.contains) == true ? value : "CAST(\(value) AS INTEGER)"
+        default:
+            return value
+        }
+    }
+
+    /// A constant converted as `setValue(_:forKey:)` converts it, bound in its stored form.
+    private func bound(_ value: Any?, for attribute: NSAttributeDescription) throws -> SQLFragment {
+        let slot = SlotValue(attributeValue: value, for: attribute)
+        if case .invalid(let box) = slot {
+            throw CoreDataError.validation(
+                NSManagedObjectValidationError,
+                "Unacceptable type of value for attribute: entity \(entity.name ?? "?"), property \(attribute.name), desired type \(attribute.attributeType.xcodeName), given value \(box.value) of type \(type(of: box.value)).",
+                object: nil, key: attribute.name, value: box.value)
+        }
+        return "\(bind: slot.storedValue(for: attribute))"
+    }
+
+    private func refusedExpression(_ expression: NSExpression, _ attribute: NSAttributeDescription, underlying: NSError?) -> NSError {
+        var info: [String: Any] = ["entity": entity.name ?? "", "key": attribute.name]
+        if let underlying { info[NSUnderlyingErrorKey] = underlying }
+        return CoreDataError.make(
+            NSPersistentStoreUnsupportedRequestTypeError,
+            "The SQLite store can't set \(attribute.name) of entity \(entity.name ?? "?") to \(PredicateFormatter.format(expression)) in a batch update: values are constants, the row's own attributes, + - * and / by a constant over them, and TERNARY.",
+            userInfo: info)
+    }
+
+    /// Whether the expression's value depends on the object it is evaluated for.
+    static func readsRow(_ expression: NSExpression) -> Bool {
+        switch expression.storage {
+        case .constant: return false
+        case .function(_, let arguments), .aggregate(let arguments): return arguments.contains(where: readsRow)
+        case .method(let target, _, let arguments): return readsRow(target) || arguments.contains(where: readsRow)
+        case .setOperation(_, let a, let b): return readsRow(a) || readsRow(b)
+        case .evaluatedObject, .variable, .keyPath, .anyKey, .operandKeyPath, .subquery, .conditional: return true
+        }
+    }
+}
+
+extension SlotValue {
+    /// The value as the attribute's column stores it (format notes): what `SQLiteBind` binds,
+    /// for statements built as `SQLFragment`s.
+    func storedValue(for attribute: NSAttributeDescription) -> (any DatabaseValueConvertible)? {
+        switch self {
+        case .null, .unloaded, .toMany, .toOne, .invalid, .objectID, .objectIDs: return nil
+        case .int(let v): return v
+        case .bool(let v): return v ? Int64(1) : Int64(0)
+        case .double(let v): return v
+        case .date(let v): return v.timeIntervalSinceReferenceDate
+        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
+        case .string(let v): return v
+        case .url(let v): return v.absoluteString
+        case .uuid(let v): return withUnsafeBytes(of: v.uuid) { Data($0) }
+        case .data(let v): return attribute.allowsExternalBinaryDataStorage ? Data([1]) + v : v
+        case .object(let box): return box.value as? Data ?? ValueTransformerRegistry.encode(box.value, attribute: attribute)
+        case .reference(let reference): return reference.primaryKey
+        }
+    }
+}
