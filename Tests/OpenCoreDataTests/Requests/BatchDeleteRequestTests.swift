@@ -33,7 +33,7 @@ import Testing
         let deleted = try #require(result.result as? [NSManagedObjectID])
         #expect(Set(deleted) == Set(stride(from: 0, to: 10, by: 2).map { ids[$0] }))
         let writes = recorder.all.filter { !$0.hasPrefix("SELECT") && !$0.hasPrefix("BEGIN") && !$0.hasPrefix("COMMIT") }
-        #expect(writes == ["DELETE FROM ZTSPITEM WHERE ZTSPITEM.ZDONE IS ? RETURNING Z_PK"])
+        #expect(writes == ["DELETE FROM ZTSPITEM WHERE ZTSPITEM.ZDONE = ? RETURNING Z_PK"])
         #expect(try StoreSnapshot.integers("SELECT Z_PK FROM ZTSPITEM ORDER BY Z_PK", in: stack.url) == [2, 4, 6, 8, 10])
     }
 
