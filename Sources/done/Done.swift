@@ -7,7 +7,8 @@ struct Done: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A to-do list on OpenCoreData, Core Data for Linux.",
         subcommands: [
-            List.self, Add.self, Check.self, Uncheck.self, Delete.self, Populate.self, Stats.self, Demo.self,
+            List.self, Add.self, Check.self, Uncheck.self, CheckAll.self, Delete.self, ClearDone.self, Populate.self,
+            Stats.self, Demo.self,
         ],
         defaultSubcommand: List.self)
 

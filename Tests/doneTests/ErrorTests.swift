@@ -36,7 +36,7 @@ import Darwin
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
     }
 
-    @Test(arguments: [["list"], ["add", "x"], ["check", "1"], ["delete", "1"], ["stats"], ["populate", "--count", "5"]])
+    @Test(arguments: [["list"], ["add", "x"], ["check", "1"], ["delete", "1"], ["check-all"], ["clear-done"], ["stats"], ["populate", "--count", "5"]])
     func aFileThatIsNotAStoreIsRefusedAndLeftAlone(arguments: [String]) throws {
         let sandbox = try DoneSandbox()
         try Data("groceries: milk, eggs\n".utf8).write(to: sandbox.store)
@@ -45,13 +45,21 @@ import Darwin
         #expect(try Data(contentsOf: sandbox.store) == Data("groceries: milk, eggs\n".utf8))
     }
 
-    @Test(arguments: [["list"], ["add", "x"], ["check", "1"], ["delete", "1"], ["stats"], ["populate", "--count", "5"]])
+    @Test(arguments: [["list"], ["add", "x"], ["check", "1"], ["delete", "1"], ["check-all"], ["clear-done"], ["stats"], ["populate", "--count", "5"]])
     func aStoreWrittenWithAnotherModelIsRefusedAndLeftAlone(arguments: [String]) throws {
         let sandbox = try DoneSandbox()
         try Self.makeNotesStore(at: sandbox.store)
         let error = try sandbox.expectFailure(arguments)
         #expect(
             error == "Error: The model used to open the store is incompatible with the one used to create the store at \(sandbox.store.path).")
+    }
+
+    @Test(arguments: ["check-all", "clear-done"])
+    func batchCommandsOnAMissingStoreCreateNoStore(command: String) throws {
+        let sandbox = try DoneSandbox()
+        let error = try sandbox.expectFailure(command)
+        #expect(error == "Error: There is no store at \(sandbox.store.path) yet: add an item first with `done add NAME`.")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
     }
 
     @Test(arguments: [["add", "x"], ["populate", "--count", "5"]])
