@@ -77,11 +77,11 @@ extension NSManagedObjectContext {
         return total
     }
 
-    private func stores<T>(for request: NSFetchRequest<T>, coordinator: NSPersistentStoreCoordinator) -> [NSPersistentStore] {
+    func stores<T>(for request: NSFetchRequest<T>, coordinator: NSPersistentStoreCoordinator) -> [NSPersistentStore] {
         request.affectedStores ?? coordinator.persistentStores
     }
 
-    private func query<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, propertyValues: Bool) -> StoreQuery {
+    func query<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, propertyValues: Bool) -> StoreQuery {
         StoreQuery(
             entity: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors ?? [],
             fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset,
@@ -156,7 +156,7 @@ extension NSManagedObjectContext {
     /// The store's results as the context sees them: deleted objects left out, updated objects
     /// kept or added by their current values, matching inserted objects added, all in the order
     /// the store would return them once saved.
-    private func mergePendingChanges<T>(
+    func mergePendingChanges<T>(
         into fetched: [NSManagedObject], request: NSFetchRequest<T>, entity: NSEntityDescription
     ) -> [NSManagedObject] {
         let numbers = Set(request.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber])
@@ -302,7 +302,7 @@ extension NSManagedObjectContext {
 
 /// The entity of each fetched row by its number, remembering the last one: rows of one entity
 /// come in long runs, and asking the store goes through the coordinator's model.
-private struct EntityLookup {
+struct EntityLookup {
     let store: NSPersistentStore
     private var lastNumber: Int32 = -1
     private var lastEntity: NSEntityDescription?
