@@ -39,6 +39,7 @@ extension NSManagedObjectContext {
     public func fetchAsynchronously<T>(
         _ request: NSFetchRequest<T>, estimatedResultCount: Int = 0, progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws -> [T] {
+        try Task.checkCancellation()
         let started = Locked(AsyncFetchStart())
         let request = UncheckedTransfer(request)
         let fetched: UncheckedTransfer<[T]> = try await withTaskCancellationHandler {
