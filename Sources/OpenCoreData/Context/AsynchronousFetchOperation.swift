@@ -93,9 +93,10 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         // (`becomeCurrent(withPendingUnitCount:)`) adopts it as its child.
         let progress = Progress(totalUnitCount: estimate > 0 ? estimate : -1)
         result = NSAsynchronousFetchResult(request: request, context: context, progress: progress, monitor: monitor)
-        // Set after the progress joins its parent: if the parent is already cancelled, setting
-        // the handler calls it at once.
         progress.cancellationHandler = { [monitor] in monitor.cancel() }
+        // A parent cancelled already has cancelled the progress as it joined; Foundation would
+        // call the handler just set, but later, on another queue, after a small fetch is done.
+        if progress.isCancelled { monitor.cancel() }
     }
 
     func start() {

@@ -26,21 +26,25 @@ import Testing
     @Test func cancellingTheTaskInterruptsTheFetchAndThrowsCancellationError() async throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        try stack.insertItems(300_000)
+        let rows = 300_000
+        try stack.insertItems(rows)
         let context = stack.context
         let started = DispatchSemaphore(value: 0)
+        let read = Locked<Int64>(0)
         let task = Task {
             try await context.fetchAsynchronously(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) { completed in
+                read.withLock { $0 = completed }
                 if completed >= 5_000 { started.signal() }
             }.count
         }
         #expect(started.wait(timeout: .now() + 60) == .success)
-        let cancelled = ContinuousClock.now
         task.cancel()
         let outcome = await task.result
-        let latency = ContinuousClock.now - cancelled
         #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(latency < .seconds(1))
+        // The read stopped part way: the statement was interrupted, not run to the end. (How fast
+        // is `AsynchronousFetchTimingTests`' business; here the Task's resumption also waits for
+        // the cooperative pool, which the other tests keep busy.)
+        #expect(read.withLock { $0 } < Int64(rows))
         #expect(await context.perform { context.registeredObjects.isEmpty })
     }
 
