@@ -231,7 +231,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         while groupIndex < groups.count {
             guard registerRows(until: deadline) else {
                 // Behind whatever was queued meanwhile.
-                queue.async { self.registerSome() }
+                if !ended { queue.async { self.registerSome() } }
                 return
             }
             Self.releaseElsewhere(groups[groupIndex].rows)
@@ -247,30 +247,64 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     private func registerRows(until deadline: UInt64) -> Bool {
         let store = groups[groupIndex].store
         let rows = groups[groupIndex].rows
-        if lookup == nil { lookup = EntityLookup(store: store) }
         let refresh = fetchRequest.shouldRefreshRefetchedObjects
         let fillsObjects = !fetchRequest.returnsObjectsAsFaults && fetchRequest.resultType == .managedObjectResultType
         let buildsTyped = self.buildsTyped
-        while rowIndex < rows.count {
-            let row = rows[rowIndex]
-            rowIndex += 1
-            let rowEntity = lookup!.entity(row.entityNumber)
-            let registered = context.registry.count
-            let object = context.register(row: row, entity: rowEntity, objectClass: lookup!.objectClass, store: store, refresh: refresh)
-            if context.registry.count != registered { created.append(objects.count) }
-            if fillsObjects { object.fireFault() }
-            objects.append(object)
-            if buildsTyped {
-                guard let value = object as? ResultType else {
-                    fail(CoreDataError.make(
-                        NSCoreDataError, "The fetch request's result type does not match the objects of entity \(rowEntity.name ?? "?")."))
-                    return false
-                }
-                typed.append(value)
+        let context = self.context
+        var mismatch: NSEntityDescription?
+        var finished = false
+        do {
+            // The loop works on locals, moved out of the operation and back: every access to a
+            // stored property of a class is an exclusivity check, several a row otherwise.
+            var lookup = self.lookup ?? EntityLookup(store: store)
+            var index = rowIndex
+            var objects = self.objects
+            var created = self.created
+            var typed = self.typed
+            self.objects = []
+            self.created = []
+            self.typed = []
+            defer {
+                self.lookup = lookup
+                rowIndex = index
+                self.objects = objects
+                self.created = created
+                self.typed = typed
             }
-            if rowIndex & 15 == 0, DispatchTime.now().uptimeNanoseconds >= deadline { return false }
+            var registered = context.registry.count
+            rows: while true {
+                guard index < rows.count else {
+                    finished = true
+                    break rows
+                }
+                let row = rows[index]
+                index += 1
+                let rowEntity = lookup.entity(row.entityNumber)
+                let object = context.register(row: row, entity: rowEntity, objectClass: lookup.objectClass, store: store, refresh: refresh)
+                // The registry grew: the object is new, this fetch's to take back if cancelled.
+                let count = context.registry.count
+                if count != registered {
+                    registered = count
+                    created.append(objects.count)
+                }
+                if fillsObjects { object.fireFault() }
+                objects.append(object)
+                if buildsTyped {
+                    guard let value = object as? ResultType else {
+                        mismatch = rowEntity
+                        break rows
+                    }
+                    typed.append(value)
+                }
+                if index & 15 == 0, DispatchTime.now().uptimeNanoseconds >= deadline { break rows }
+            }
         }
-        return true
+        if let mismatch {
+            fail(CoreDataError.make(
+                NSCoreDataError, "The fetch request's result type does not match the objects of entity \(mismatch.name ?? "?")."))
+            return false
+        }
+        return finished
     }
 
     /// Drops `value` on another queue: freeing a million rows is milliseconds the context's queue
