@@ -216,3 +216,33 @@ import Testing
         #expect(!probe.wait(seconds: 0.2))
     }
 }
+
+extension AsynchronousFetchTests {
+    @Test func nothingOutlivesAFinishedFetchButWhatTheCallerKeeps() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.insertItems(1_000)
+        weak var weakResult: NSAsynchronousFetchResult<NSManagedObject>?
+        weak var weakRequest: NSAsynchronousFetchRequest<NSManagedObject>?
+        weak var weakProgress: Progress?
+        try {
+            // A block that keeps the objects, not the result (a result kept by its own request's
+            // block would keep itself alive, as in Core Data).
+            let done = DispatchSemaphore(value: 0)
+            let request = NSAsynchronousFetchRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) { _ in
+                done.signal()
+            }
+            let result = try execute(request, in: stack.context)
+            #expect(done.wait(timeout: .now() + 60) == .success)
+            #expect(result.finalResult?.count == 1_000)
+            weakResult = result
+            weakRequest = request
+            weakProgress = result.progress
+        }()
+        // Let the last block of the fetch finish on the context's queue.
+        stack.context.performAndWait {}
+        #expect(weakResult == nil)
+        #expect(weakRequest == nil)
+        #expect(weakProgress == nil)
+    }
+}

@@ -28,7 +28,8 @@ final class CompletionProbe<T>: @unchecked Sendable {
     // @unchecked Sendable: the fields are written once by the completion block before `done` is
     // signalled, and read only after waiting for it.
     private let done = DispatchSemaphore(value: 0)
-    private(set) var result: NSAsynchronousFetchResult<T>?
+    /// Weak: the request's block holds the probe, and the result holds its request.
+    private(set) weak var result: NSAsynchronousFetchResult<T>?
     /// Whether the block ran on its context's queue.
     private(set) var ranOnContextQueue = false
     private(set) var calls = 0
