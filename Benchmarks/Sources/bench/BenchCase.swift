@@ -2,6 +2,7 @@
 enum BenchCase: String, CaseIterable, Sendable {
     case insert
     case fetchAll = "fetch-all"
+    case fetchAsync = "fetch-async"
     case fetchSorted = "fetch-sorted"
     case fetchFaults = "fetch-faults"
     case fetchIDs = "fetch-ids"
@@ -25,6 +26,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         switch self {
         case .insert: "insert N, save once"
         case .fetchAll: "fetch all, materialized"
+        case .fetchAsync: "NSAsynchronousFetchRequest, all, materialized"
         case .fetchSorted: "fetch all, materialized, by createdAt"
         case .fetchFaults: "fetch all as faults"
         case .fetchIDs: "fetch all as object IDs"
@@ -44,7 +46,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     /// The target for OpenCoreData / raw SQLite.
     var targetRatio: Double {
         switch self {
-        case .insert, .fetchAll: 2.0
+        case .insert, .fetchAll, .fetchAsync: 2.0
         case .fetchSorted: 1.3
         case .fetchFaults, .fetchIDs, .predicateDate, .predicateName: 1.5
         case .iterateBatched, .update10k, .delete10k: 3.0
@@ -60,7 +62,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     /// three ways must agree on it.
     func expectedCount(in data: DataSet) -> Int {
         switch self {
-        case .insert, .fetchAll, .fetchSorted, .fetchFaults, .fetchIDs, .iterateBatched: data.count
+        case .insert, .fetchAll, .fetchAsync, .fetchSorted, .fetchFaults, .fetchIDs, .iterateBatched: data.count
         case .batchUpdate, .batchUpdateIDs, .batchInsert: data.count
         case .batchDelete: data.done.count { $0 }
         case .predicateDate, .countPredicate:

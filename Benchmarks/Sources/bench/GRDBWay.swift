@@ -82,7 +82,7 @@ final class GRDBWay: BenchmarkWay {
                 try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 1", arguments: [data.count])
             }
             return data.count
-        case .fetchAll, .fetchFaults:
+        case .fetchAll, .fetchAsync, .fetchFaults:
             items = try pool.read { db in try Item.fetchAll(db) }
             return items.count
         case .fetchSorted:

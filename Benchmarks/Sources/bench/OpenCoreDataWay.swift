@@ -31,6 +31,7 @@ final class OpenCoreDataWay: BenchmarkWay {
     }
 
     func run(_ benchCase: BenchCase) throws -> Int {
+        if benchCase == .fetchAsync { return try fetchAsynchronously() }
         let context = self.context
         return try context.performAndWait {
             switch benchCase {
@@ -51,6 +52,8 @@ final class OpenCoreDataWay: BenchmarkWay {
                 }
                 objects = try context.fetch(request)
                 return objects.count
+            case .fetchAsync:
+                preconditionFailure("run by fetchAsynchronously()")
             case .fetchFaults:
                 objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))
                 return objects.count
@@ -130,6 +133,26 @@ final class OpenCoreDataWay: BenchmarkWay {
         }
     }
 
+    /// The fetch-all request as an `NSAsynchronousFetchRequest`: executed on the context's queue,
+    /// timed until its completion block has run there.
+    private func fetchAsynchronously() throws -> Int {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+        request.returnsObjectsAsFaults = false
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = AsynchronousOutcome()
+        let asynchronousRequest = NSAsynchronousFetchRequest(fetchRequest: request) { result in
+            outcome.objects = result.finalResult
+            outcome.error = result.operationError
+            finished.signal()
+        }
+        let context = self.context
+        try context.performAndWait { _ = try context.execute(asynchronousRequest) }
+        finished.wait()
+        if let error = outcome.error { throw error }
+        objects = outcome.objects ?? []
+        return objects.count
+    }
+
     private static var datePredicate: NSPredicate {
         NSPredicate(format: "done == NO AND createdAt > %@", DataSet.predicateDate)
     }
@@ -139,4 +162,12 @@ final class OpenCoreDataWay: BenchmarkWay {
         request.predicate = predicate
         return request
     }
+}
+
+/// What the completion block of the asynchronous case hands back to the waiting thread.
+private final class AsynchronousOutcome: @unchecked Sendable {
+    // @unchecked Sendable: written by the completion block before the semaphore is signalled,
+    // read only after waiting for it.
+    var objects: [NSManagedObject]?
+    var error: (any Error)?
 }

@@ -36,7 +36,7 @@ final class RawSQLiteWay: BenchmarkWay {
         switch benchCase {
         case .insert:
             return try insertAll()
-        case .fetchAll, .fetchFaults:
+        case .fetchAll, .fetchAsync, .fetchFaults:
             items = try fetchItems(columns)
             return items.count
         case .fetchSorted:

@@ -55,7 +55,22 @@ struct Report {
                     format: "iterate-batched heap growth: %.0f%% of fetch-all's (target ≤ 25%%: %@).",
                     share, share <= 25 ? "met" : "missed"))
         }
+        if let asynchronous = timeOfOpenCoreData(.fetchAsync), let synchronous = timeOfOpenCoreData(.fetchAll) {
+            let ratio = asynchronous / synchronous
+            out.append("")
+            out.append(
+                String(
+                    format: "fetch-async against fetch-all (OpenCoreData, same run): %.2f× (target ≤ 1.10×: %@).",
+                    ratio, ratio <= 1.10 ? "met" : "missed"))
+        }
         return out.joined(separator: "\n")
+    }
+
+    private func timeOfOpenCoreData(_ benchCase: BenchCase) -> Double? {
+        guard let line = lines.first(where: { $0.benchCase == benchCase }), !line.measurements[2].seconds.isEmpty else {
+            return nil
+        }
+        return Self.median(line.measurements[2].seconds)
     }
 
     private func heapOfOpenCoreData(_ benchCase: BenchCase) -> Int? {

@@ -80,11 +80,11 @@ extension NSManagedObjectContext {
         return total
     }
 
-    private func stores<T>(for request: NSFetchRequest<T>, coordinator: NSPersistentStoreCoordinator) -> [NSPersistentStore] {
+    func stores<T>(for request: NSFetchRequest<T>, coordinator: NSPersistentStoreCoordinator) -> [NSPersistentStore] {
         request.affectedStores ?? coordinator.persistentStores
     }
 
-    private func query<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, propertyValues: Bool) -> StoreQuery {
+    func query<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, propertyValues: Bool) -> StoreQuery {
         StoreQuery(
             entity: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors ?? [],
             fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset,
@@ -155,7 +155,7 @@ extension NSManagedObjectContext {
     /// The store's results as the context sees them: deleted objects left out, updated objects
     /// kept or added by their current values, matching inserted objects added, all in the order
     /// the store would return them once saved.
-    private func mergePendingChanges<T>(
+    func mergePendingChanges<T>(
         into fetched: [NSManagedObject], request: NSFetchRequest<T>, entity: NSEntityDescription
     ) -> [NSManagedObject] {
         let numbers = Set(request.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber])

@@ -76,6 +76,27 @@ final class ObjectRegistry {
         return (object, true)
     }
 
+    /// Pages need no room reserved ahead; the dictionary of other keys does.
+    func reserveCapacity(_ capacity: Int) {
+        others.reserveCapacity(Swift.min(capacity, others.count + 1024))
+    }
+
+    /// Removes and returns the object for `key` when the registry holds the only reference to it
+    /// and `removable` agrees: nothing outside the context has taken it up.
+    func removeIfOnlyReference(_ key: ObjectKey, where removable: (NSManagedObject) -> Bool) -> NSManagedObject? {
+        let unique: Bool
+        if let table = table(for: key, creating: false) {
+            unique = table.isOnlyReference(key.primaryKey)
+        } else if others[key] != nil {
+            unique = isKnownUniquelyReferenced(&others[key]!)
+        } else {
+            return nil
+        }
+        guard unique, let object = self[key], removable(object) else { return nil }
+        self[key] = nil
+        return object
+    }
+
     @discardableResult
     func removeValue(forKey key: ObjectKey) -> NSManagedObject? {
         let old = self[key]
@@ -130,6 +151,14 @@ private final class PrimaryKeyTable {
             }
             pages[page][Int(primaryKey) & (Self.pageSize - 1)] = newValue
         }
+    }
+
+    /// Whether the page's reference is the only one to the object with `primaryKey`.
+    func isOnlyReference(_ primaryKey: Int64) -> Bool {
+        let page = Int(primaryKey >> Self.pageBits)
+        let slot = Int(primaryKey) & (Self.pageSize - 1)
+        guard page < pages.count, !pages[page].isEmpty, pages[page][slot] != nil else { return false }
+        return isKnownUniquelyReferenced(&pages[page][slot]!)
     }
 
     func appendObjects(to result: inout [NSManagedObject]) {

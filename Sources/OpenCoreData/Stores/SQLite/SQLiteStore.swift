@@ -11,7 +11,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     private(set) var pool: DatabasePool?
     var metadataChanged = false
-    private var plans: [Int32: SQLiteHierarchyPlan] = [:]
+    private(set) var plans: [Int32: SQLiteHierarchyPlan] = [:]
     /// Model entity number → the Z_ENT this file uses for it, and back. Apple stores are read
     /// through Z_PRIMARYKEY names rather than assuming our numbering (format notes §13).
     private var storeNumberOf: [Int32: Int32] = [:]
@@ -341,7 +341,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func readRows(
+    func readRows(
         _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database, onRow: ((OpaquePointer) -> Void)? = nil
     ) throws -> [StoreRow] {
         let handle = statement.sqliteStatement

@@ -1,0 +1,91 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tells one long store read, from other threads, that it has been cancelled.
+///
+/// The flag is set from any thread (`cancel()` of the result, a `Progress` cancellation handler,
+/// a Task's cancellation) and polled by the SQLite store from inside `sqlite3_step` (a progress
+/// handler), so it is an atomic rather than a lock.
+final class StoreReadMonitor: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    init() {}
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    func cancel() { cancelled.store(true, ordering: .releasing) }
+
+    /// Throws `StoreReadCancelled` if the read was cancelled.
+    func checkCancellation() throws {
+        if isCancelled { throw StoreReadCancelled(interruptedStatement: false) }
+    }
+}
+
+/// Counts the rows of a read on the reading thread and reports the count whenever 1,000 rows or
+/// 50 ms have gone by since the last report, so that progress rises in small steps without a
+/// report per row.
+struct RowMeter {
+    /// How many rows at most between two reports.
+    static let rowStep = 1_000
+    /// How long at most between two reports while rows keep coming, in nanoseconds.
+    static let interval: UInt64 = 50_000_000
+
+    private let report: @Sendable (Int) -> Void
+    private(set) var rows: Int
+    private var reported: Int
+    private var reportedAt: UInt64
+
+    /// A meter that tells `report` the rows read so far, on the reading thread.
+    init(report: @escaping @Sendable (Int) -> Void) {
+        self.report = report
+        rows = 0
+        reported = 0
+        reportedAt = Self.now()
+    }
+
+    @inline(__always)
+    mutating func rowRead() {
+        rows += 1
+        if rows - reported >= Self.rowStep {
+            reportNow(at: Self.now())
+            return
+        }
+        let now = Self.now()
+        if now &- reportedAt >= Self.interval { reportNow(at: now) }
+    }
+
+    /// Counts rows read all at once, by a store that cannot stream them.
+    mutating func rowsRead(_ count: Int) {
+        rows += count
+        if count > 0 { reportNow(at: Self.now()) }
+    }
+
+    /// Reports the last rows if they have not been reported yet.
+    mutating func finish() {
+        if rows != reported { reportNow(at: Self.now()) }
+    }
+
+    private mutating func reportNow(at now: UInt64) {
+        reported = rows
+        reportedAt = now
+        report(rows)
+    }
+
+    /// A monotonic clock cheap enough to read on every row: the coarse clock ticks every few
+    /// milliseconds, far finer than the 50 ms it measures, and costs no system call.
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
+
+/// A read stopped because its monitor was cancelled.
+struct StoreReadCancelled: Error {
+    /// Whether a running SQLite statement was interrupted (rather than the read stopping between
+    /// statements or stores).
+    let interruptedStatement: Bool
+}
