@@ -7,7 +7,7 @@ struct Done: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A to-do list on OpenCoreData, Core Data for Linux.",
         subcommands: [
-            List.self, Add.self, Check.self, Uncheck.self, CheckAll.self, Delete.self, ClearDone.self, Populate.self,
+            List.self, Add.self, Check.self, Uncheck.self, CheckAll.self, Delete.self, ClearDone.self, Fetch.self, Populate.self,
             Stats.self, Demo.self,
         ],
         defaultSubcommand: List.self)
