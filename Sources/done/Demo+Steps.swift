@@ -21,16 +21,38 @@ extension DemoStep {
         }
     }
 
-    /// Fetches every item sorted by createdAt, as the tutorials' table does.
-    static var fetchSorted: DemoStep {
+    /// The tutorials' asynchronous fetch of every item by createdAt, with live progress, while the
+    /// context keeps answering: a tiny block is given to it every millisecond meanwhile, and the
+    /// longest any of them waited is reported.
+    static var asynchronousFetch: DemoStep {
         DemoStep(name: "fetch") { run in
             let context = run.stack.context
-            let request = TodoStore.itemsRequest()
-            let (first, last) = try await context.perform {
-                run.items = try context.fetch(request)
-                return (run.items.first?.value(forKey: "name") as? String ?? "", run.items.last?.value(forKey: "name") as? String ?? "")
+            let bar = ProgressBar(title: "fetch", total: run.count)
+            let probe = ContextProbe(context)
+            let outcome = try await AsynchronousFetch().run(in: context, estimatedResultCount: run.count) { bar.update($0) }
+            let (answered, longest) = probe.stop()
+            guard case .fetched(let items) = outcome else { throw DoneError("The demo's asynchronous fetch was cancelled.") }
+            bar.finish(items.count)
+            run.items = items
+            return "\(items.count) items by createdAt, asynchronously; meanwhile the context ran \(answered) blocks, longest wait \(Demo.format(longest))"
+        }
+    }
+
+    /// A second asynchronous fetch, cancelled through its parent progress once half the rows are
+    /// read: the completion gets NSUserCancelledError and the context keeps nothing of it.
+    static var cancelledFetch: DemoStep {
+        DemoStep(name: "cancel") { run in
+            let context = run.stack.context
+            let before = await context.perform { context.registeredObjects.count }
+            let fetch = AsynchronousFetch()
+            let half = run.count / 2
+            let outcome = try await fetch.run(in: context, estimatedResultCount: run.count) { completed in
+                if completed >= half { fetch.progress.cancel() }
             }
-            return "\(run.items.count) items by createdAt: \(first) … \(last)"
+            let after = await context.perform { context.registeredObjects.count }
+            guard case .cancelled(let read) = outcome else { return "finished before it could be cancelled" }
+            let kept = after == before ? "nothing kept" : "\(after - before) objects kept"
+            return "second fetch cancelled at \(read) of \(run.count) rows by its parent progress: \(kept)"
         }
     }
 
@@ -44,6 +66,39 @@ extension DemoStep {
                 try context.save()
                 let done = try context.count(for: TodoStore.itemsRequest(done: true))
                 return "toggled the \(items.count) oldest through their objects, saved: \(done) done"
+            }
+        }
+    }
+}
+
+extension DemoStep {
+    /// The tutorials' Check All: one batch update, then the refresh loop; the objects the context
+    /// holds show the new value.
+    static var checkAll: DemoStep {
+        DemoStep(name: "check-all") { run in
+            let context = run.stack.context
+            return try await context.perform {
+                let heldDoneBefore = run.items.count { $0.value(forKey: "done") as? Bool == true }
+                let updated = try CheckAll.checkAll(in: context)
+                // The tutorials then refetch (`performFetch()`), which fills the refreshed faults
+                // from one query instead of one query each.
+                let refetched = try context.fetch(TodoStore.itemsRequest())
+                let sameObjects = refetched.count == run.items.count && zip(refetched, run.items).allSatisfy { $0 === $1 }
+                let heldDone = run.items.count { $0.value(forKey: "done") as? Bool == true }
+                return "batch update of \(updated) rows, refresh, refetch\(sameObjects ? " (same objects)" : ""): done \(heldDoneBefore) → \(heldDone)"
+            }
+        }
+    }
+
+    /// Deletes the done items, now all of them, with one batch delete merged into the context.
+    static var clearDone: DemoStep {
+        DemoStep(name: "clear-done") { run in
+            let context = run.stack.context
+            return try await context.perform {
+                let deleted = try ClearDone.clearDone(in: context)
+                let left = try context.count(for: TodoStore.itemsRequest())
+                run.items = []
+                return "batch delete of \(deleted) done items; \(left) left in the store"
             }
         }
     }

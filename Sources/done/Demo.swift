@@ -5,11 +5,11 @@ import OpenCoreData
 /// did and how long it took.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Walk through the tutorials in a fresh store: build the stack, populate, fetch, toggle.")
+        abstract: "Walk through the tutorials in a fresh store: populate, fetch asynchronously, cancel a fetch, check all, clear done.")
 
     /// The walkthrough, in order; each step is one row of the table.
     static var steps: [DemoStep] {
-        [.openStack, .populate, .fetchSorted, .toggleItems]
+        [.openStack, .populate, .asynchronousFetch, .cancelledFetch, .toggleItems, .checkAll, .clearDone]
     }
 
     @Option(help: "How many items to populate.")
