@@ -2,12 +2,14 @@ import Dispatch
 
 /// One asynchronous fetch, from `execute(_:)` to its completion block.
 ///
-/// 1. Read: on a global queue, the stores read the rows (the SQLite store on a reader connection
-///    of its pool, interruptible, counting rows as they come); progress reports hop to the
-///    context's queue.
-/// 2. Register: on the context's queue, in blocks of about a millisecond each, so that work the
+/// 1. Read: on a queue of its own, the stores read the rows (the SQLite store on a reader
+///    connection of its pool, interruptible, counting rows as they come); progress reports hop to
+///    the context's queue.
+/// 2. Register: on the context's queue, in blocks of a quarter of a millisecond, so that work the
 ///    context is given meanwhile runs between them; rows become objects through the same
 ///    `register(row:)` as `fetch(_:)`, uniqued with the objects the context holds.
+///
+/// docs/design.md ("Asynchronous fetching") says why it is built this way.
 /// 3. Complete: pending changes merged (as `fetch(_:)` does), the result set, the completion block
 ///    called, on the context's queue.
 ///
