@@ -34,7 +34,7 @@ extension DemoStep {
             guard case .fetched(let items) = outcome else { throw DoneError("The demo's asynchronous fetch was cancelled.") }
             bar.finish(items.count)
             run.items = items
-            return "\(items.count) items by createdAt, asynchronously; meanwhile the context ran \(answered) blocks, longest wait \(Demo.format(longest))"
+            return "\(items.count) items by createdAt, asynchronously; meanwhile the context ran \(answered) blocks, longest wait \(String(format: "%.1f ms", ProgressBar.seconds(longest) * 1000))"
         }
     }
 
