@@ -7,17 +7,6 @@ import Testing
         try context.performAndWait { try context.execute(request) as! NSBatchDeleteResult }
     }
 
-    private func failure(_ request: NSPersistentStoreRequest, in context: NSManagedObjectContext) -> NSError? {
-        context.performAndWait {
-            do {
-                _ = try context.execute(request)
-                return nil
-            } catch {
-                return error as NSError
-            }
-        }
-    }
-
     @Test func deletesWhatTheFetchRequestMatchesInOneStatement() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
@@ -91,8 +80,8 @@ import Testing
             return (author.objectID, book.objectID, unsaved.objectID)
         }
         let before = try StoreSnapshot.rows(of: stack.url)
-        #expect(failure(NSBatchDeleteRequest(objectIDs: [book, author]), in: stack.context)?.code == NSCoreDataError)
-        #expect(failure(NSBatchDeleteRequest(objectIDs: [book, unsaved]), in: stack.context)?.code == NSCoreDataError)
+        #expect(BatchFixtures.failure(NSBatchDeleteRequest(objectIDs: [book, author]), in: stack.context)?.code == NSCoreDataError)
+        #expect(BatchFixtures.failure(NSBatchDeleteRequest(objectIDs: [book, unsaved]), in: stack.context)?.code == NSCoreDataError)
         #expect(try StoreSnapshot.rows(of: stack.url) == before)
     }
 
@@ -193,7 +182,7 @@ import Testing
             try stack.context.save()
         }
         let before = try StoreSnapshot.rows(of: stack.url)
-        let error = failure(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Publisher")), in: stack.context)
+        let error = BatchFixtures.failure(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Publisher")), in: stack.context)
         #expect(error?.code == NSValidationRelationshipDeniedDeleteError)
         #expect(error?.userInfo[NSValidationKeyErrorKey] as? String == "books")
         #expect(try StoreSnapshot.rows(of: stack.url) == before)

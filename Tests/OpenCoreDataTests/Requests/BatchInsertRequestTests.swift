@@ -7,17 +7,6 @@ import Testing
         try context.performAndWait { try context.execute(request) as! NSBatchInsertResult }
     }
 
-    private func failure(_ request: NSPersistentStoreRequest, in context: NSManagedObjectContext) -> NSError? {
-        context.performAndWait {
-            do {
-                _ = try context.execute(request)
-                return nil
-            } catch {
-                return error as NSError
-            }
-        }
-    }
-
     private func books(_ stack: TestStack) throws -> [String: [String: Any]] {
         let fresh = try stack.reopened()
         return try fresh.context.performAndWait {
@@ -153,24 +142,24 @@ import Testing
         _ = try BatchFixtures.saveItems(1, in: stack.context)
         let before = try StoreSnapshot.rows(of: stack.url)
         let wrongType = NSBatchInsertRequest(entityName: "TSPItem", objects: [["name": "fine"], ["name": "fine"], ["createdAt": "yesterday"]])
-        let error = failure(wrongType, in: stack.context)
+        let error = BatchFixtures.failure(wrongType, in: stack.context)
         #expect(error?.code == NSManagedObjectValidationError)
         #expect(error?.userInfo[NSValidationKeyErrorKey] as? String == "createdAt")
-        #expect(failure(NSBatchInsertRequest(entityName: "TSPItem", objects: [["title": "x"]]), in: stack.context)?.code == NSCoreDataError)
+        #expect(BatchFixtures.failure(NSBatchInsertRequest(entityName: "TSPItem", objects: [["title": "x"]]), in: stack.context)?.code == NSCoreDataError)
         var calls = 0
         let handler = NSBatchInsertRequest(entityName: "TSPItem", managedObjectHandler: { object in
             calls += 1
             object.setValue(calls == 1 ? "ok" : 42, forKey: "name")
             return calls > 5
         })
-        #expect(failure(handler, in: stack.context)?.code == NSManagedObjectValidationError)
+        #expect(BatchFixtures.failure(handler, in: stack.context)?.code == NSManagedObjectValidationError)
         var rows = 0
         let dictionaries = NSBatchInsertRequest(entityName: "TSPItem", dictionaryHandler: { dictionary in
             rows += 1
             dictionary["done"] = rows < 3 ? true : "not a Boolean"
             return false
         })
-        #expect(failure(dictionaries, in: stack.context)?.code == NSManagedObjectValidationError)
+        #expect(BatchFixtures.failure(dictionaries, in: stack.context)?.code == NSManagedObjectValidationError)
         #expect(rows == 3)
         #expect(try StoreSnapshot.rows(of: stack.url) == before)
     }
@@ -179,7 +168,7 @@ import Testing
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.library(), directory: directory)
         let request = NSBatchInsertRequest(entityName: "Book", objects: [["title": "T", "author": NSNull()]])
-        let error = failure(request, in: stack.context)
+        let error = BatchFixtures.failure(request, in: stack.context)
         #expect(error?.code == NSCoreDataError)
         #expect(try StoreSnapshot.integers("SELECT COUNT(*) FROM ZBOOK", in: stack.url) == [0])
     }
@@ -212,7 +201,7 @@ import Testing
         let directory = TemporaryDirectory()
         let stack = try libraryWithBook(directory)
         let before = try StoreSnapshot.rows(of: stack.url)
-        let error = failure(NSBatchInsertRequest(entityName: "Book", objects: incoming), in: stack.context)
+        let error = BatchFixtures.failure(NSBatchInsertRequest(entityName: "Book", objects: incoming), in: stack.context)
         #expect(error?.code == NSManagedObjectConstraintMergeError)
         let conflict = (error?.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])?.first
         #expect(conflict?.constraint == ["isbn"])

@@ -16,23 +16,12 @@ import Testing
         return [("update", update), ("delete", delete), ("insert", insert)]
     }
 
-    private func failure(_ request: NSPersistentStoreRequest, in context: NSManagedObjectContext) -> NSError? {
-        context.performAndWait {
-            do {
-                _ = try context.execute(request)
-                return nil
-            } catch {
-                return error as NSError
-            }
-        }
-    }
-
     @Test func theInMemoryStoreRefusesEveryBatchRequest() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory, type: .inMemory)
         _ = try BatchFixtures.saveItems(3, in: stack.context)
         for (name, request) in Self.requests() {
-            let error = failure(request, in: stack.context)
+            let error = BatchFixtures.failure(request, in: stack.context)
             #expect(error?.code == NSPersistentStoreUnsupportedRequestTypeError, "\(name)")
             #expect(error?.domain == NSCocoaErrorDomain)
             #expect((error?.userInfo[NSAffectedStoresErrorKey] as? [NSPersistentStore])?.first === stack.store)
@@ -51,7 +40,7 @@ import Testing
         let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         child.parent = stack.context
         for (name, request) in Self.requests() {
-            #expect(failure(request, in: child)?.code == NSPersistentStoreUnsupportedRequestTypeError, "\(name)")
+            #expect(BatchFixtures.failure(request, in: child)?.code == NSPersistentStoreUnsupportedRequestTypeError, "\(name)")
         }
         #expect(try StoreSnapshot.rows(of: stack.url) == before)
     }
@@ -68,7 +57,7 @@ import Testing
         try coordinator.addPersistentStore(type: .sqlite, at: url, options: [NSReadOnlyPersistentStoreOption: true])
         let context = BatchFixtures.context(coordinator, "reader")
         for (name, request) in Self.requests() {
-            #expect(failure(request, in: context)?.code == NSPersistentStoreSaveError, "\(name)")
+            #expect(BatchFixtures.failure(request, in: context)?.code == NSPersistentStoreSaveError, "\(name)")
         }
         #expect(try StoreSnapshot.rows(of: url) == before)
     }
@@ -83,7 +72,7 @@ import Testing
             NSBatchInsertRequest(entityName: "Nope", objects: []),
         ]
         for request in requests {
-            let error = failure(request, in: stack.context)
+            let error = BatchFixtures.failure(request, in: stack.context)
             #expect(error?.code == NSCoreDataError)
             #expect(error?.userInfo["entityName"] as? String == "Nope")
         }

@@ -3,6 +3,18 @@ import Foundation
 
 /// Data and models the batch request tests share.
 enum BatchFixtures {
+    /// The error `execute(_:)` throws for `request` in `context`, or nil when it succeeds.
+    static func failure(_ request: NSPersistentStoreRequest, in context: NSManagedObjectContext) -> NSError? {
+        context.performAndWait {
+            do {
+                _ = try context.execute(request)
+                return nil
+            } catch {
+                return error as NSError
+            }
+        }
+    }
+
     /// The first item's createdAt; item `i` was created `i` seconds later.
     static let start = Date(timeIntervalSinceReferenceDate: 700_000_000)
 
