@@ -1,9 +1,9 @@
 /// The objects a context has registered, by identity.
 ///
-/// Saved objects are found by primary key in pages indexed directly by the key: Core Data hands
-/// out keys in sequence per entity hierarchy, so they are dense, and registering the objects of a
-/// million-row fetch costs no hashing and about 8 bytes an object instead of a 40-byte dictionary
-/// bucket. Temporary IDs, and keys too large for pages, go to a dictionary.
+/// Saved objects are found by primary key in pages of consecutive keys: Core Data hands out keys
+/// in sequence per entity hierarchy, so they are dense, and registering the objects of a
+/// million-row fetch hashes a page number once per 256 objects and costs about 8 bytes an object
+/// instead of a 40-byte dictionary bucket. Temporary IDs go to a dictionary.
 ///
 /// A class so that lookups can remember the last table they used; only the owning context's
 /// queue touches it.
@@ -21,7 +21,7 @@ final class ObjectRegistry {
     /// How many objects are registered.
     @exclusivity(unchecked) private(set) var count = 0
 
-    /// The table for a permanent key within page range; nil for keys the dictionary holds.
+    /// The table for a permanent key; nil for keys the dictionary holds.
     private func table(for key: ObjectKey, creating: Bool) -> PrimaryKeyTable? {
         guard key.temporary == nil, let store = key.store, PrimaryKeyTable.covers(key.primaryKey) else { return nil }
         let id = TableID(store: store, root: key.root)
@@ -122,48 +122,58 @@ final class ObjectRegistry {
     }
 }
 
-/// Objects by primary key in fixed-size pages, allocated as keys reach them.
+/// Objects by primary key in pages of 256, allocated as keys reach them and found by page number.
+/// Consecutive keys share a page, so a fetch in key order looks a page up once per 256 objects
+/// (the last page is remembered); a context holding a few objects with large keys costs a few
+/// pages, not an index as long as its largest key.
 private final class PrimaryKeyTable {
     private static let pageBits: Int64 = 8
     private static let pageSize = 1 << pageBits
-    /// Keys beyond this go to the registry's dictionary, which bounds the page index at 1 MB.
-    private static let keyLimit: Int64 = 1 << 25
 
-    static func covers(_ primaryKey: Int64) -> Bool { primaryKey > 0 && primaryKey < keyLimit }
+    static func covers(_ primaryKey: Int64) -> Bool { primaryKey > 0 }
 
-    @exclusivity(unchecked) private var pages: ContiguousArray<ContiguousArray<NSManagedObject?>> = []
+    /// One page: a class, so that the remembered page is edited in place.
+    private final class Page {
+        @exclusivity(unchecked) var objects = ContiguousArray<NSManagedObject?>(repeating: nil, count: PrimaryKeyTable.pageSize)
+    }
+
+    @exclusivity(unchecked) private var pages: [Int64: Page] = [:]
+    @exclusivity(unchecked) private var lastNumber: Int64 = -1
+    @exclusivity(unchecked) private var lastPage: Page?
+
+    private func page(for primaryKey: Int64, creating: Bool) -> Page? {
+        let number = primaryKey >> Self.pageBits
+        if number == lastNumber, let lastPage { return lastPage }
+        var page = pages[number]
+        if page == nil {
+            guard creating else { return nil }
+            page = Page()
+            pages[number] = page
+        }
+        lastNumber = number
+        lastPage = page
+        return page
+    }
 
     subscript(primaryKey: Int64) -> NSManagedObject? {
-        get {
-            let page = Int(primaryKey >> Self.pageBits)
-            guard page < pages.count, !pages[page].isEmpty else { return nil }
-            return pages[page][Int(primaryKey) & (Self.pageSize - 1)]
-        }
+        get { page(for: primaryKey, creating: false)?.objects[Int(primaryKey) & (Self.pageSize - 1)] }
         set {
-            let page = Int(primaryKey >> Self.pageBits)
-            if page >= pages.count {
-                guard newValue != nil else { return }
-                pages.append(contentsOf: repeatElement([], count: page + 1 - pages.count))
-            }
-            if pages[page].isEmpty {
-                guard newValue != nil else { return }
-                pages[page] = ContiguousArray(repeating: nil, count: Self.pageSize)
-            }
-            pages[page][Int(primaryKey) & (Self.pageSize - 1)] = newValue
+            guard let page = page(for: primaryKey, creating: newValue != nil) else { return }
+            page.objects[Int(primaryKey) & (Self.pageSize - 1)] = newValue
         }
     }
 
     /// Whether the page's reference is the only one to the object with `primaryKey`.
     func isOnlyReference(_ primaryKey: Int64) -> Bool {
-        let page = Int(primaryKey >> Self.pageBits)
+        guard let page = page(for: primaryKey, creating: false) else { return false }
         let slot = Int(primaryKey) & (Self.pageSize - 1)
-        guard page < pages.count, !pages[page].isEmpty, pages[page][slot] != nil else { return false }
-        return isKnownUniquelyReferenced(&pages[page][slot]!)
+        guard page.objects[slot] != nil else { return false }
+        return isKnownUniquelyReferenced(&page.objects[slot]!)
     }
 
     func appendObjects(to result: inout [NSManagedObject]) {
-        for page in pages where !page.isEmpty {
-            for case let object? in page { result.append(object) }
+        for page in pages.values {
+            for case let object? in page.objects { result.append(object) }
         }
     }
 }

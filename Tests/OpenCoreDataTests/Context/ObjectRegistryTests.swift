@@ -2,10 +2,10 @@ import GRDB
 import Testing
 @testable import OpenCoreData
 
-/// Uniquing across the registry's page boundaries and for keys too large for its pages: a fetch
+/// Uniquing across the registry's page boundaries and for keys far apart: a fetch
 /// returns the very objects the context already holds, whatever their primary keys.
 @Suite struct ObjectRegistryTests {
-    /// Primary keys at the edges of pages (256 keys each), far apart, and beyond the paged range.
+    /// Primary keys at the edges of pages (256 keys each), and far apart (up to nine billion).
     static let keys: [Int64] = [1, 255, 256, 257, 511, 512, 70_000, 33_554_431, 33_554_432, 9_000_000_000]
 
     /// A stack whose store holds an item for each of `keys`, written straight into the file.
