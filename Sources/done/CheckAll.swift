@@ -10,14 +10,8 @@ struct CheckAll: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-        let store = try TodoStore(options, access: .update)
-        defer { store.close() }
-        let context = store.container.newBackgroundContext()
-        let started = ContinuousClock.now
-        let count = try await context.perform {
-            try CheckAll.checkAll(in: context)
-        }
-        print("Checked all \(count) items in \(Demo.format(ContinuousClock.now - started)).")
+        let (count, time) = try await TodoStore.timedUpdate(options) { try CheckAll.checkAll(in: $0) }
+        print("Checked all \(count) items in \(time).")
     }
 
     /// The tutorials' `checkAll`: the batch update writes straight to the store, so the objects

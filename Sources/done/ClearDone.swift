@@ -9,14 +9,8 @@ struct ClearDone: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-        let store = try TodoStore(options, access: .update)
-        defer { store.close() }
-        let context = store.container.newBackgroundContext()
-        let started = ContinuousClock.now
-        let count = try await context.perform {
-            try ClearDone.clearDone(in: context)
-        }
-        print("Deleted \(count) done \(count == 1 ? "item" : "items") in \(Demo.format(ContinuousClock.now - started)).")
+        let (count, time) = try await TodoStore.timedUpdate(options) { try ClearDone.clearDone(in: $0) }
+        print("Deleted \(count) done \(count == 1 ? "item" : "items") in \(time).")
     }
 
     /// Deletes the done items in the store and merges the deletions into `context`, so that the

@@ -61,6 +61,20 @@ final class TodoStore {
         for store in coordinator.persistentStores { try? coordinator.remove(store) }
     }
 
+    /// Opens the store for changes, runs `body` on a new background context's queue, closes the
+    /// store, and returns what `body` returned with how long it took: the shape of the batch
+    /// commands, which print a count and a time.
+    static func timedUpdate<T>(
+        _ options: StoreOptions, _ body: @escaping (NSManagedObjectContext) throws -> T
+    ) async throws -> (result: T, time: String) {
+        let store = try TodoStore(options, access: .update)
+        defer { store.close() }
+        let context = store.container.newBackgroundContext()
+        let started = ContinuousClock.now
+        let result = try await context.perform { try body(context) }
+        return (result, Demo.format(ContinuousClock.now - started))
+    }
+
     // MARK: Short ids
 
     /// The id `done list` shows: the primary key at the end of the object's URI

@@ -14,27 +14,21 @@ final class ObjectRegistry {
         var root: Int32
     }
 
-    @exclusivity(unchecked) private var tables: [TableID: PrimaryKeyTable] = [:]
+    @exclusivity(unchecked) private var tables = RememberingDictionary<TableID, PrimaryKeyTable>()
     @exclusivity(unchecked) private var others: [ObjectKey: NSManagedObject] = [:]
-    @exclusivity(unchecked) private var lastID: TableID?
-    @exclusivity(unchecked) private var lastTable: PrimaryKeyTable?
     /// How many objects are registered.
     @exclusivity(unchecked) private(set) var count = 0
 
-    /// The table for a permanent key; nil for keys the dictionary holds.
+    /// Whether `key` belongs in a table: a saved object's key (temporary IDs go to `others`).
+    private static func isPaged(_ key: ObjectKey) -> Bool {
+        key.temporary == nil && key.store != nil && key.primaryKey > 0
+    }
+
+    /// The table for a paged key; nil for the others, or when `creating` is false and there is none.
     private func table(for key: ObjectKey, creating: Bool) -> PrimaryKeyTable? {
-        guard key.temporary == nil, let store = key.store, PrimaryKeyTable.covers(key.primaryKey) else { return nil }
+        guard Self.isPaged(key), let store = key.store else { return nil }
         let id = TableID(store: store, root: key.root)
-        if id == lastID, let lastTable { return lastTable }
-        var table = tables[id]
-        if table == nil {
-            guard creating else { return nil }
-            table = PrimaryKeyTable()
-            tables[id] = table
-        }
-        lastID = id
-        lastTable = table
-        return table
+        return creating ? tables.value(for: id, orInsert: PrimaryKeyTable()) : tables.value(for: id)
     }
 
     subscript(key: ObjectKey) -> NSManagedObject? {
@@ -47,7 +41,7 @@ final class ObjectRegistry {
             if let table = table(for: key, creating: newValue != nil) {
                 old = table[key.primaryKey]
                 table[key.primaryKey] = newValue
-            } else if key.temporary == nil, key.store != nil, PrimaryKeyTable.covers(key.primaryKey) {
+            } else if Self.isPaged(key) {
                 // Removing from a table that was never created.
                 old = nil
             } else if let newValue {
@@ -114,10 +108,8 @@ final class ObjectRegistry {
     }
 
     func removeAll() {
-        tables = [:]
+        tables = RememberingDictionary()
         others = [:]
-        lastID = nil
-        lastTable = nil
         count = 0
     }
 }
@@ -130,29 +122,16 @@ private final class PrimaryKeyTable {
     private static let pageBits: Int64 = 8
     private static let pageSize = 1 << pageBits
 
-    static func covers(_ primaryKey: Int64) -> Bool { primaryKey > 0 }
-
     /// One page: a class, so that the remembered page is edited in place.
     private final class Page {
         @exclusivity(unchecked) var objects = ContiguousArray<NSManagedObject?>(repeating: nil, count: PrimaryKeyTable.pageSize)
     }
 
-    @exclusivity(unchecked) private var pages: [Int64: Page] = [:]
-    @exclusivity(unchecked) private var lastNumber: Int64 = -1
-    @exclusivity(unchecked) private var lastPage: Page?
+    @exclusivity(unchecked) private var pages = RememberingDictionary<Int64, Page>()
 
     private func page(for primaryKey: Int64, creating: Bool) -> Page? {
         let number = primaryKey >> Self.pageBits
-        if number == lastNumber, let lastPage { return lastPage }
-        var page = pages[number]
-        if page == nil {
-            guard creating else { return nil }
-            page = Page()
-            pages[number] = page
-        }
-        lastNumber = number
-        lastPage = page
-        return page
+        return creating ? pages.value(for: number, orInsert: Page()) : pages.value(for: number)
     }
 
     subscript(primaryKey: Int64) -> NSManagedObject? {
@@ -176,4 +155,31 @@ private final class PrimaryKeyTable {
             for case let object? in page.objects { result.append(object) }
         }
     }
+}
+
+/// A dictionary of objects that remembers the last key it found: registering a fetch's rows asks
+/// for one table, and for one page, many times in a row, and comparing with the last key costs
+/// less than hashing it.
+private struct RememberingDictionary<Key: Hashable, Value: AnyObject> {
+    private var storage: [Key: Value] = [:]
+    private var last: (key: Key, value: Value)?
+
+    /// The value for `key`, if any.
+    mutating func value(for key: Key) -> Value? {
+        if let last, last.key == key { return last.value }
+        guard let value = storage[key] else { return nil }
+        last = (key, value)
+        return value
+    }
+
+    /// The value for `key`, stored first when there is none.
+    mutating func value(for key: Key, orInsert make: @autoclosure () -> Value) -> Value {
+        if let value = value(for: key) { return value }
+        let value = make()
+        storage[key] = value
+        last = (key, value)
+        return value
+    }
+
+    var values: Dictionary<Key, Value>.Values { storage.values }
 }
