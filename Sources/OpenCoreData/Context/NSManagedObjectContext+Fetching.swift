@@ -125,15 +125,10 @@ extension NSManagedObjectContext {
         let prefetching = request.resultType == .managedObjectResultType ? request.relationshipKeyPathsForPrefetching ?? [] : []
         let refresh = request.shouldRefreshRefetchedObjects
         for store in parent == nil ? stores(for: request, coordinator: coordinator) : [] {
-            let rows = try store.fetchRows(storeQuery)
-            var fetched: [NSManagedObject] = []
-            fetched.reserveCapacity(rows.count)
-            var lookup = EntityLookup(store: store)
-            for row in rows {
-                let rowEntity = lookup.entity(row.entityNumber)
-                fetched.append(
-                    register(row: row, entity: rowEntity, objectClass: lookup.objectClass, root: lookup.rootNumber, store: store, refresh: refresh))
-            }
+            // Without prefetching, a fetch of filled objects fills new ones as it registers them;
+            // prefetched relationships must reach the rows before the objects take them up.
+            let filling = !batching && prefetching.isEmpty && !request.returnsObjectsAsFaults
+            let fetched = registerRows(try store.fetchRows(storeQuery), store: store, filling: filling, refresh: refresh)
             if batching {
                 assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
             } else {
@@ -208,17 +203,11 @@ extension NSManagedObjectContext {
             primaryKey: row.primaryKey, temporary: nil)
         let (object, isNew) = registry.object(for: key) { Self.newFault(entity, objectClass, store, row) }
         guard isNew else {
-            if object.isFault, object.cachedRow == nil, let values = row.values {
-                object.cachedRow = values
-                object.version = row.version
-            } else if refresh, !object.hasChanges, let values = row.values {
-                object.slots = values
-                object.committed = values
-                object.version = row.version
-            }
+            var row = row
+            update(object, from: &row, refresh: refresh)
             return object
         }
-        object.managedObjectContext = self
+        object.contextToken = token
         return object
     }
 

@@ -86,6 +86,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The entity `NSEntityDescription.insertNewObject(forEntityName:into:)` found last, by name.
     @exclusivity(unchecked) var lastInsertedEntity: (String, NSEntityDescription, NSManagedObject.Type)?
 
+    /// What this context's objects hold instead of a weak reference each (`ContextToken`).
+    @exclusivity(unchecked) private(set) var token: ContextToken!
+
     /// Creates a context of the given type.
     public init(concurrencyType: NSManagedObjectContextConcurrencyType) {
         self.concurrencyType = concurrencyType
@@ -98,6 +101,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             queue = nil
         }
         super.init()
+        token = ContextToken(self)
         if concurrencyType == .mainQueueConcurrencyType { markMainQueue }
         if concurrencyType == .privateQueueConcurrencyType {
             queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
@@ -175,7 +179,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             pendingDeletions.removeAll { $0 === object }
         }
         undoManager?.registerUndo(withTarget: object) { [unowned self] in self.delete($0) }
-        object.managedObjectContext = self
+        object.contextToken = token
         object.flags.insert(.inserted)
         if !reinserted { insertedList.append(object) }
         insertedCount += 1
@@ -246,7 +250,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             precondition(parent != nil, "No object with temporary ID \(objectID) is registered in this context.")
             let object = NSManagedObject.materialize(entity: objectID.entity, store: nil, primaryKey: 0)
             object.temporaryID = objectID
-            object.managedObjectContext = self
+            object.contextToken = token
             registry[objectID.key] = object
             return object
         }
@@ -316,7 +320,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     func registerFault(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) -> NSManagedObject {
         let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: primaryKey)
-        object.managedObjectContext = self
+        object.contextToken = token
         registry[ObjectKey(store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber), primaryKey: primaryKey, temporary: nil)] = object
         return object
     }

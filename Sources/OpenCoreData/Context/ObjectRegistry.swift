@@ -57,9 +57,11 @@ final class ObjectRegistry {
     /// which. One lookup either way.
     func object(for key: ObjectKey, orInsert make: () -> NSManagedObject) -> (object: NSManagedObject, isNew: Bool) {
         if let table = table(for: key, creating: true) {
-            if let object = table[key.primaryKey] { return (object, false) }
+            // The slot stays valid while `make` registers other objects: pages never move.
+            let slot = table.slot(for: key.primaryKey)
+            if let object = slot.pointee { return (object, false) }
             let object = make()
-            table[key.primaryKey] = object
+            slot.pointee = object
             count += 1
             return (object, true)
         }
@@ -69,6 +71,15 @@ final class ObjectRegistry {
         count += 1
         return (object, true)
     }
+
+    /// The table of `store`'s saved objects of the hierarchy numbered `root`, created if needed:
+    /// registering a fetch's rows finds it once for every row. Call `didRegister(_:)` with the
+    /// number of objects stored through it.
+    func pagedTable(store: NSPersistentStore, root: Int32) -> PrimaryKeyTable {
+        tables.value(for: TableID(store: ObjectIdentifier(store), root: root), orInsert: PrimaryKeyTable())
+    }
+
+    func didRegister(_ objects: Int) { count += objects }
 
     /// Pages need no room reserved ahead; the dictionary of other keys does.
     func reserveCapacity(_ capacity: Int) {
@@ -118,20 +129,45 @@ final class ObjectRegistry {
 /// Consecutive keys share a page, so a fetch in key order looks a page up once per 256 objects
 /// (the last page is remembered); a context holding a few objects with large keys costs a few
 /// pages, not an index as long as its largest key.
-private final class PrimaryKeyTable {
+final class PrimaryKeyTable {
     private static let pageBits: Int64 = 8
     private static let pageSize = 1 << pageBits
 
-    /// One page: a class, so that the remembered page is edited in place.
+    /// One page: fixed storage, never resized or removed while the table lives, so a pointer to
+    /// its slots stays valid.
     private final class Page {
-        @exclusivity(unchecked) var objects = ContiguousArray<NSManagedObject?>(repeating: nil, count: PrimaryKeyTable.pageSize)
+        let objects: UnsafeMutablePointer<NSManagedObject?>
+
+        init() {
+            objects = .allocate(capacity: PrimaryKeyTable.pageSize)
+            objects.initialize(repeating: nil, count: PrimaryKeyTable.pageSize)
+        }
+
+        deinit {
+            objects.deinitialize(count: PrimaryKeyTable.pageSize)
+            objects.deallocate()
+        }
     }
 
     @exclusivity(unchecked) private var pages = RememberingDictionary<Int64, Page>()
+    /// The slots of the page `slot(for:)` used last.
+    @exclusivity(unchecked) private var lastNumber: Int64 = -1
+    @exclusivity(unchecked) private var lastSlots: UnsafeMutablePointer<NSManagedObject?>?
 
     private func page(for primaryKey: Int64, creating: Bool) -> Page? {
         let number = primaryKey >> Self.pageBits
         return creating ? pages.value(for: number, orInsert: Page()) : pages.value(for: number)
+    }
+
+    /// The slot of `primaryKey` (positive), its page created if needed; valid while the table lives.
+    @inline(__always)
+    func slot(for primaryKey: Int64) -> UnsafeMutablePointer<NSManagedObject?> {
+        let number = primaryKey >> Self.pageBits
+        if number != lastNumber || lastSlots == nil {
+            lastSlots = pages.value(for: number, orInsert: Page()).objects
+            lastNumber = number
+        }
+        return lastSlots! + Int(primaryKey & Int64(Self.pageSize - 1))
     }
 
     subscript(primaryKey: Int64) -> NSManagedObject? {
@@ -152,7 +188,9 @@ private final class PrimaryKeyTable {
 
     func appendObjects(to result: inout [NSManagedObject]) {
         for page in pages.values {
-            for case let object? in page.objects { result.append(object) }
+            for slot in 0..<Self.pageSize {
+                if let object = page.objects[slot] { result.append(object) }
+            }
         }
     }
 }

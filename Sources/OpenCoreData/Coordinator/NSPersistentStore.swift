@@ -44,7 +44,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         self.options = options
         self.url = url
         super.init()
+        identity = StoreIdentity(self)
     }
+
+    /// What this store's object IDs hold instead of a weak reference each.
+    @exclusivity(unchecked) private(set) var identity: StoreIdentity!
 
     /// Replaces the store's metadata (through `NSPersistentStoreCoordinator.setMetadata`).
     func replaceMetadata(_ metadata: [String: Any]) { self.metadata = metadata }

@@ -86,7 +86,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         let store = storeClass.init(
             persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
-        try store.load(model: managedObjectModel)
+        do {
+            try store.load(model: managedObjectModel)
+        } catch {
+            store.identity.detach()
+            throw error
+        }
         stores.append(store)
         store.didAdd(to: self)
         return store
@@ -101,7 +106,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         store.willRemove(from: self)
         store.close()
+        store.identity.detach()
         stores.remove(at: index)
+    }
+
+    deinit {
+        for store in stores { store.identity.detach() }
     }
 
     /// The store at `url`, if the coordinator has it.

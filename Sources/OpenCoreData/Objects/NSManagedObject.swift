@@ -10,12 +10,18 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     public let entity: NSEntityDescription
 
     /// The context the object lives in; nil once it is deleted and saved, or its context is gone.
-    public internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    public internal(set) var managedObjectContext: NSManagedObjectContext? {
+        get { contextToken?.context }
+        set { contextToken = newValue?.token }
+    }
 
     // The state below is marked `@exclusivity(unchecked)`: an object is confined to its context's
     // queue, and the runtime's dynamic exclusivity checks on these fields cost about a sixth of
     // a million-row fetch (docs/performance.md).
 
+    /// The context, through the token it shares with all its objects: a weak reference per
+    /// object cost a side-table update per object registered.
+    @exclusivity(unchecked) var contextToken: ContextToken?
     /// The object's values, one slot per property of the entity (`NSPropertyDescription.slot`).
     @exclusivity(unchecked) var slots: ContiguousArray<SlotValue>
     /// The values as last read from or saved to the parent store; nil for a never-saved object.

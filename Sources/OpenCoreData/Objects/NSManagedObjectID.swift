@@ -8,8 +8,11 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
 
     /// The entity of the object.
     public let entity: NSEntityDescription
-    /// The store that holds the object; nil while the ID is temporary.
-    public private(set) weak var persistentStore: NSPersistentStore?
+    /// The store that holds the object; nil while the ID is temporary, or once the store is gone.
+    public var persistentStore: NSPersistentStore? { storeIdentity?.store }
+    /// The store, through a token the store shares with all its IDs: a weak reference per ID
+    /// cost a side-table update per ID made and slowed every retain of the store.
+    private let storeIdentity: StoreIdentity?
     /// Z_PK for a permanent ID; 0 for a temporary one.
     let primaryKey: Int64
     /// The entity number of the entity's hierarchy root, read once: hashing an ID reads it.
@@ -22,15 +25,26 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
 
     init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.entity = entity
-        self.persistentStore = store
+        self.storeIdentity = store.identity
         self.primaryKey = primaryKey
         self.root = Self.rootNumber(of: entity)
         self.temporaryIdentifier = nil
         super.init()
     }
 
+    /// An ID for a row of a hierarchy whose root number the caller looked up once for many rows.
+    init(entity: NSEntityDescription, storeIdentity: StoreIdentity, root: Int32, primaryKey: Int64) {
+        self.entity = entity
+        self.storeIdentity = storeIdentity
+        self.primaryKey = primaryKey
+        self.root = root
+        self.temporaryIdentifier = nil
+        super.init()
+    }
+
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
+        self.storeIdentity = nil
         self.primaryKey = 0
         self.root = Self.rootNumber(of: entity)
         self.temporaryIdentifier = TemporaryIdentifier()
@@ -40,11 +54,11 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
     /// The key the registries use: store, hierarchy and primary key.
     var key: ObjectKey {
         ObjectKey(
-            store: persistentStore.map(ObjectIdentifier.init), root: root, primaryKey: primaryKey,
+            store: storeIdentity?.storeID, root: root, primaryKey: primaryKey,
             temporaryIdentifier: temporaryIdentifier)
     }
 
-    private static func rootNumber(of entity: NSEntityDescription) -> Int32 {
+    static func rootNumber(of entity: NSEntityDescription) -> Int32 {
         Int32(entity.layout?.root.layout?.entityNumber ?? 0)
     }
 
@@ -67,7 +81,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
         guard primaryKey == other.primaryKey, root == other.root,
             temporaryIdentifier?.uuid == other.temporaryIdentifier?.uuid
         else { return false }
-        return persistentStore === other.persistentStore
+        return storeIdentity === other.storeIdentity
     }
 
     /// The primary key and hierarchy, or the temporary identifier, as `ObjectKey` hashes them;
@@ -131,4 +145,26 @@ struct ObjectKey: Hashable, Sendable {
 final class TemporaryIdentifier: Sendable {
     let uuid: UUID
     init(_ uuid: UUID = UUID()) { self.uuid = uuid }
+}
+
+/// A store's identity as its object IDs hold it: the store's `ObjectIdentifier`, fixed for the
+/// store's life, and the store itself until it leaves its coordinator.
+///
+/// IDs reached the store through a weak reference each, which made every ID update the store's
+/// side table and every retain of the store take the runtime's slow path. The token holds the
+/// store strongly instead; the coordinator breaks that cycle (`detach()`) when the store is
+/// removed, fails to load, or the coordinator goes.
+final class StoreIdentity: Sendable {
+    let storeID: ObjectIdentifier
+    private let current: Locked<NSPersistentStore?>
+
+    init(_ store: NSPersistentStore) {
+        self.storeID = ObjectIdentifier(store)
+        self.current = Locked(store)
+    }
+
+    /// The store, or nil once it left its coordinator.
+    var store: NSPersistentStore? { current.withLock { $0 } }
+
+    func detach() { current.withLock { $0 = nil } }
 }

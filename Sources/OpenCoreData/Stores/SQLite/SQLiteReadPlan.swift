@@ -72,6 +72,11 @@ enum SQLiteColumn {
         _ statement: OpaquePointer, _ column: Int32, _ kind: SQLiteHierarchyPlan.ColumnRead.Kind,
         storeNumbers: (Int32) -> Int32, externalData: (String) -> Data?
     ) -> SlotValue {
+        if case .string = kind {
+            // A NULL has no text: one call fewer than asking the type first.
+            guard let bytes = sqlite3_column_text(statement, column) else { return .null }
+            return .string(String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self))
+        }
         let type = sqlite3_column_type(statement, column)
         if type == SQLITE_NULL { return .null }
         switch kind {

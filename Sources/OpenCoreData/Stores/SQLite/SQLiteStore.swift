@@ -171,6 +171,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             var ids: [NSManagedObjectID] = []
             var lastStoreNumber: Int32 = -1
             var entity: NSEntityDescription?
+            let identity = self.identity!
             while true {
                 let code = sqlite3_step(handle)
                 if code == SQLITE_DONE { break }
@@ -183,7 +184,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     entity = lookup.entity(modelNumber(storeNumber))
                     lastStoreNumber = storeNumber
                 }
-                ids.append(NSManagedObjectID(entity: entity!, store: self, primaryKey: sqlite3_column_int64(handle, 0)))
+                ids.append(
+                    NSManagedObjectID(
+                        entity: entity!, storeIdentity: identity, root: lookup.rootNumber, primaryKey: sqlite3_column_int64(handle, 0)))
             }
             return ids
         }
@@ -348,8 +351,15 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var rows: [StoreRow] = []
         let model = persistentStoreCoordinator!.managedObjectModel
         let supportFolder = externalDataFolder
+        // Made once, not per column read: a closure built in the loop retained its captures
+        // on every call.
+        let storeNumbers: (Int32) -> Int32 = { [modelNumberOf] number in modelNumberOf[number] ?? number }
+        let externalData: (String) -> Data? = { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) }
         // What the previous row's Z_ENT resolved to: rows of one entity come in long runs.
-        var last: (storeNumber: Int32, number: Int32, fills: [SlotFill]?)?
+        var lastStoreNumber: Int32 = -1
+        var number: Int32 = 0
+        var fills: [SlotFill] = []
+        var hasValues = false
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
@@ -358,29 +368,29 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             }
             let primaryKey = sqlite3_column_int64(handle, 0)
             let storeNumber = Int32(sqlite3_column_int(handle, 1))
-            if last?.storeNumber != storeNumber {
-                let number = modelNumber(storeNumber)
-                let fills = values ? plan.entities[number].map { SlotFill.plan($0, entity: model.entitiesInStoreOrder[Int(number) - 1]) } : nil
-                last = (storeNumber, number, fills)
+            if lastStoreNumber != storeNumber {
+                number = modelNumber(storeNumber)
+                let reads = values ? plan.entities[number] : nil
+                hasValues = reads != nil
+                fills = reads.map { SlotFill.plan($0, entity: model.entitiesInStoreOrder[Int(number) - 1]) } ?? []
+                lastStoreNumber = storeNumber
             }
-            let number = last!.number
             let version = sqlite3_column_int64(handle, 2)
             var slots: ContiguousArray<SlotValue>?
-            if let fills = last!.fills {
+            if hasValues {
                 // Each slot written once: copying a template row and overwriting it cost a generic
                 // copy of every value, and `init(unsafeUninitializedCapacity:)` an unspecialized
                 // allocation per row.
                 var array = ContiguousArray<SlotValue>()
                 array.reserveCapacity(fills.count)
-                for fill in fills {
-                    switch fill {
-                    case .unloaded: array.append(.unloaded)
-                    case .null: array.append(.null)
-                    case .column(let column, let kind):
-                        array.append(
-                            SQLiteColumn.read(
-                                handle, column, kind, storeNumbers: modelNumber,
-                                externalData: { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) }))
+                fills.withUnsafeBufferPointer { fills in
+                    for fill in fills {
+                        switch fill {
+                        case .unloaded: array.append(.unloaded)
+                        case .null: array.append(.null)
+                        case .column(let column, let kind):
+                            array.append(SQLiteColumn.read(handle, column, kind, storeNumbers: storeNumbers, externalData: externalData))
+                        }
                     }
                 }
                 slots = array

@@ -1,0 +1,11 @@
+/// A context as its objects refer to it: one weak reference shared by all of them.
+///
+/// `NSManagedObject.managedObjectContext` must turn nil when the context is released (objects do
+/// not keep their context alive, as in Core Data). A weak reference in every object made each
+/// registration update the context's side table; a strong reference to this token is a plain
+/// retain, and the one weak reference inside it still tells a released context.
+final class ContextToken {
+    weak var context: NSManagedObjectContext?
+
+    init(_ context: NSManagedObjectContext) { self.context = context }
+}
