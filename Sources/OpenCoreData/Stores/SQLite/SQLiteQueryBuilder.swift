@@ -40,12 +40,17 @@ struct SQLiteQueryBuilder {
         return SQLFragment(raw: "\(alias).Z_ENT IN (\(storeNumbers.joined(separator: ", ")))")
     }
 
-    func select(_ query: StoreQuery) throws -> SQLFragment {
-        let plan = SQLiteHierarchyPlan(root: query.entity.layout!.root)
+    /// The SELECT of `query`'s rows: key, entity, version and, with `includesPropertyValues`,
+    /// every column; with `identitiesOnly`, key and entity alone (`Z_PK, Z_ENT`).
+    func select(_ query: StoreQuery, identitiesOnly: Bool = false) throws -> SQLFragment {
+        let plan = SQLiteHierarchyPlan(root: query.entity.layout!.root, storeNumber: store.storeNumber)
         var source = try source(query)
         let table = source.table
         let order = try orderBy(query.sortDescriptors, &source.compiler, table: table)
-        let columns = query.includesPropertyValues ? plan.selectList : "\(table).Z_PK, \(table).Z_ENT, \(table).Z_OPT"
+        let columns =
+            identitiesOnly
+            ? "\(table).Z_PK, \(plan.entityColumn)"
+            : query.includesPropertyValues ? plan.selectList : "\(table).Z_PK, \(plan.entityColumn), \(table).Z_OPT"
         var sql: SQLFragment = "SELECT \(raw: columns) FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause)"
         if !order.isEmpty { sql += " ORDER BY \(order)" }
         sql += limit(query)

@@ -6,6 +6,10 @@ struct SQLiteHierarchyPlan {
     let table: String
     /// `Z_PK, Z_ENT, Z_OPT, <columns…>` with the table name as qualifier, for SELECT.
     let selectList: String
+    /// What SELECT reads as the row's entity: `Z_ENT`, or, for a table of one entity, that
+    /// entity's number as a literal. Every row of such a table has it, and a rowid-only query
+    /// (object IDs) then never reads the row's record.
+    let entityColumn: String
     /// How many columns `selectList` names; a query may select more after them.
     let columnCount: Int32
     /// Per concrete entity (by model entity number), how to fill its slots.
@@ -22,15 +26,20 @@ struct SQLiteHierarchyPlan {
         let kind: Kind
     }
 
-    init(root: NSEntityDescription) {
-        table = root.layout!.tableName
+    /// The plan of `root`'s table; `storeNumber` is the store's number of an entity (its Z_ENT).
+    init(root: NSEntityDescription, storeNumber: (NSEntityDescription) -> Int32) {
+        self.table = root.layout!.tableName
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + root.layout!.tableColumns.map(\.0)
-        selectList = columns.map { "\(root.layout!.tableName).\($0)" }.joined(separator: ", ")
+        let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
+        let table = root.layout!.tableName
+        let entityColumn = hierarchy.count == 1 ? "\(storeNumber(root))" : "\(table).Z_ENT"
+        self.entityColumn = entityColumn
+        selectList = columns.map { $0 == "Z_ENT" ? entityColumn : "\(table).\($0)" }.joined(separator: ", ")
         columnCount = Int32(columns.count)
         var index: [String: Int32] = [:]
         for (i, name) in columns.enumerated() { index[name] = Int32(i) }
         var entities: [Int32: [ColumnRead]] = [:]
-        for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
+        for entity in hierarchy {
             var reads: [ColumnRead] = []
             for property in entity.properties where !property.isTransient {
                 guard let columnName = property.columnName, let column = index[columnName] else { continue }

@@ -56,7 +56,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             throw SQLiteFileCheck.coreDataError(error, path: path)
         }
         for entity in entities where entity.superentity == nil {
-            plans[Int32(entity.layout!.entityNumber)] = SQLiteHierarchyPlan(root: entity)
+            plans[Int32(entity.layout!.entityNumber)] = SQLiteHierarchyPlan(root: entity, storeNumber: storeNumber)
         }
     }
 
@@ -160,9 +160,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// IDs made while stepping: no intermediate rows, one allocation per ID.
     override func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
-        var query = query
-        query.includesPropertyValues = false
-        let sql = try SQLiteQueryBuilder(store: self).select(query)
+        let sql = try SQLiteQueryBuilder(store: self).select(query, identitiesOnly: true)
         var lookup = EntityLookup(store: self)
         return try pool!.read { db in
             let statement = try db.makeStatement(sql: sql.sql)
