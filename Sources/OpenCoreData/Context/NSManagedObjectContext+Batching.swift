@@ -19,10 +19,10 @@ final class FetchBatch {
     }
 }
 
-extension ContiguousArray where Element == SlotValue {
+extension SlotRow {
     /// The row as the committed snapshot keeps it: its own copy of every to-many set, so that
     /// editing the object's relationships does not edit its committed values.
-    var committedCopy: ContiguousArray<SlotValue> {
+    var committedCopy: SlotRow {
         var copy = self
         for index in copy.indices {
             if case .toMany(let set) = copy[index] { copy[index] = .toMany(set.copy()) }

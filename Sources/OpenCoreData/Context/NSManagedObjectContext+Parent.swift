@@ -4,7 +4,7 @@ extension NSManagedObjectContext {
     /// What a parent hands a child for one object: its values with relationships as object IDs.
     struct ParentSnapshot {
         let id: NSManagedObjectID
-        let slots: ContiguousArray<SlotValue>
+        let slots: SlotRow
     }
 
     func addChild(_ child: NSManagedObjectContext) {
@@ -40,7 +40,7 @@ extension NSManagedObjectContext {
     }
 
     /// An object's values as another context can take them: to-ones and to-manys as object IDs.
-    func portableSlots(of object: NSManagedObject) -> ContiguousArray<SlotValue> {
+    func portableSlots(of object: NSManagedObject) -> SlotRow {
         object.fireFault()
         var slots = object.slots
         for property in object.entity.properties {
@@ -79,7 +79,7 @@ extension NSManagedObjectContext {
         struct Change {
             let id: NSManagedObjectID
             let entity: NSEntityDescription
-            let slots: ContiguousArray<SlotValue>
+            let slots: SlotRow
             let changedKeys: Set<String>?
         }
         let insertions = inserted.map { Change(id: $0.objectID, entity: $0.entity, slots: portableSlots(of: $0), changedKeys: nil) }
@@ -96,7 +96,7 @@ extension NSManagedObjectContext {
                 } else {
                     object.assignPermanentID(store: change.id.persistentStore!, primaryKey: change.id.primaryKey)
                 }
-                object.slots = ContiguousArray(repeating: .null, count: change.entity.properties.count)
+                object.slots = SlotRow(repeating: .null, count: change.entity.properties.count)
                 object.faultState = .filled
                 object.managedObjectContext = parent
                 object.flags.insert(.inserted)
@@ -115,7 +115,7 @@ extension NSManagedObjectContext {
     }
 
     /// Sets a pushed object's values in this context, resolving object IDs to this context's objects.
-    private func apply(_ slots: ContiguousArray<SlotValue>, keys: Set<String>?, to object: NSManagedObject) {
+    private func apply(_ slots: SlotRow, keys: Set<String>?, to object: NSManagedObject) {
         object.fireFault()
         for property in object.entity.properties {
             if let keys, !keys.contains(property.name) { continue }

@@ -2,7 +2,7 @@
 /// property by property for the two "trump" policies, whole objects for overwrite and rollback.
 struct MergeResolution {
     /// The slots the object takes after the commit; nil to keep its own.
-    var slots: ContiguousArray<SlotValue>?
+    var slots: SlotRow?
     /// The row version the object has after the commit.
     var version: Int64
     /// The deletion was dropped (rollback of a conflicting delete).
@@ -103,7 +103,7 @@ extension SaveWrite {
     }
 
     /// A stored row as Core Data's snapshot dictionaries show it: property name to value.
-    func snapshotDictionary(_ slots: ContiguousArray<SlotValue>, entity: NSEntityDescription) -> [String: Any] {
+    func snapshotDictionary(_ slots: SlotRow, entity: NSEntityDescription) -> [String: Any] {
         var result: [String: Any] = [:]
         for property in entity.properties where isStored(property) {
             result[property.name] = slots[property.slot].publicValue(for: property as? NSAttributeDescription) ?? NSNull()

@@ -185,7 +185,7 @@ struct StoreRow {
     var entityNumber: Int32
     var primaryKey: Int64
     var version: Int64
-    var values: ContiguousArray<SlotValue>?
+    var values: SlotRow?
 }
 
 /// The write half of a save, given to the context inside one store transaction: if the body throws,
@@ -216,5 +216,5 @@ protocol StoreWriter {
 /// The stored values of one row being written, resolved to what a store keeps: attribute slots and
 /// to-one references (the destination's primary key and entity number).
 struct RowValues {
-    var slots: ContiguousArray<SlotValue>
+    var slots: SlotRow
 }

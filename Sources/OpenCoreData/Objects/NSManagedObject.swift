@@ -23,12 +23,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// object cost a side-table update per object registered.
     @exclusivity(unchecked) var contextToken: ContextToken?
     /// The object's values, one slot per property of the entity (`NSPropertyDescription.slot`).
-    @exclusivity(unchecked) var slots: ContiguousArray<SlotValue>
+    @exclusivity(unchecked) var slots: SlotRow
     /// The values as last read from or saved to the parent store; nil for a never-saved object.
-    @exclusivity(unchecked) var committed: ContiguousArray<SlotValue>?
+    @exclusivity(unchecked) var committed: SlotRow?
     /// Values fetched with the row but not yet moved into `slots`: the fault fills from these
     /// without touching the store.
-    @exclusivity(unchecked) var cachedRow: ContiguousArray<SlotValue>?
+    @exclusivity(unchecked) var cachedRow: SlotRow?
     /// Z_OPT of the row the committed values came from.
     @exclusivity(unchecked) var version: Int64 = 0
     /// For a fault returned by a fetch with `fetchBatchSize`: the batch filled with it.
@@ -59,7 +59,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// `context.insert(_:)`).
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
-        self.slots = []
+        self.slots = SlotRow()
         super.init()
         if let context { context.insert(self) }
     }
@@ -269,7 +269,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
         // Before the model is frozen (no layout yet), from the properties themselves.
         let properties = entity.properties
-        var values = ContiguousArray<SlotValue>(repeating: .null, count: properties.count)
+        var values = SlotRow(repeating: .null, count: properties.count)
         for property in properties {
             if let attribute = property as? NSAttributeDescription {
                 if let value = attribute.defaultValue {

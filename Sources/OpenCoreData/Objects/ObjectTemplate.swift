@@ -6,7 +6,7 @@ struct ObjectTemplate {
     let names: [String]
     /// A new object's slots: default values and `.null`. To-many slots are `.null` here; each new
     /// object gets sets of its own (`toManySlots`).
-    let defaultSlots: ContiguousArray<SlotValue>
+    let defaultSlots: SlotRow
     /// Slots of to-many relationships.
     let toManySlots: [Int]
     /// Per slot, whether the attribute has rules or validation predicates to check a value
@@ -18,7 +18,7 @@ struct ObjectTemplate {
 
     init(properties: [NSPropertyDescription]) {
         names = properties.map(\.name)
-        var slots = ContiguousArray<SlotValue>(repeating: .null, count: properties.count)
+        var slots = SlotRow(repeating: .null, count: properties.count)
         var toMany: [Int] = []
         hasValueChecks = properties.map { property in
             guard let attribute = property as? NSAttributeDescription else { return false }

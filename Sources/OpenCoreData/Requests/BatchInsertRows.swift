@@ -15,7 +15,7 @@ final class BatchInsertRows {
     /// The stored attributes, whose slots a row fills and whose columns the store writes.
     let attributes: [NSAttributeDescription]
     /// A new object's slots: the attributes' default values.
-    let defaults: ContiguousArray<SlotValue>
+    let defaults: SlotRow
 
     private let attributeSlots: [Int]
     /// Per slot: the stored attribute there, nil for a relationship or a transient attribute.
@@ -81,7 +81,7 @@ final class BatchInsertRows {
     /// - Returns: false when there are no more rows.
     /// - Throws: `NSManagedObjectValidationError` for a value of the wrong type; `NSCoreDataError`
     ///   for a key that is not an attribute of the entity.
-    func next(into slots: inout ContiguousArray<SlotValue>) throws -> Bool {
+    func next(into slots: inout SlotRow) throws -> Bool {
         guard !finished else { return false }
         for slot in attributeSlots { slots[slot] = defaults[slot] }
         if let dictionaryHandler {
@@ -119,13 +119,13 @@ final class BatchInsertRows {
     }
 
     /// The values of the row `next` filled last, by attribute name, for errors.
-    func snapshot(_ slots: ContiguousArray<SlotValue>) -> [String: Any] {
+    func snapshot(_ slots: SlotRow) -> [String: Any] {
         var values: [String: Any] = [:]
         for attribute in attributes { values[attribute.name] = slots[attribute.slot].publicValue(for: attribute) ?? NSNull() }
         return values
     }
 
-    private func set(_ value: Any, forKey key: String, in slots: inout ContiguousArray<SlotValue>) throws {
+    private func set(_ value: Any, forKey key: String, in slots: inout SlotRow) throws {
         let slot = slotsByName.map { $0[key] } ?? names.lastIndex(of: key)
         guard let slot, let attribute = storedAttributes[slot] else {
             if let slot, let attribute = entity.properties[slot] as? NSAttributeDescription, attribute.isTransient { return }
@@ -140,7 +140,7 @@ final class BatchInsertRows {
     }
 
     @inline(__always)
-    private func store(_ value: Any, _ attribute: NSAttributeDescription, in slots: inout ContiguousArray<SlotValue>) throws {
+    private func store(_ value: Any, _ attribute: NSAttributeDescription, in slots: inout SlotRow) throws {
         let slot = attribute.slot
         // The value of the attribute's own type first, cast from `Any` as it comes: wrapping it
         // in the `Any?` that `SlotValue(attributeValue:for:)` takes cost as much as the cast.

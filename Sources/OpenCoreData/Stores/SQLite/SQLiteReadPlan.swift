@@ -18,7 +18,9 @@ struct SQLiteHierarchyPlan {
     struct ColumnRead {
         enum Kind {
             case integer, double, decimal, string, date, data(external: Bool), uuid, url
-            case transformable(NSAttributeDescription)
+            /// Unmanaged so that the kind, and a row's plan of fills, copy as plain bits (the
+            /// model, which holds the attribute, outlives every plan).
+            case transformable(Unmanaged<NSAttributeDescription>)
             case toOne(entityColumn: Int32, destinationNumber: Int32)
         }
         let slot: Int
@@ -70,7 +72,7 @@ struct SQLiteHierarchyPlan {
         case .binaryDataAttributeType: .data(external: attribute.allowsExternalBinaryDataStorage)
         case .UUIDAttributeType: .uuid
         case .URIAttributeType: .url
-        default: .transformable(attribute)
+        default: .transformable(Unmanaged.passUnretained(attribute))
         }
     }
 }
@@ -114,7 +116,7 @@ enum SQLiteColumn {
             }
             return .data(data)
         case .transformable(let attribute):
-            return .object(AnyBox(ValueTransformerRegistry.decode(blob(statement, column), attribute: attribute)))
+            return .object(AnyBox(ValueTransformerRegistry.decode(blob(statement, column), attribute: attribute.takeUnretainedValue())))
         case .toOne(let entityColumn, let destinationNumber):
             let key = sqlite3_column_int64(statement, column)
             var number = destinationNumber

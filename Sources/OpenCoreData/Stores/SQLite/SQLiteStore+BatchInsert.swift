@@ -37,7 +37,7 @@ extension SQLiteStore {
             let text = SQLiteTextBuffers(parameters: Int(parametersPerRow) * perStatement)
 
             /// Binds `slots` as the row of key `key` whose parameters start at `first`.
-            func bind(_ slots: ContiguousArray<SlotValue>, key: Int64, to statement: OpaquePointer, from first: Int32) {
+            func bind(_ slots: SlotRow, key: Int64, to statement: OpaquePointer, from first: Int32) {
                 sqlite3_bind_int64(statement, first, key)
                 for (offset, attribute) in attributes.enumerated() {
                     let value = slots[attribute.slot]
@@ -67,7 +67,7 @@ extension SQLiteStore {
                 nextKey += Int64(count)
             }
 
-            func insertOne(_ slots: ContiguousArray<SlotValue>) throws {
+            func insertOne(_ slots: SlotRow) throws {
                 let insert = oneStatement.sqliteStatement
                 bind(slots, key: nextKey, to: insert, from: 1)
                 let (code, extended) = step(insert)
@@ -140,7 +140,7 @@ extension SQLiteStore {
 
     /// The constraint a row broke and the key of the row already holding its values.
     private func existingRow(
-        _ table: String, _ constraints: [[NSPropertyDescription]], _ slots: ContiguousArray<SlotValue>, _ db: Database
+        _ table: String, _ constraints: [[NSPropertyDescription]], _ slots: SlotRow, _ db: Database
     ) throws -> ([NSPropertyDescription], Int64) {
         for constraint in constraints {
             // `=`, not `IS`: a unique index lets NULLs repeat, so NULL matches nothing here either.
@@ -158,7 +158,7 @@ extension SQLiteStore {
 
     /// Writes every attribute of the new row over the existing row `key`; its version rises.
     private func overwrite(
-        _ table: String, _ key: Int64, _ attributes: [NSAttributeDescription], _ slots: ContiguousArray<SlotValue>, _ db: Database
+        _ table: String, _ key: Int64, _ attributes: [NSAttributeDescription], _ slots: SlotRow, _ db: Database
     ) throws {
         let assignments = attributes.map { "\($0.columnName!) = ?" } + ["Z_OPT = Z_OPT + 1"]
         let sql = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?"

@@ -358,6 +358,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var number: Int32 = 0
         var fills: [SlotFill] = []
         var hasValues = false
+        let builder = SlotRowBuilder()
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
@@ -374,24 +375,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 lastStoreNumber = storeNumber
             }
             let version = sqlite3_column_int64(handle, 2)
-            var slots: ContiguousArray<SlotValue>?
+            var slots: SlotRow?
             if hasValues {
-                // Each slot written once: copying a template row and overwriting it cost a generic
-                // copy of every value, and `init(unsafeUninitializedCapacity:)` an unspecialized
-                // allocation per row.
-                var array = ContiguousArray<SlotValue>()
-                array.reserveCapacity(fills.count)
+                // Each slot written once, into storage shared by many rows (`SlotRow`).
+                builder.beginRow(width: fills.count)
                 fills.withUnsafeBufferPointer { fills in
                     for fill in fills {
                         switch fill {
-                        case .unloaded: array.append(.unloaded)
-                        case .null: array.append(.null)
+                        case .unloaded: builder.append(.unloaded)
+                        case .null: builder.append(.null)
                         case .column(let column, let kind):
-                            array.append(SQLiteColumn.read(handle, column, kind, storeNumbers: storeNumbers, externalData: externalData))
+                            builder.append(SQLiteColumn.read(handle, column, kind, storeNumbers: storeNumbers, externalData: externalData))
                         }
                     }
                 }
-                slots = array
+                slots = builder.endRow()
             }
             rows.append(StoreRow(entityNumber: number, primaryKey: primaryKey, version: version, values: slots))
             onRow?(handle)

@@ -1,0 +1,173 @@
+/// One row of slot values (an object's values, a committed snapshot, a row a store read): a
+/// window into a `SlotStorage` that may hold many rows.
+///
+/// A fetch reads its rows into a few large storages instead of an array per row, which saved an
+/// allocation, a 32-byte array header and the allocator's overhead per fetched object. Writing
+/// to a row whose storage is shared copies the row out first, as writing to a shared array would.
+struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral {
+    /// Nil for an empty row, so that an object's empty values cost no storage.
+    private var storage: SlotStorage?
+    private var start: Int32
+    private var length: Int32
+
+    init() {
+        storage = nil
+        start = 0
+        length = 0
+    }
+
+    init(repeating value: SlotValue, count: Int) {
+        guard count > 0 else {
+            self.init()
+            return
+        }
+        let storage = SlotStorage.make(capacity: count)
+        storage.append(repeating: value, count: count)
+        self.init(storage: storage, start: 0, count: count)
+    }
+
+    init<S: Sequence<SlotValue>>(_ values: S) {
+        var values = ContiguousArray(values)
+        guard !values.isEmpty else {
+            self.init()
+            return
+        }
+        let storage = SlotStorage.make(capacity: values.count)
+        values.withUnsafeMutableBufferPointer { storage.append(moving: $0) }
+        self.init(storage: storage, start: 0, count: values.count)
+    }
+
+    init(arrayLiteral values: SlotValue...) { self.init(values) }
+
+    fileprivate init(storage: SlotStorage, start: Int, count: Int) {
+        self.storage = storage
+        self.start = Int32(start)
+        self.length = Int32(count)
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { Int(length) }
+    var count: Int { Int(length) }
+    var isEmpty: Bool { length == 0 }
+
+    subscript(index: Int) -> SlotValue {
+        get {
+            precondition(index >= 0 && index < Int(length), "Slot index out of range")
+            return storage!.element(at: Int(start) + index)
+        }
+        set {
+            precondition(index >= 0 && index < Int(length), "Slot index out of range")
+            makeUnique()
+            storage!.setElement(newValue, at: Int(start) + index)
+        }
+    }
+
+    /// Gives the row a storage of its own when another row or value shares it.
+    private mutating func makeUnique() {
+        if isKnownUniquelyReferenced(&storage) { return }
+        let copy = SlotStorage.make(capacity: count)
+        storage!.copyElements(from: Int(start), count: count, into: copy)
+        storage = copy
+        start = 0
+    }
+}
+
+/// Rows of slot values, one after another in one allocation. Only `SlotRow` and
+/// `SlotRowBuilder` touch it; elements are written once when appended, then only through a row
+/// that holds the storage alone.
+final class SlotStorage: ManagedBuffer<SlotStorage.Header, SlotValue> {
+    struct Header {
+        /// Values written so far.
+        var written: Int
+        /// Room allocated; kept here because `ManagedBuffer.capacity` asks the allocator.
+        let capacity: Int
+    }
+
+    /// A storage with room for `capacity` values and none written yet.
+    static func make(capacity: Int) -> SlotStorage {
+        unsafeDowncast(
+            SlotStorage.create(minimumCapacity: capacity) { _ in Header(written: 0, capacity: capacity) }, to: SlotStorage.self)
+    }
+
+    // Through pointers: the `header` property is checked for exclusive access on every use.
+    /// Values written so far.
+    var written: Int { withUnsafeMutablePointerToHeader { $0.pointee.written } }
+    /// Room for values not yet written.
+    var room: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity - $0.pointee.written } }
+
+    @inline(__always)
+    func element(at index: Int) -> SlotValue {
+        withUnsafeMutablePointerToElements { $0[index] }
+    }
+
+    @inline(__always)
+    func setElement(_ value: SlotValue, at index: Int) {
+        withUnsafeMutablePointerToElements { $0[index] = value }
+    }
+
+    @inline(__always)
+    func append(_ value: SlotValue) {
+        withUnsafeMutablePointers { header, elements in
+            (elements + header.pointee.written).initialize(to: value)
+            header.pointee.written += 1
+        }
+    }
+
+    func append(repeating value: SlotValue, count: Int) {
+        withUnsafeMutablePointers { header, elements in
+            (elements + header.pointee.written).initialize(repeating: value, count: count)
+            header.pointee.written += count
+        }
+    }
+
+    func append(moving values: UnsafeMutableBufferPointer<SlotValue>) {
+        withUnsafeMutablePointers { header, elements in
+            (elements + header.pointee.written).moveInitialize(from: values.baseAddress!, count: values.count)
+            header.pointee.written += values.count
+        }
+    }
+
+    func copyElements(from start: Int, count: Int, into other: SlotStorage) {
+        withUnsafeMutablePointerToElements { elements in
+            other.withUnsafeMutablePointers { header, target in
+                (target + header.pointee.written).initialize(from: elements + start, count: count)
+                header.pointee.written += count
+            }
+        }
+    }
+
+    deinit {
+        _ = withUnsafeMutablePointers { header, elements in elements.deinitialize(count: header.pointee.written) }
+    }
+}
+
+/// Builds many rows into shared storages: a fetch appends each row's values, then takes the row.
+/// A class so that the read loop can append from inside closures without the exclusivity checks
+/// a captured `var` costs; it lives on one thread.
+final class SlotRowBuilder {
+    /// Values a storage holds: about 24 KB, so a storage stays alive for at most a few hundred
+    /// rows' worth of objects, and is allocated below the allocator's mmap threshold.
+    static let storageCapacity = 1024
+
+    @exclusivity(unchecked) private var storage: SlotStorage?
+    @exclusivity(unchecked) private var rowStart = 0
+
+    /// Starts a row of `width` values.
+    @inline(__always)
+    func beginRow(width: Int) {
+        if storage == nil || storage!.room < width {
+            storage = SlotStorage.make(capacity: Swift.max(Self.storageCapacity, width))
+        }
+        rowStart = storage!.written
+    }
+
+    /// Appends the next value of the row begun last.
+    @inline(__always)
+    func append(_ value: SlotValue) { storage.unsafelyUnwrapped.append(value) }
+
+    /// The row begun last, with the values appended since.
+    @inline(__always)
+    func endRow() -> SlotRow {
+        SlotRow(storage: storage!, start: rowStart, count: storage!.written - rowStart)
+    }
+}
