@@ -240,9 +240,7 @@ extension NSManagedObjectContext {
                 preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': \(error)")
             }
             if let values = object.cachedRow {
-                object.slots = values
                 object.committed = values.committedCopy
-                object.cachedRow = nil
                 return
             }
         }

@@ -346,7 +346,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.flags.remove(.updated)
         updatedMap[ObjectIdentifier(object)] = nil
         if object.isDeleted { undelete(object) }
-        object.slots = []
+        object.slots = SlotRow()
         object.committed = nil
         object.cachedRow = nil
         object.faultState = .fault
@@ -373,6 +373,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             if let committed = object.committed {
                 object.slots = committed
             } else {
+                object.slots = SlotRow()
                 object.faultState = .fault
             }
         }

@@ -142,10 +142,9 @@ extension NSManagedObject {
             return
         }
         if let row = cachedRow {
-            slots = row
-            // A prefetched to-many set must not be shared with the committed snapshot.
+            // The row is already the slots; a prefetched to-many set must not be shared with
+            // the committed snapshot.
             committed = row.committedCopy
-            cachedRow = nil
         } else {
             guard let context = managedObjectContext else {
                 preconditionFailure("The fault \(objectID) has no context to be filled from.")

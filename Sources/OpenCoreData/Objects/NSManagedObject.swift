@@ -26,9 +26,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) var slots: SlotRow
     /// The values as last read from or saved to the parent store; nil for a never-saved object.
     @exclusivity(unchecked) var committed: SlotRow?
-    /// Values fetched with the row but not yet moved into `slots`: the fault fills from these
-    /// without touching the store.
-    @exclusivity(unchecked) var cachedRow: SlotRow?
+    /// A fault's values fetched with its row: the fault fills from these without touching the
+    /// store. They are the fault's `slots` (a fault has no other values), which saves a field.
+    var cachedRow: SlotRow? {
+        get { faultState == .fault && !slots.isEmpty ? slots : nil }
+        set { slots = newValue ?? SlotRow() }
+    }
     /// Z_OPT of the row the committed values came from.
     @exclusivity(unchecked) var version: Int64 = 0
     /// For a fault returned by a fetch with `fetchBatchSize`: the batch filled with it.
