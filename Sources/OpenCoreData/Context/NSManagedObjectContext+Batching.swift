@@ -31,19 +31,39 @@ extension SlotRow {
     }
 }
 
+extension NSManagedObject {
+    /// `row` as the committed snapshot keeps it; the row itself when the entity has no to-many
+    /// relationship (no set to copy, and no pass over the row).
+    func committedSnapshot(of row: SlotRow) -> SlotRow {
+        if let template = entity.layout?.objectTemplate, template.toManySlots.isEmpty { return row }
+        return row.committedCopy
+    }
+}
+
 extension NSManagedObjectContext {
     /// Splits fetched faults into batches of `size`; objects that already have values are left
-    /// out of every batch.
+    /// out of every batch, as are those of another store than the first pending one of a batch.
     func assignBatches(_ objects: [NSManagedObject], size: Int, entity: NSEntityDescription, prefetching: [String]) {
-        var index = 0
-        while index < objects.count {
-            let chunk = objects[index..<Swift.min(index + size, objects.count)]
-            index += size
-            let pending = chunk.filter { $0.isFault && $0.cachedRow == nil && $0.primaryKey != 0 && $0.store != nil }
-            guard let store = pending.first?.store else { continue }
-            let members = pending.filter { $0.store === store }
-            let batch = FetchBatch(store: store, entity: entity.layout!.root, primaryKeys: members.map(\.primaryKey), prefetching: prefetching)
-            for object in members { object.fetchBatch = batch }
+        let root = entity.layout!.root
+        var keys: [Int64] = []
+        keys.reserveCapacity(size)
+        var start = 0
+        while start < objects.count {
+            let range = start..<Swift.min(start + size, objects.count)
+            start = range.upperBound
+            // Two passes with one test rather than filtered copies: this runs for every object
+            // of a million-row fetch.
+            var batchStore: NSPersistentStore?
+            func joins(_ object: NSManagedObject) -> Bool {
+                guard object.isFault, object.cachedRow == nil, object.primaryKey != 0, let store = object.store else { return false }
+                if batchStore == nil { batchStore = store }
+                return store === batchStore
+            }
+            keys.removeAll(keepingCapacity: true)
+            for index in range where joins(objects[index]) { keys.append(objects[index].primaryKey) }
+            guard let store = batchStore else { continue }
+            let batch = FetchBatch(store: store, entity: root, primaryKeys: keys, prefetching: prefetching)
+            for index in range where joins(objects[index]) { objects[index].fetchBatch = batch }
         }
     }
 
@@ -51,12 +71,16 @@ extension NSManagedObjectContext {
     /// from those values without another query.
     func loadBatch(_ batch: FetchBatch) throws {
         let rows = try batch.store.rows(of: batch.entity, primaryKeys: batch.primaryKeys)
-        var members: [NSManagedObject] = []
-        for row in rows { members.append(register(row: row, store: batch.store, refresh: false)) }
-        for key in batch.primaryKeys {
-            let objectKey = ObjectKey(
-                store: ObjectIdentifier(batch.store), root: Int32(batch.entity.layout!.entityNumber), primaryKey: key, temporary: nil)
-            if let object = registry[objectKey], object.fetchBatch === batch { object.fetchBatch = nil }
+        let complete = rows.count == batch.primaryKeys.count
+        let members = registerRows(rows, store: batch.store, filling: false, refresh: false)
+        for object in members where object.fetchBatch === batch { object.fetchBatch = nil }
+        if !complete {
+            // Rows deleted since the fetch: their objects leave the batch too.
+            for key in batch.primaryKeys {
+                let objectKey = ObjectKey(
+                    store: ObjectIdentifier(batch.store), root: Int32(batch.entity.layout!.entityNumber), primaryKey: key, temporary: nil)
+                if let object = registry[objectKey], object.fetchBatch === batch { object.fetchBatch = nil }
+            }
         }
         if !batch.prefetching.isEmpty {
             try prefetch(batch.prefetching, of: members, entity: batch.entity, store: batch.store)

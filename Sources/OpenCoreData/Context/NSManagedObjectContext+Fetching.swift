@@ -240,7 +240,7 @@ extension NSManagedObjectContext {
                 preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': \(error)")
             }
             if let values = object.cachedRow {
-                object.committed = values.committedCopy
+                object.committed = object.committedSnapshot(of: values)
                 return
             }
         }

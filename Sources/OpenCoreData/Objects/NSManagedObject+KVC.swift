@@ -7,10 +7,16 @@ extension NSManagedObject {
     ///
     /// Stops the program, as Core Data raises, when the entity has no such property.
     func kvcValue(forKey key: String) -> Any? {
-        // A byte scan: `contains(".")` resolves to Foundation's substring search, which cost
-        // more than the rest of the read.
-        if key.utf8.contains(UInt8(ascii: ".")) { return value(forKeyPath: key) }
-        let property = requireProperty(key)
+        let property: NSPropertyDescription
+        if let layout = entity.layout, let slot = layout.objectTemplate.scannedSlot(of: key) {
+            // A property's own name: no dot to look for (the usual case, checked first).
+            property = layout.properties[slot]
+        } else {
+            // A byte scan: `contains(".")` resolves to Foundation's substring search, which cost
+            // more than the rest of the read.
+            if key.utf8.contains(UInt8(ascii: ".")) { return value(forKeyPath: key) }
+            property = requireProperty(key)
+        }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         return publicValue(of: property)
@@ -144,7 +150,7 @@ extension NSManagedObject {
         if let row = cachedRow {
             // The row is already the slots; a prefetched to-many set must not be shared with
             // the committed snapshot.
-            committed = row.committedCopy
+            committed = committedSnapshot(of: row)
         } else {
             guard let context = managedObjectContext else {
                 preconditionFailure("The fault \(objectID) has no context to be filled from.")
