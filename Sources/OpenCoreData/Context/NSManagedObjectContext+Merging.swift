@@ -43,7 +43,7 @@ extension NSManagedObjectContext {
         guard !refreshed.isEmpty || !deleted.isEmpty || !inserted.isEmpty else { return }
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didChangeObjectsNotification, object: self,
-            userInfo: [NSRefreshedObjectsKey: Set(refreshed), NSDeletedObjectsKey: Set(deleted), NSInsertedObjectsKey: Set(inserted)])
+            userInfo: [NSRefreshedObjectsKey: sparseSet(refreshed), NSDeletedObjectsKey: sparseSet(deleted), NSInsertedObjectsKey: sparseSet(inserted)])
     }
 
     /// Replaces an object's saved values with the store's current row, re-applying its unsaved

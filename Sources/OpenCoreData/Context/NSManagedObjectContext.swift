@@ -233,7 +233,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard !inserted.isEmpty || !deleted.isEmpty || !updated.isEmpty else { return }
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didChangeObjectsNotification, object: self,
-            userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])
+            userInfo: [NSInsertedObjectsKey: sparseSet(inserted), NSUpdatedObjectsKey: sparseSet(updated), NSDeletedObjectsKey: sparseSet(deleted)])
     }
 
     // MARK: Identity
