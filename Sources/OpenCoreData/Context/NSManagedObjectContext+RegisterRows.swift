@@ -3,60 +3,16 @@ extension NSManagedObjectContext {
     /// row's values when they lack them), new ones created and registered.
     ///
     /// With `filling`, a new object takes the row's values at once (and `awakeFromFetch` runs),
-    /// instead of becoming a fault that carries them until it is read. This is the loop a
-    /// million-row fetch spends its time in: the hierarchy's registry table is found once, each
-    /// row's values move into their object without being copied, and the objects are created
-    /// without going through a per-row closure.
+    /// instead of becoming a fault that carries them until it is read.
     func registerRows(
         _ rows: consuming [StoreRow], store: NSPersistentStore, filling: Bool, refresh: Bool
     ) -> [NSManagedObject] {
         var fetched: [NSManagedObject] = []
         fetched.reserveCapacity(rows.count)
-        var lookup = EntityLookup(store: store)
-        var table: PrimaryKeyTable?
-        var tableRoot: Int32 = -1
-        var added = 0
+        var registrar = RowRegistrar(store: store, filling: filling, refresh: refresh)
         rows.withUnsafeMutableBufferPointer { rows in
-            for index in rows.indices {
-                let entity = lookup.entity(rows[index].entityNumber)
-                let primaryKey = rows[index].primaryKey
-                guard primaryKey > 0 else {
-                    // Not a key a table holds (a store's own numbering): the general path.
-                    fetched.append(
-                        register(
-                            row: rows[index], entity: entity, objectClass: lookup.objectClass, root: lookup.rootNumber,
-                            store: store, refresh: refresh))
-                    continue
-                }
-                if lookup.rootNumber != tableRoot {
-                    table = registry.pagedTable(store: store, root: lookup.rootNumber)
-                    tableRoot = lookup.rootNumber
-                }
-                let slot = table!.slot(for: primaryKey)
-                if let object = slot.pointee {
-                    update(object, from: &rows[index], refresh: refresh)
-                    fetched.append(object)
-                    continue
-                }
-                let object = NSManagedObject.materialize(
-                    entity: entity, store: store, primaryKey: primaryKey, objectClass: lookup.objectClass)
-                object.version = rows[index].version
-                object.contextToken = token
-                let values = rows[index].values.take()
-                slot.pointee = object
-                added += 1
-                fetched.append(object)
-                if filling, let values {
-                    object.slots = values
-                    object.committed = values
-                    object.faultState = .filled
-                    object.awakeFromFetch()
-                } else {
-                    object.cachedRow = values
-                }
-            }
+            for index in rows.indices { fetched.append(registrar.register(&rows[index], in: self).object) }
         }
-        registry.didRegister(added)
         return fetched
     }
 
@@ -71,5 +27,66 @@ extension NSManagedObjectContext {
             object.committed = values
             object.version = row.version
         }
+    }
+}
+
+/// Registers the rows of one store, one at a time, in a context: the loop a million-row fetch
+/// spends its time in, synchronous or asynchronous.
+///
+/// The hierarchy's registry table is found once, not per row; each row's values move into their
+/// object without being copied; objects are created without a per-row closure. Only the
+/// context's queue uses it.
+struct RowRegistrar {
+    let store: NSPersistentStore
+    /// Whether new objects take their row's values at once rather than as a fault's cached row.
+    let filling: Bool
+    let refresh: Bool
+    private(set) var lookup: EntityLookup
+    private var table: PrimaryKeyTable?
+    private var tableRoot: Int32 = -1
+
+    init(store: NSPersistentStore, filling: Bool, refresh: Bool) {
+        self.store = store
+        self.filling = filling
+        self.refresh = refresh
+        self.lookup = EntityLookup(store: store)
+    }
+
+    /// The object for `row`, and whether it was created (and registered) for it. The row's values
+    /// are moved out when an object takes them.
+    mutating func register(_ row: inout StoreRow, in context: NSManagedObjectContext) -> (object: NSManagedObject, isNew: Bool) {
+        let entity = lookup.entity(row.entityNumber)
+        let primaryKey = row.primaryKey
+        guard primaryKey > 0 else {
+            // Not a key a table holds: the general path.
+            let before = context.registry.count
+            let object = context.register(
+                row: row, entity: entity, objectClass: lookup.objectClass, root: lookup.rootNumber, store: store, refresh: refresh)
+            return (object, context.registry.count != before)
+        }
+        if lookup.rootNumber != tableRoot {
+            table = context.registry.pagedTable(store: store, root: lookup.rootNumber)
+            tableRoot = lookup.rootNumber
+        }
+        let slot = table!.slot(for: primaryKey)
+        if let object = slot.pointee {
+            context.update(object, from: &row, refresh: refresh)
+            return (object, false)
+        }
+        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: primaryKey, objectClass: lookup.objectClass)
+        object.version = row.version
+        object.contextToken = context.token
+        let values = row.values.take()
+        slot.pointee = object
+        context.registry.didRegister(1)
+        if filling, let values {
+            object.slots = values
+            object.committed = values
+            object.faultState = .filled
+            object.awakeFromFetch()
+        } else {
+            object.cachedRow = values
+        }
+        return (object, true)
     }
 }
