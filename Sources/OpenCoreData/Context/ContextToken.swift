@@ -6,6 +6,9 @@
 /// retain, and the one weak reference inside it still tells a released context.
 final class ContextToken {
     weak var context: NSManagedObjectContext?
+    /// Whether the context has an undo manager: every change asks, and most contexts have none,
+    /// so the answer is kept here rather than behind the weak reference.
+    @exclusivity(unchecked) var hasUndoManager = false
 
     init(_ context: NSManagedObjectContext) { self.context = context }
 }

@@ -57,7 +57,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
     /// Records changes so that `undo()` and `redo()` can revert and replay them; nil (no undo) by
     /// default, as in Core Data.
-    @exclusivity(unchecked) open var undoManager: UndoManager?
+    @exclusivity(unchecked) open var undoManager: UndoManager? {
+        didSet { token.hasUndoManager = undoManager != nil }
+    }
     /// The author recorded with persistent history transactions.
     open var transactionAuthor: String?
 

@@ -118,7 +118,9 @@ extension NSManagedObject {
     /// Records the current value of `property` with the context's undo manager, so that undo puts
     /// it back (and records the redo the same way).
     func registerUndo(of property: NSPropertyDescription) {
-        guard let undoManager = managedObjectContext?.undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        guard contextToken?.hasUndoManager == true, let undoManager = managedObjectContext?.undoManager,
+            undoManager.isUndoRegistrationEnabled
+        else { return }
         let old = Self.detached(slots[property.slot])
         undoManager.registerUndo(withTarget: self) { object in
             object.fireFault()

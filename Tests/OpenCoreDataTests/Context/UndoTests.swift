@@ -77,6 +77,33 @@ import Testing
         }
     }
 
+    /// Objects registered before the context had an undo manager record their edits once it has
+    /// one, and stop when it is taken away.
+    @Test func anUndoManagerSetLaterCoversObjectsAlreadyRegistered() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory)
+        let context = stack.context
+        context.performAndWait {
+            let ann = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            ann.setValue("Ann", forKey: "name")
+            context.processPendingChanges()
+
+            let undo = UndoManager()
+            context.undoManager = undo
+            ann.setValue("Anna", forKey: "name")
+            context.processPendingChanges()
+            #expect(undo.canUndo)
+            undo.undo()
+            #expect(ann.value(forKey: "name") as? String == "Ann")
+
+            context.undoManager = nil
+            ann.setValue("Annie", forKey: "name")
+            context.processPendingChanges()
+            #expect(!undo.canUndo)
+            #expect(ann.value(forKey: "name") as? String == "Annie")
+        }
+    }
+
     @Test func groupsAndLevelsFollowFoundation() {
         let undo = UndoManager()
         final class Box { var value = 0 }
