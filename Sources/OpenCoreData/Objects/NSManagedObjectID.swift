@@ -23,13 +23,8 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
     /// Whether the object has never been saved and has no permanent ID yet.
     public var isTemporaryID: Bool { temporaryIdentifier != nil }
 
-    init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
-        self.entity = entity
-        self.storeIdentity = store.identity
-        self.primaryKey = primaryKey
-        self.root = Self.rootNumber(of: entity)
-        self.temporaryIdentifier = nil
-        super.init()
+    convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+        self.init(entity: entity, storeIdentity: store.identity, root: Self.rootNumber(of: entity), primaryKey: primaryKey)
     }
 
     /// An ID for a row of a hierarchy whose root number the caller looked up once for many rows.

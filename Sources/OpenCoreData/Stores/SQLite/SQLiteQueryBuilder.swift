@@ -43,7 +43,9 @@ struct SQLiteQueryBuilder {
     /// The SELECT of `query`'s rows: key, entity, version and, with `includesPropertyValues`,
     /// every column; with `identitiesOnly`, key and entity alone (`Z_PK, Z_ENT`).
     func select(_ query: StoreQuery, identitiesOnly: Bool = false) throws -> SQLFragment {
-        let plan = SQLiteHierarchyPlan(root: query.entity.layout!.root, storeNumber: store.storeNumber)
+        let root = query.entity.layout!.root
+        // The store built its hierarchies' plans when it loaded; building one per query repeated that.
+        let plan = store.plans[Int32(root.layout!.entityNumber)] ?? SQLiteHierarchyPlan(root: root, storeNumber: store.storeNumber)
         var source = try source(query)
         let table = source.table
         let order = try orderBy(query.sortDescriptors, &source.compiler, table: table)
