@@ -8,7 +8,9 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
     /// Nil for an empty row, so that an object's empty values cost no storage.
     private var storage: SlotStorage?
     private var start: Int32
-    private var length: Int32
+    /// 16 bits: the two bytes this leaves in the row's tail padding hold an object's fault state
+    /// and flags (`NSManagedObject`), which kept an object to a 112-byte allocation.
+    private var length: UInt16
 
     init() {
         storage = nil
@@ -40,9 +42,10 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
     init(arrayLiteral values: SlotValue...) { self.init(values) }
 
     fileprivate init(storage: SlotStorage, start: Int, count: Int) {
+        precondition(count <= Int(UInt16.max), "An entity has at most 65,535 properties")
         self.storage = storage
         self.start = Int32(start)
-        self.length = Int32(count)
+        self.length = UInt16(count)
     }
 
     var startIndex: Int { 0 }
