@@ -125,7 +125,7 @@ extension SQLiteStore {
     static let rowsPerStatement = 32
 
     /// The uniqueness constraints of `entity` and its superentities, as their attributes.
-    private func uniquenessConstraints(of entity: NSEntityDescription) -> [[NSPropertyDescription]] {
+    func uniquenessConstraints(of entity: NSEntityDescription) -> [[NSPropertyDescription]] {
         var result: [[NSPropertyDescription]] = []
         var current: NSEntityDescription? = entity
         while let e = current {

@@ -5,6 +5,12 @@ import GRDBSQLite
 ///
 /// A writer lives for one save. Each entity's INSERT, UPDATE and DELETE is built and prepared once,
 /// on its first row, and then only bound and stepped: no SQL text is built or hashed per row.
+///
+/// New rows of an entity without uniqueness constraints wait, per entity, and go
+/// `rowsPerInsert` to one multi-row INSERT, as in `NSBatchInsertRequest`: running a statement has
+/// a fixed cost that a one-row INSERT pays per object. Inserts of other entities may pass them
+/// (Core Data's tables have no foreign-key constraints); every other write, read and `finish()`
+/// sends all waiting rows first.
 final class SQLiteWriter: StoreWriter {
     private let store: SQLiteStore
     private let db: Database
@@ -12,6 +18,8 @@ final class SQLiteWriter: StoreWriter {
     private var plans: [ObjectIdentifier: EntityPlan] = [:]
     /// The plan of the entity of the previous row: saves write long runs of one entity.
     private var lastPlan: EntityPlan?
+    /// The plans with new rows not written yet.
+    private var waitingPlans: [EntityPlan] = []
 
     /// Where a slot goes in a row.
     private struct ColumnWrite {
@@ -30,16 +38,36 @@ final class SQLiteWriter: StoreWriter {
         let columns: [ColumnWrite]
         let joinTables: [JoinTable]
         var insert: Statement?
+        /// The INSERT of `rowsPerInsert` rows, and a text buffer per parameter for it: its
+        /// strings are bound without SQLite copying each one.
+        var insertMany: Statement?
+        var manyText: SQLiteTextBuffers?
+        /// Rows a multi-row INSERT carries; 1 for an entity with uniqueness constraints, whose
+        /// rows go one at a time so that a broken constraint names its object.
+        let rowsPerInsert: Int
+        /// New rows waiting for the multi-row INSERT, with their keys.
+        var waitingKeys: [Int64] = []
+        var waitingRows: [RowValues] = []
         var update: Statement?
         var delete: Statement?
         var clearJoins: [Statement] = []
 
-        init(entity: NSEntityDescription, storeNumber: Int64, columns: [ColumnWrite]) {
+        init(entity: NSEntityDescription, storeNumber: Int64, columns: [ColumnWrite], constrained: Bool) {
             self.entity = entity
             self.table = entity.layout!.tableName
             self.storeNumber = storeNumber
             self.columns = columns
             self.joinTables = entity.properties.compactMap { ($0 as? NSRelationshipDescription)?.joinTable }
+            // 999 is the fewest parameters a statement may have in any SQLite build.
+            self.rowsPerInsert = constrained ? 1 : max(1, min(SQLiteStore.rowsPerStatement, 999 / (columns.count + 1)))
+        }
+
+        /// `INSERT` of `rows` rows: the key and the columns as parameters, entity and version as
+        /// constants.
+        func insertSQL(rows: Int) -> String {
+            let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.column)
+            let row = "(?, \(storeNumber), 1" + String(repeating: ", ?", count: columns.count) + ")"
+            return "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
         }
     }
 
@@ -61,6 +89,7 @@ final class SQLiteWriter: StoreWriter {
     }
 
     func finish() throws {
+        try writeWaitingRows()
         for (number, max) in maxKeys {
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max, number])
         }
@@ -69,19 +98,51 @@ final class SQLiteWriter: StoreWriter {
 
     func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
         let plan = self.plan(for: entity)
-        let statement = try prepared(&plan.insert) {
-            let names = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.columns.map(\.column)
-            let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            return "INSERT INTO \(plan.table) (\(names.joined(separator: ", "))) VALUES (\(marks))"
-        }
+        guard plan.rowsPerInsert > 1 else { return try insertOne(plan, primaryKey: primaryKey, values: values) }
+        if plan.waitingRows.isEmpty { waitingPlans.append(plan) }
+        plan.waitingKeys.append(primaryKey)
+        plan.waitingRows.append(values)
+        if plan.waitingRows.count == plan.rowsPerInsert { try writeWaitingRows(of: plan) }
+    }
+
+    private func insertOne(_ plan: EntityPlan, primaryKey: Int64, values: RowValues) throws {
+        let statement = try prepared(&plan.insert) { plan.insertSQL(rows: 1) }
         sqlite3_bind_int64(statement, 1, primaryKey)
-        sqlite3_bind_int64(statement, 2, plan.storeNumber)
-        sqlite3_bind_int64(statement, 3, 1)
-        bind(plan.columns, values, statement, from: 4)
-        try step(statement, entity: entity, primaryKey: primaryKey)
+        bind(plan.columns, values, statement, from: 2)
+        try step(statement, entity: plan.entity, primaryKey: primaryKey)
+    }
+
+    /// Writes every entity's waiting rows: before anything else touches the database.
+    private func writeWaitingRows() throws {
+        guard !waitingPlans.isEmpty else { return }
+        for plan in waitingPlans { try writeWaitingRows(of: plan) }
+        waitingPlans.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `plan`'s waiting rows: in one INSERT when they fill it, else one by one.
+    private func writeWaitingRows(of plan: EntityPlan) throws {
+        defer {
+            plan.waitingKeys.removeAll(keepingCapacity: true)
+            plan.waitingRows.removeAll(keepingCapacity: true)
+        }
+        guard plan.waitingRows.count == plan.rowsPerInsert else {
+            for (key, values) in zip(plan.waitingKeys, plan.waitingRows) { try insertOne(plan, primaryKey: key, values: values) }
+            return
+        }
+        let statement = try prepared(&plan.insertMany) { plan.insertSQL(rows: plan.rowsPerInsert) }
+        let perRow = Int32(plan.columns.count + 1)
+        let text = plan.manyText ?? SQLiteTextBuffers(parameters: Int(perRow) * plan.rowsPerInsert)
+        plan.manyText = text
+        for (row, values) in plan.waitingRows.enumerated() {
+            let first = 1 + Int32(row) * perRow
+            sqlite3_bind_int64(statement, first, plan.waitingKeys[row])
+            bind(plan.columns, values, statement, from: first + 1, text: text)
+        }
+        try step(statement, entity: plan.entity, primaryKey: plan.waitingKeys[0])
     }
 
     func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
+        try writeWaitingRows()
         let plan = self.plan(for: entity)
         let statement = try prepared(&plan.update) {
             let assignments = (["Z_OPT = ?"] + plan.columns.map { "\($0.column) = ?" }).joined(separator: ", ")
@@ -96,6 +157,7 @@ final class SQLiteWriter: StoreWriter {
     }
 
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
+        try writeWaitingRows()
         let plan = self.plan(for: entity)
         let statement = try prepared(&plan.delete) { "DELETE FROM \(plan.table) WHERE Z_PK = ? AND Z_OPT = ?" }
         sqlite3_bind_int64(statement, 1, primaryKey)
@@ -116,10 +178,12 @@ final class SQLiteWriter: StoreWriter {
     }
 
     func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
-        try store.row(of: entity, primaryKey: primaryKey, in: db)
+        try writeWaitingRows()
+        return try store.row(of: entity, primaryKey: primaryKey, in: db)
     }
 
     func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64? {
+        try writeWaitingRows()
         let properties = slots.map { entity.properties[$0] }
         let conditions = properties.map { "\($0.columnName!) IS ?" }.joined(separator: " AND ")
         let statement = try prepare("SELECT Z_PK FROM \(entity.layout!.tableName) WHERE \(conditions) AND Z_PK != ? LIMIT 1")
@@ -147,8 +211,9 @@ final class SQLiteWriter: StoreWriter {
             source, destination)
     }
 
-    /// Runs a statement that takes two integer parameters.
+    /// Runs a statement that takes two integer parameters (after the rows waiting to be inserted).
     private func execute(_ sql: String, _ first: Int64, _ second: Int64) throws {
+        try writeWaitingRows()
         let statement = try prepare(sql)
         sqlite3_bind_int64(statement, 1, first)
         sqlite3_bind_int64(statement, 2, second)
@@ -163,7 +228,9 @@ final class SQLiteWriter: StoreWriter {
         if let known = plans[ObjectIdentifier(entity)] {
             plan = known
         } else {
-            plan = EntityPlan(entity: entity, storeNumber: Int64(store.storeNumber(entity)), columns: columns(for: entity))
+            plan = EntityPlan(
+                entity: entity, storeNumber: Int64(store.storeNumber(entity)), columns: columns(for: entity),
+                constrained: !store.uniquenessConstraints(of: entity).isEmpty)
             plans[ObjectIdentifier(entity)] = plan
         }
         lastPlan = plan
@@ -202,13 +269,20 @@ final class SQLiteWriter: StoreWriter {
         sqlite3_reset(statement)
     }
 
-    private func bind(_ plan: [ColumnWrite], _ values: RowValues, _ statement: OpaquePointer, from first: Int32) {
+    /// Binds a row's columns from parameter `first` on; strings through `text` when given.
+    private func bind(
+        _ plan: [ColumnWrite], _ values: RowValues, _ statement: OpaquePointer, from first: Int32, text: SQLiteTextBuffers? = nil
+    ) {
         for (offset, write) in plan.enumerated() {
             let index = first + Int32(offset)
             let value = values.slots[write.slot]
             switch write.kind {
             case .attribute(let attribute):
-                SQLiteBind.bind(value, attribute: attribute, to: statement, at: index)
+                if let text, case .string(let string) = value {
+                    text.bindText(string, to: statement, at: index)
+                } else {
+                    SQLiteBind.bind(value, attribute: attribute, to: statement, at: index)
+                }
             case .foreignKey:
                 if case .reference(let reference) = value {
                     sqlite3_bind_int64(statement, index, reference.primaryKey)
