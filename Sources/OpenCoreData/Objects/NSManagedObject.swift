@@ -24,8 +24,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) var contextToken: ContextToken?
     /// The object's values, one slot per property of the entity (`NSPropertyDescription.slot`).
     @exclusivity(unchecked) var slots: SlotRow
-    // Declared right after `slots`, so that they sit in its two bytes of tail padding: with the
-    // cached ID gone, that keeps the instance at 104 bytes, a 112-byte allocation (was 128).
+    // Declared right after `slots`, so that they sit in its two bytes of tail padding: with
+    // `knownID` serving for both IDs, that keeps the instance at 104 bytes, a 112-byte
+    // allocation (was 128).
     @exclusivity(unchecked) var faultState: FaultState = .fresh
     @exclusivity(unchecked) var flags: Flags = []
     /// The values as last read from or saved to the parent store; nil for a never-saved object.
@@ -44,8 +45,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The permanent identity, once there is one.
     @exclusivity(unchecked) var primaryKey: Int64 = 0
     @exclusivity(unchecked) unowned(unsafe) var store: NSPersistentStore?
-    /// The temporary ID, shared with parent and child contexts until the root context saves.
-    @exclusivity(unchecked) var temporaryID: NSManagedObjectID?
+    /// The temporary ID while the object has no primary key (shared with parent and child
+    /// contexts until the root context saves); once it has one, its permanent ID, kept once
+    /// asked for. One field serves both because an object never needs both at once: a field of
+    /// its own for the permanent ID cost every fetched object 16 bytes of allocation.
+    @exclusivity(unchecked) var knownID: NSManagedObjectID?
+    /// The temporary ID, while the object has no primary key.
+    var temporaryID: NSManagedObjectID? {
+        get { primaryKey == 0 ? knownID : nil }
+        set { knownID = newValue }
+    }
 
     /// `fresh`: created by the user, default values not applied yet (they are applied on first
     /// access, so materializing a fetched object costs no slot array).
@@ -115,16 +124,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     // MARK: Identity and state
 
     /// The object's ID: temporary until the object is saved, permanent afterwards.
-    ///
-    /// A saved object's ID is made on each call rather than kept: a field for it cost every
-    /// fetched object 16 bytes of allocation. IDs compare and hash by value.
     public var objectID: NSManagedObjectID {
         if primaryKey != 0, let store {
-            return NSManagedObjectID(entity: entity, store: store, primaryKey: primaryKey)
+            if let knownID, !knownID.isTemporaryID { return knownID }
+            let id = NSManagedObjectID(entity: entity, store: store, primaryKey: primaryKey)
+            knownID = id
+            return id
         }
-        if let temporaryID { return temporaryID }
+        if let knownID { return knownID }
         let id = NSManagedObjectID(temporaryFor: entity)
-        temporaryID = id
+        knownID = id
         managedObjectContext?.registerTemporary(self)
         return id
     }
@@ -133,6 +142,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     func assignPermanentID(store: NSPersistentStore, primaryKey: Int64) {
         self.store = store
         self.primaryKey = primaryKey
+        // A permanent ID made before is of another key; a temporary one is read by the caller.
+        if knownID?.isTemporaryID == false { knownID = nil }
     }
 
     var hasTemporaryID: Bool { primaryKey == 0 }
