@@ -235,7 +235,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
         let builder = SQLiteDictionaryQuery(store: self)
         let (sql, selected) = try builder.statement(query, fetch)
-        let supportFolder = externalDataFolder
+        let externalData = externalDataReader
         return try pool!.read { db in
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
@@ -248,7 +248,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     throw DatabaseError(
                         resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
                 }
-                result.append(builder.read(handle, selected) { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) })
+                result.append(builder.read(handle, selected, externalData: externalData))
             }
             return result
         }
@@ -265,7 +265,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 // dropped by walking both lists in step.
                 let statement = try db.cachedStatement(sql: "\(select) BETWEEN ? AND ?")
                 statement.setUncheckedArguments([range.lowerBound, range.upperBound])
-                let rows = try readRows(statement, plan: plan, values: true, db: db)
+                let rows = try readRows(statement, plan: plan, values: true, db: db, expectedRows: primaryKeys.count)
                 // Consecutive keys: every row of the range is one of them.
                 if range.upperBound - range.lowerBound == Int64(primaryKeys.count - 1) { return rows }
                 var wanted = primaryKeys.makeIterator()
@@ -279,7 +279,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             // one bound value however many keys there are.
             let statement = try db.cachedStatement(sql: "\(select) IN (SELECT value FROM json_each(?))")
             statement.setUncheckedArguments([Self.jsonArray(primaryKeys)])
-            return try readRows(statement, plan: plan, values: true, db: db)
+            return try readRows(statement, plan: plan, values: true, db: db, expectedRows: primaryKeys.count)
         }
     }
 
@@ -342,17 +342,20 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The rows `statement` selects; `expectedRows` is room to reserve when the caller knows
+    /// about how many there are (a batch's keys), saving the array's regrowth.
     func readRows(
-        _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database, onRow: ((OpaquePointer) -> Void)? = nil
+        _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database, expectedRows: Int = 0,
+        onRow: ((OpaquePointer) -> Void)? = nil
     ) throws -> [StoreRow] {
         let handle = statement.sqliteStatement
         var rows: [StoreRow] = []
+        rows.reserveCapacity(expectedRows)
         let model = persistentStoreCoordinator!.managedObjectModel
-        let supportFolder = externalDataFolder
         // Made once, not per column read: a closure built in the loop retained its captures
         // on every call.
         let storeNumbers: (Int32) -> Int32 = { [modelNumberOf] number in modelNumberOf[number] ?? number }
-        let externalData: (String) -> Data? = { name in try? Data(contentsOf: supportFolder.appendingPathComponent(name)) }
+        let externalData = externalDataReader
         // What the previous row's Z_ENT resolved to: rows of one entity come in long runs.
         var lastStoreNumber: Int32 = -1
         var number: Int32 = 0
@@ -415,11 +418,16 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    /// `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store (format notes §9).
-    private var externalDataFolder: URL {
+    /// Reads a file of `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store (format notes §9).
+    /// The folder is found when a row names a file, not per read: batched iteration reads many
+    /// small runs of rows, and building the folder's URL cost more than a row.
+    private var externalDataReader: (String) -> Data? {
         let url = self.url!
-        let name = url.deletingPathExtension().lastPathComponent
-        return url.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT/_EXTERNAL_DATA")
+        return { name in
+            let folder = url.deletingLastPathComponent()
+                .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA")
+            return try? Data(contentsOf: folder.appendingPathComponent(name))
+        }
     }
 
     // MARK: Writing
