@@ -7,7 +7,7 @@ import Dispatch
 ///    the context's queue.
 /// 2. Register: on the context's queue, in blocks of a quarter of a millisecond, so that work the
 ///    context is given meanwhile runs between them; rows become objects through the same
-///    `register(row:)` as `fetch(_:)`, uniqued with the objects the context holds.
+///    `RowRegistrar` as `fetch(_:)`, uniqued with the objects the context holds.
 ///
 /// docs/design.md ("Asynchronous fetching") says why it is built this way.
 /// 3. Complete: pending changes merged (as `fetch(_:)` does), the result set, the completion block
@@ -50,7 +50,6 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     private var groups: [(store: NSPersistentStore, rows: [StoreRow])] = []
     private var groupIndex = 0
     private var rowIndex = 0
-    private var lookup: EntityLookup?
     private var objects: [NSManagedObject] = []
     /// The objects as `ResultType`, built block by block; unused when `ResultType` is
     /// `NSManagedObject` itself (the array is reinterpreted) or results are not objects.
@@ -240,17 +239,24 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             groups[groupIndex].rows = []
             groupIndex += 1
             rowIndex = 0
-            lookup = nil
         }
         finishRegistering()
     }
 
     /// Registers the current group's rows until they are done (true) or `deadline` has passed.
+    ///
+    /// Rows register through a `RowRegistrar`, as in `fetch(_:)`: a new one per slice, since
+    /// whatever ran on the queue between slices (a `reset()`) may have replaced the registry's
+    /// tables it remembers.
     private func registerRows(until deadline: UInt64) -> Bool {
         let store = groups[groupIndex].store
         let rows = groups[groupIndex].rows
-        let refresh = fetchRequest.shouldRefreshRefetchedObjects
         let fillsObjects = !fetchRequest.returnsObjectsAsFaults && fetchRequest.resultType == .managedObjectResultType
+        let prefetches = !(fetchRequest.relationshipKeyPathsForPrefetching ?? []).isEmpty
+        // New objects take their values as they register, unless prefetched relationships must
+        // reach the rows first (as in `fetch(_:)`).
+        var registrar = RowRegistrar(
+            store: store, filling: fillsObjects && !prefetches, refresh: fetchRequest.shouldRefreshRefetchedObjects)
         let buildsTyped = self.buildsTyped
         let context = self.context
         var mismatch: NSEntityDescription?
@@ -258,7 +264,6 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         do {
             // The loop works on locals, moved out of the operation and back: every access to a
             // stored property of a class is an exclusivity check, several a row otherwise.
-            var lookup = self.lookup ?? EntityLookup(store: store)
             var index = rowIndex
             var objects = self.objects
             var created = self.created
@@ -267,33 +272,29 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             self.created = []
             self.typed = []
             defer {
-                self.lookup = lookup
                 rowIndex = index
                 self.objects = objects
                 self.created = created
                 self.typed = typed
             }
-            var registered = context.registry.count
             rows: while true {
                 guard index < rows.count else {
                     finished = true
                     break rows
                 }
-                let row = rows[index]
+                // A copy of the row (its values are shared, not copied), for the registrar to
+                // take them from: writing into `rows` itself would copy the whole array if the
+                // reading side still held it.
+                var row = rows[index]
                 index += 1
-                let rowEntity = lookup.entity(row.entityNumber)
-                let object = context.register(row: row, entity: rowEntity, objectClass: lookup.objectClass, store: store, refresh: refresh)
-                // The registry grew: the object is new, this fetch's to take back if cancelled.
-                let count = context.registry.count
-                if count != registered {
-                    registered = count
-                    created.append(objects.count)
-                }
+                let (object, isNew) = registrar.register(&row, in: context)
+                // This fetch's to take back if cancelled.
+                if isNew { created.append(objects.count) }
                 if fillsObjects { object.fireFault() }
                 objects.append(object)
                 if buildsTyped {
                     guard let value = object as? ResultType else {
-                        mismatch = rowEntity
+                        mismatch = object.entity
                         break rows
                     }
                     typed.append(value)
@@ -427,6 +428,5 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         objects = []
         typed = []
         created = []
-        lookup = nil
     }
 }

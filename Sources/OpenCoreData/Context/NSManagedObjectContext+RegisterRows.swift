@@ -31,8 +31,7 @@ extension NSManagedObjectContext {
 }
 
 /// Registers the rows of one store, one at a time, in a context: the loop a million-row fetch
-/// spends its time in. (The asynchronous fetch still registers through `register(row:)`; see
-/// docs/performance.md.)
+/// spends its time in, synchronous or asynchronous.
 ///
 /// The hierarchy's registry table is found once, not per row; each row's values move into their
 /// object without being copied; objects are created without a per-row closure. Only the
