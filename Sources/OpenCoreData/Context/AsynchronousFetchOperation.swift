@@ -112,7 +112,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     private func read() {
         do {
             try monitor.checkCancellation()
-            var meter = RowMeter { [self] rows in reportRowsRead(rows) }
+            let meter = RowMeter { [self] rows in reportRowsRead(rows) }
             switch kind {
             case .objects, .objectIDs:
                 var groups: [(store: NSPersistentStore, rows: [StoreRow])] = []
@@ -120,7 +120,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                     try monitor.checkCancellation()
                     let rows: [StoreRow]
                     if let sqlite = store as? SQLiteStore {
-                        rows = try sqlite.fetchRows(storeQuery, monitor: monitor, meter: &meter)
+                        rows = try sqlite.fetchRows(storeQuery, monitor: monitor, meter: meter)
                     } else {
                         rows = try store.fetchRows(storeQuery)
                         meter.rowsRead(rows.count)

@@ -27,16 +27,19 @@ final class StoreReadMonitor: Sendable {
 /// Counts the rows of a read on the reading thread and reports the count whenever 1,000 rows or
 /// 50 ms have gone by since the last report, so that progress rises in small steps without a
 /// report per row.
-struct RowMeter {
+///
+/// A class, used by one thread at a time, so that the read loop's per-row closure counts through
+/// a reference: a captured `var` cost a boxed, access-checked write per row.
+final class RowMeter {
     /// How many rows at most between two reports.
     static let rowStep = 1_000
     /// How long at most between two reports while rows keep coming, in nanoseconds.
     static let interval: UInt64 = 50_000_000
 
     private let report: @Sendable (Int) -> Void
-    private(set) var rows: Int
-    private var reported: Int
-    private var reportedAt: UInt64
+    @exclusivity(unchecked) private(set) var rows: Int
+    @exclusivity(unchecked) private var reported: Int
+    @exclusivity(unchecked) private var reportedAt: UInt64
 
     /// A meter that tells `report` the rows read so far, on the reading thread.
     init(report: @escaping @Sendable (Int) -> Void) {
@@ -47,7 +50,7 @@ struct RowMeter {
     }
 
     @inline(__always)
-    mutating func rowRead() {
+    func rowRead() {
         rows += 1
         if rows - reported >= Self.rowStep {
             reportNow(at: Self.now())
@@ -61,17 +64,17 @@ struct RowMeter {
     }
 
     /// Counts rows read all at once, by a store that cannot stream them.
-    mutating func rowsRead(_ count: Int) {
+    func rowsRead(_ count: Int) {
         rows += count
         if count > 0 { reportNow(at: Self.now()) }
     }
 
     /// Reports the last rows if they have not been reported yet.
-    mutating func finish() {
+    func finish() {
         if rows != reported { reportNow(at: Self.now()) }
     }
 
-    private mutating func reportNow(at now: UInt64) {
+    private func reportNow(at now: UInt64) {
         reported = rows
         reportedAt = now
         report(rows)

@@ -11,12 +11,10 @@ extension SQLiteStore {
     /// - Throws: `StoreReadCancelled` once `monitor` is cancelled: the running statement stops at
     ///   its next few hundred virtual-machine instructions (a SQLite progress handler polls the
     ///   flag), so a million-row read ends within milliseconds instead of running to the end.
-    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: inout RowMeter) throws -> [StoreRow] {
+    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter) throws -> [StoreRow] {
         let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         try monitor.checkCancellation()
-        var counting = meter
-        defer { meter = counting }
         return try pool!.read { db in
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
@@ -27,7 +25,7 @@ extension SQLiteStore {
             defer { sqlite3_progress_handler(connection, 0, nil, nil) }
             do {
                 return try withExtendedLifetime(monitor) {
-                    try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db) { _ in counting.rowRead() }
+                    try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db) { _ in meter.rowRead() }
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && monitor.isCancelled {
                 throw StoreReadCancelled(interruptedStatement: true)
