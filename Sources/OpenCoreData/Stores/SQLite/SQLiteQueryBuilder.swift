@@ -41,7 +41,8 @@ struct SQLiteQueryBuilder {
     }
 
     /// The SELECT of `query`'s rows: key, entity, version and, with `includesPropertyValues`,
-    /// every column; with `identitiesOnly`, key and entity alone (`Z_PK, Z_ENT`).
+    /// every column; with `identitiesOnly`, key and entity alone (`Z_PK, Z_ENT`), or the key alone
+    /// for a table of one entity (`SQLiteHierarchyPlan.soleStoreNumber`).
     func select(_ query: StoreQuery, identitiesOnly: Bool = false) throws -> SQLFragment {
         let root = query.entity.layout!.root
         // The store built its hierarchies' plans when it loaded; building one per query repeated that.
@@ -51,7 +52,7 @@ struct SQLiteQueryBuilder {
         let order = try orderBy(query.sortDescriptors, &source.compiler, table: table)
         let columns =
             identitiesOnly
-            ? "\(table).Z_PK, \(plan.entityColumn)"
+            ? (plan.soleStoreNumber != nil ? "\(table).Z_PK" : "\(table).Z_PK, \(plan.entityColumn)")
             : query.includesPropertyValues ? plan.selectList : "\(table).Z_PK, \(plan.entityColumn), \(table).Z_OPT"
         var sql: SQLFragment = "SELECT \(raw: columns) FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause)"
         if !order.isEmpty { sql += " ORDER BY \(order)" }

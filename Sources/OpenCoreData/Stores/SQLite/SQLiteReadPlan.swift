@@ -10,6 +10,9 @@ struct SQLiteHierarchyPlan {
     /// entity's number as a literal. Every row of such a table has it, and a rowid-only query
     /// (object IDs) then never reads the row's record.
     let entityColumn: String
+    /// The store's number of the table's one entity; nil when the table holds a hierarchy.
+    /// Object-ID queries of such a table select the key alone.
+    let soleStoreNumber: Int32?
     /// How many columns `selectList` names; a query may select more after them.
     let columnCount: Int32
     /// Per concrete entity (by model entity number), how to fill its slots.
@@ -34,7 +37,8 @@ struct SQLiteHierarchyPlan {
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + root.layout!.tableColumns.map(\.0)
         let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
         let table = root.layout!.tableName
-        let entityColumn = hierarchy.count == 1 ? "\(storeNumber(root))" : "\(table).Z_ENT"
+        soleStoreNumber = hierarchy.count == 1 ? storeNumber(root) : nil
+        let entityColumn = soleStoreNumber.map { "\($0)" } ?? "\(table).Z_ENT"
         self.entityColumn = entityColumn
         selectList = columns.map { $0 == "Z_ENT" ? entityColumn : "\(table).\($0)" }.joined(separator: ", ")
         columnCount = Int32(columns.count)

@@ -162,6 +162,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
         let sql = try SQLiteQueryBuilder(store: self).select(query, identitiesOnly: true)
         var lookup = EntityLookup(store: self)
+        // A table of one entity selects the key alone (`select(_:identitiesOnly:)`).
+        let root = query.entity.layout!.root
+        let sole = (plans[Int32(root.layout!.entityNumber)] ?? SQLiteHierarchyPlan(root: root, storeNumber: storeNumber)).soleStoreNumber
         return try pool!.read { db in
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
@@ -177,7 +180,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     throw DatabaseError(
                         resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
                 }
-                let storeNumber = Int32(sqlite3_column_int(handle, 1))
+                let storeNumber = sole ?? Int32(sqlite3_column_int(handle, 1))
                 if storeNumber != lastStoreNumber {
                     entity = lookup.entity(modelNumber(storeNumber))
                     lastStoreNumber = storeNumber

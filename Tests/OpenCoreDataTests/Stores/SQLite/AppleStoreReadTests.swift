@@ -73,6 +73,31 @@ import Testing
         _ = directory
     }
 
+    /// Object-ID fetches name each row's own entity: read from Z_ENT in a table Car and its
+    /// subentities share, and known without reading it in Person's table of one entity.
+    @Test func objectIDFetchesNameEachRowsEntity() throws {
+        let (context, directory) = try open(
+            "SampleModel/Fixtures/SampleModel_V1.sqlite", model: "SampleModel/SampleModel.xcdatamodeld", version: "SampleModel")
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObjectID>(entityName: "Car")
+            request.resultType = .managedObjectIDResultType
+            let ids = try context.fetch(request)
+            let byEntity = Dictionary(grouping: ids, by: { $0.entity.name ?? "" }).mapValues(\.count)
+            #expect(byEntity == ["Car": 115, "SportCar": 5, "ExpensiveSportCar": 5])
+            #expect(Set(ids).count == 125)
+            let objects = try fetch(context, "Car")
+            #expect(Set(objects.map(\.objectID)) == Set(ids))
+
+            let people = NSFetchRequest<NSManagedObjectID>(entityName: "Person")
+            people.resultType = .managedObjectIDResultType
+            let personIDs = try context.fetch(people)
+            #expect(personIDs.count == 20)
+            #expect(personIDs.allSatisfy { $0.entity.name == "Person" && !$0.isTemporaryID })
+            #expect(Set(try fetch(context, "Person", key: "lastName").map(\.objectID)) == Set(personIDs))
+        }
+        withExtendedLifetime(directory) {}
+    }
+
     @Test func migratedV2StoreMapsTheRenamedEntityThroughItsRenamingIdentifier() throws {
         let (context, directory) = try open(
             "SampleModel/Fixtures/SampleModel_V2.sqlite", model: "SampleModel/SampleModel.xcdatamodeld", version: "SampleModel2")
