@@ -123,6 +123,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     // MARK: Identity and state
 
+    /// Identity-based, as `NSObject`'s, which runs Swift's hasher over the object's address:
+    /// sets and dictionaries of objects (the change notifications') hash this value again, so
+    /// the address itself serves. Core Data's documentation forbids overriding it.
+    override public var hash: Int { Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self))) }
+
     /// The object's ID: temporary until the object is saved, permanent afterwards.
     public var objectID: NSManagedObjectID {
         if primaryKey != 0, let store {
