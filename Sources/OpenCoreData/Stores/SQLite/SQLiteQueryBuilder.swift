@@ -52,8 +52,8 @@ struct SQLiteQueryBuilder {
         let order = try orderBy(query.sortDescriptors, &source.compiler, table: table)
         let columns =
             identitiesOnly
-            ? (plan.soleStoreNumber != nil ? "\(table).Z_PK" : "\(table).Z_PK, \(plan.entityColumn)")
-            : query.includesPropertyValues ? plan.selectList : "\(table).Z_PK, \(plan.entityColumn), \(table).Z_OPT"
+            ? (plan.soleStoreNumber != nil ? "\(table).Z_PK" : "\(table).Z_PK, \(table).Z_ENT")
+            : query.includesPropertyValues ? plan.selectList : plan.identityList
         var sql: SQLFragment = "SELECT \(raw: columns) FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause)"
         if !order.isEmpty { sql += " ORDER BY \(order)" }
         sql += limit(query)

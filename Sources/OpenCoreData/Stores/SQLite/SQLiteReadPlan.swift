@@ -4,15 +4,16 @@ import GRDBSQLite
 /// per store so that reading a row is a loop over precomputed column indexes.
 struct SQLiteHierarchyPlan {
     let table: String
-    /// `Z_PK, Z_ENT, Z_OPT, <columns…>` with the table name as qualifier, for SELECT.
+    /// `Z_PK, Z_ENT, Z_OPT, <columns…>` with the table name as qualifier, for SELECT; without
+    /// `Z_ENT` for a table of one entity (`soleStoreNumber`), whose every row is of that entity:
+    /// a column fewer for SQLite to produce and for the reader to read, each row.
     let selectList: String
-    /// What SELECT reads as the row's entity: `Z_ENT`, or, for a table of one entity, that
-    /// entity's number as a literal. Every row of such a table has it, and a rowid-only query
-    /// (object IDs) then never reads the row's record.
-    let entityColumn: String
     /// The store's number of the table's one entity; nil when the table holds a hierarchy.
-    /// Object-ID queries of such a table select the key alone.
     let soleStoreNumber: Int32?
+    /// Key, entity (unless sole) and version, qualified: what a query without values selects.
+    let identityList: String
+    /// Where `Z_OPT` is in `selectList` and `identityList`: 1 without `Z_ENT`, else 2.
+    let versionColumn: Int32
     /// How many columns `selectList` names; a query may select more after them.
     let columnCount: Int32
     /// Per concrete entity (by model entity number), how to fill its slots.
@@ -34,13 +35,14 @@ struct SQLiteHierarchyPlan {
     /// The plan of `root`'s table; `storeNumber` is the store's number of an entity (its Z_ENT).
     init(root: NSEntityDescription, storeNumber: (NSEntityDescription) -> Int32) {
         self.table = root.layout!.tableName
-        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + root.layout!.tableColumns.map(\.0)
         let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
         let table = root.layout!.tableName
         soleStoreNumber = hierarchy.count == 1 ? storeNumber(root) : nil
-        let entityColumn = soleStoreNumber.map { "\($0)" } ?? "\(table).Z_ENT"
-        self.entityColumn = entityColumn
-        selectList = columns.map { $0 == "Z_ENT" ? entityColumn : "\(table).\($0)" }.joined(separator: ", ")
+        let identity = soleStoreNumber == nil ? ["Z_PK", "Z_ENT", "Z_OPT"] : ["Z_PK", "Z_OPT"]
+        let columns = identity + root.layout!.tableColumns.map(\.0)
+        identityList = identity.map { "\(table).\($0)" }.joined(separator: ", ")
+        versionColumn = Int32(identity.count - 1)
+        selectList = columns.map { "\(table).\($0)" }.joined(separator: ", ")
         columnCount = Int32(columns.count)
         var index: [String: Int32] = [:]
         for (i, name) in columns.enumerated() { index[name] = Int32(i) }

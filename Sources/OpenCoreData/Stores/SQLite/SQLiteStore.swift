@@ -372,7 +372,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
             }
             let primaryKey = sqlite3_column_int64(handle, 0)
-            let storeNumber = Int32(sqlite3_column_int(handle, 1))
+            let storeNumber = plan.soleStoreNumber ?? Int32(sqlite3_column_int(handle, 1))
             if lastStoreNumber != storeNumber {
                 number = modelNumber(storeNumber)
                 let reads = values ? plan.entities[number] : nil
@@ -380,7 +380,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 fills = reads.map { SlotFill.plan($0, entity: model.entitiesInStoreOrder[Int(number) - 1]) } ?? []
                 lastStoreNumber = storeNumber
             }
-            let version = sqlite3_column_int64(handle, 2)
+            let version = sqlite3_column_int64(handle, plan.versionColumn)
             var slots: SlotRow?
             if hasValues {
                 // Each slot written once, into storage shared by many rows (`SlotRow`).
