@@ -1,14 +1,19 @@
 /// Conversions between the values users pass (`Any`, as Core Data's KVC takes them) and slots.
 extension SlotValue {
+    // Foundation's Boolean numbers, made once: `NSNumber(value:)` goes through CoreFoundation
+    // on every call (about a microsecond), though it hands back the same two objects.
+    private static let yes = NSNumber(value: true)
+    private static let no = NSNumber(value: false)
+
     /// The value as Core Data hands it out: numbers as `NSNumber` (so `as? Int`, `as? Int16` and
     /// `as? Bool` all work, as with Apple's bridging), strings, dates, data, UUIDs, URLs as Swift values.
     func publicValue(for attribute: NSAttributeDescription?) -> Any? {
         switch self {
         case .unloaded, .null: return nil
         case .int(let v):
-            if attribute?.attributeType == .booleanAttributeType { return NSNumber(value: v != 0) }
+            if attribute?.attributeType == .booleanAttributeType { return v != 0 ? Self.yes : Self.no }
             return NSNumber(value: v)
-        case .bool(let v): return NSNumber(value: v)
+        case .bool(let v): return v ? Self.yes : Self.no
         case .double(let v):
             if attribute?.attributeType == .floatAttributeType { return NSNumber(value: Float(v)) }
             return NSNumber(value: v)
