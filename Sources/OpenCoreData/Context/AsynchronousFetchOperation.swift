@@ -55,7 +55,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// `NSManagedObject` itself (the array is reinterpreted) or results are not objects.
     private var typed: [ResultType] = []
     /// Positions in `objects` of the objects this fetch added to the context's registry.
-    private var created: [Int] = []
+    private var created = Positions()
     private var rowsRead = 0
     /// Set once the fetch has completed or failed, so that no queued block carries on.
     private var ended = false
@@ -220,7 +220,6 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         // which at a million objects takes tens of milliseconds.
         context.registry.reserveCapacity(context.registry.count + rowsRead)
         objects.reserveCapacity(rowsRead)
-        created.reserveCapacity(rowsRead)
         if buildsTyped { typed.reserveCapacity(rowsRead) }
         registerSome()
     }
@@ -269,7 +268,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             var created = self.created
             var typed = self.typed
             self.objects = []
-            self.created = []
+            self.created = Positions()
             self.typed = []
             defer {
                 rowIndex = index
@@ -427,6 +426,6 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         groups = []
         objects = []
         typed = []
-        created = []
+        created = Positions()
     }
 }
