@@ -2,27 +2,28 @@
 /// fetch registered are usually every position, and a run costs 16 bytes where an `Int` each
 /// cost 8 bytes a row.
 struct Positions {
-    private var runs: [Range<Int>] = []
+    /// Runs before the one being extended.
+    private var closed: [Range<Int>] = []
+    /// The last run, outside the array so that extending it writes no array element.
+    private var open: Range<Int>?
 
     /// Adds `position`, which must be greater than every position already in.
+    @inline(__always)
     mutating func append(_ position: Int) {
-        if let last = runs.indices.last, runs[last].upperBound == position {
-            runs[last] = runs[last].lowerBound..<(position + 1)
-        } else {
-            runs.append(position..<(position + 1))
+        if let run = open, run.upperBound == position {
+            open = run.lowerBound..<(position + 1)
+            return
         }
+        if let run = open { closed.append(run) }
+        open = position..<(position + 1)
     }
 
     /// The greatest position.
-    var last: Int? { runs.last.map { $0.upperBound - 1 } }
+    var last: Int? { open.map { $0.upperBound - 1 } }
 
     /// Removes the greatest position.
     mutating func removeLast() {
-        guard let last = runs.indices.last else { return }
-        if runs[last].count == 1 {
-            runs.removeLast()
-        } else {
-            runs[last] = runs[last].lowerBound..<(runs[last].upperBound - 1)
-        }
+        guard let run = open else { return }
+        open = run.count > 1 ? run.lowerBound..<(run.upperBound - 1) : closed.popLast()
     }
 }
