@@ -132,6 +132,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Derived facts computed once, when the model is frozen (and only read after, so without
     /// dynamic exclusivity checks: hot paths read it per object).
     @exclusivity(unchecked) var layout: EntityLayout?
+    /// `layout`'s root entity's number, set with the layout (0 before): object IDs hash and
+    /// compare by it, and one field of the entity is cheaper to read than the layout's chain.
+    @exclusivity(unchecked) var rootNumber: Int32 = 0
 
     func assertMutable() {
         precondition(

@@ -10,39 +10,56 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
     public let entity: NSEntityDescription
     /// The store that holds the object; nil while the ID is temporary, or once the store is gone.
     public var persistentStore: NSPersistentStore? { storeIdentity?.store }
-    /// The store, through a token the store shares with all its IDs: a weak reference per ID
-    /// cost a side-table update per ID made and slowed every retain of the store.
-    private let storeIdentity: StoreIdentity?
     /// Z_PK for a permanent ID; 0 for a temporary one.
     let primaryKey: Int64
-    /// The entity number of the entity's hierarchy root, read once: hashing an ID reads it.
-    private let root: Int32
-    /// Distinguishes temporary IDs, which have no primary key yet.
-    private let temporaryIdentifier: TemporaryIdentifier?
+    /// The store's token for a permanent ID, the boxed UUID for a temporary one. One field holds
+    /// either, and the hierarchy's root number is read from the entity, so that an ID is 40
+    /// bytes, a 48-byte allocation (a million IDs are a million of them).
+    private let owner: Owner
 
-    /// Whether the object has never been saved and has no permanent ID yet.
-    public var isTemporaryID: Bool { temporaryIdentifier != nil }
-
-    convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
-        self.init(entity: entity, storeIdentity: store.identity, root: Self.rootNumber(of: entity), primaryKey: primaryKey)
+    private enum Owner {
+        /// The store, through a token the store shares with all its IDs: a weak reference per ID
+        /// cost a side-table update per ID made and slowed every retain of the store.
+        case store(StoreIdentity)
+        /// Distinguishes temporary IDs, which have no primary key yet.
+        case temporary(TemporaryIdentifier)
     }
 
-    /// An ID for a row of a hierarchy whose root number the caller looked up once for many rows.
-    init(entity: NSEntityDescription, storeIdentity: StoreIdentity, root: Int32, primaryKey: Int64) {
+    private var storeIdentity: StoreIdentity? {
+        if case .store(let identity) = owner { return identity }
+        return nil
+    }
+
+    private var temporaryIdentifier: TemporaryIdentifier? {
+        if case .temporary(let identifier) = owner { return identifier }
+        return nil
+    }
+
+    /// The entity number of the entity's hierarchy root: hashing and comparing IDs read it.
+    private var root: Int32 { entity.rootNumber }
+
+    /// Whether the object has never been saved and has no permanent ID yet.
+    public var isTemporaryID: Bool {
+        if case .temporary = owner { return true }
+        return false
+    }
+
+    convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+        self.init(entity: entity, storeIdentity: store.identity, primaryKey: primaryKey)
+    }
+
+    /// An ID for a row of a store whose identity token the caller looked up once for many rows.
+    init(entity: NSEntityDescription, storeIdentity: StoreIdentity, primaryKey: Int64) {
         self.entity = entity
-        self.storeIdentity = storeIdentity
+        self.owner = .store(storeIdentity)
         self.primaryKey = primaryKey
-        self.root = root
-        self.temporaryIdentifier = nil
         super.init()
     }
 
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
-        self.storeIdentity = nil
+        self.owner = .temporary(TemporaryIdentifier())
         self.primaryKey = 0
-        self.root = Self.rootNumber(of: entity)
-        self.temporaryIdentifier = TemporaryIdentifier()
         super.init()
     }
 
@@ -51,10 +68,6 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
         ObjectKey(
             store: storeIdentity?.storeID, root: root, primaryKey: primaryKey,
             temporaryIdentifier: temporaryIdentifier)
-    }
-
-    static func rootNumber(of entity: NSEntityDescription) -> Int32 {
-        Int32(entity.layout?.root.layout?.entityNumber ?? 0)
     }
 
     /// A URI that names the object: `x-coredata://<store UUID>/<Entity>/p<pk>` for saved objects,

@@ -239,8 +239,13 @@ extension AsynchronousFetchTests {
             weakRequest = request
             weakProgress = result.progress
         }()
-        // Let the last block of the fetch finish on the context's queue.
+        // Let the last block of the fetch finish on the context's queue, and the reading
+        // thread return from the block that handed the rows over (it may still be unwinding).
         stack.context.performAndWait {}
+        let deadline = Date().addingTimeInterval(2)
+        while weakResult != nil || weakRequest != nil || weakProgress != nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
         #expect(weakResult == nil)
         #expect(weakRequest == nil)
         #expect(weakProgress == nil)

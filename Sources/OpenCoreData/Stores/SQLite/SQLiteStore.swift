@@ -187,7 +187,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 }
                 ids.append(
                     NSManagedObjectID(
-                        entity: entity!, storeIdentity: identity, root: lookup.rootNumber, primaryKey: sqlite3_column_int64(handle, 0)))
+                        entity: entity!, storeIdentity: identity, primaryKey: sqlite3_column_int64(handle, 0)))
             }
             return ids
         }
