@@ -73,19 +73,19 @@ struct RowRegistrar {
             context.update(object, from: &row, refresh: refresh)
             return (object, false)
         }
-        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: primaryKey, objectClass: lookup.objectClass)
+        let object = NSManagedObject.materialize(entity: consume entity, store: store, primaryKey: primaryKey, objectClass: lookup.objectClass)
         object.version = row.version
         object.contextToken = context.token
-        let values = row.values.take()
         slot.pointee = object
         context.registry.didRegister(1)
-        if filling, let values {
-            object.slots = values
+        // The row's values move into the object: each copy is an atomic retain and release.
+        if filling, let values = row.values.take() {
             object.committed = values
+            object.slots = consume values
             object.faultState = .filled
             object.awakeFromFetch()
         } else {
-            object.cachedRow = values
+            object.cachedRow = row.values.take()
         }
         return (object, true)
     }
