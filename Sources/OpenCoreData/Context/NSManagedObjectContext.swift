@@ -25,7 +25,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How the context runs work.
     public let concurrencyType: NSManagedObjectContextConcurrencyType
     /// The coordinator whose stores the context fetches from and saves to.
-    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        // The entity remembered by name belongs to the old coordinator's model.
+        didSet { lastInsertedEntity = nil }
+    }
     /// A name shown in debugging output.
     open var name: String?
     /// The conflict resolution policy used when saving; `NSErrorMergePolicy` by default.
@@ -158,24 +161,28 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var registeredObjects: Set<NSManagedObject> { Set(registry.values).union(liveInserted) }
 
     var liveInserted: [NSManagedObject] {
-        insertedList.filter { $0.flags.contains(.inserted) && $0.managedObjectContext === self }
+        insertedList.filter { $0.flags.contains(.inserted) && owns($0) }
     }
+
+    /// Whether `object` is in this context: `object.managedObjectContext === self` without the
+    /// weak load, and the retain and release of the context through its side table, per object.
+    func owns(_ object: NSManagedObject) -> Bool { object.contextToken === token }
 
     // MARK: Inserting and deleting
 
     /// Inserts `object`; it is written at the next save.
     open func insert(_ object: NSManagedObject) {
         assertOnQueue("insert(_:)", object: object)
-        if object.managedObjectContext === self, object.isDeleted, object.primaryKey != 0 {
+        if owns(object), object.isDeleted, object.primaryKey != 0 {
             undelete(object)
             return
         }
         precondition(
-            object.managedObjectContext == nil || object.managedObjectContext === self,
+            owns(object) || object.managedObjectContext == nil,
             "An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext.")
         guard !object.flags.contains(.inserted) else { return }
         // Inserted, deleted, and inserted again (an undone delete): it is still in the list.
-        let reinserted = object.flags.contains(.deleted) && object.managedObjectContext === self
+        let reinserted = object.flags.contains(.deleted) && owns(object)
         if reinserted {
             object.flags.remove(.deleted)
             pendingDeletions.removeAll { $0 === object }
@@ -193,7 +200,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// processed.
     open func delete(_ object: NSManagedObject) {
         assertOnQueue("delete(_:)", object: object)
-        guard object.managedObjectContext === self else { return }
+        guard owns(object) else { return }
         undoManager?.registerUndo(withTarget: object) { [unowned self] in self.insert($0) }
         if object.flags.contains(.inserted) {
             object.flags.remove(.inserted)
@@ -332,7 +339,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Turns `object` back into a fault (dropping its changes when `flag` is false) or refreshes its
     /// saved values while keeping its changes (`flag` true).
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
-        guard object.managedObjectContext === self, !object.isInserted else { return }
+        guard owns(object), !object.isInserted else { return }
         if flag && object.hasChanges {
             let changes = object.changedValues()
             object.willTurnIntoFault()

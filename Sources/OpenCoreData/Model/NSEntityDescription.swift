@@ -115,10 +115,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Stops the program, as Core Data does, if the context's model has no such entity.
     open class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
         // Inserting loops ask for one entity over and over: comparing the name with the last one
-        // costs less than hashing it into the model's dictionary.
-        if let (name, entity, type) = context.lastInsertedEntity, name == entityName,
-            entity.managedObjectModel === context.persistentStoreCoordinator?.managedObjectModel
-        {
+        // costs less than hashing it into the model's dictionary. The context forgets it when its
+        // coordinator changes, so the coordinator and its model (whose references go through
+        // side tables, slow to retain) are not asked per object.
+        if let (name, entity, type) = context.lastInsertedEntity, name == entityName {
             return type.init(entity: entity, insertInto: context)
         }
         guard let entity = entity(forEntityName: entityName, in: context) else {
