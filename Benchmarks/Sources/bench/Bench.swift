@@ -22,6 +22,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Run only these ways (comma-separated: raw, grdb, ocd), e.g. one way under a profiler.")
     var ways: String = "raw,grdb,ocd"
 
+    @Flag(help: "Do not give the heap's free pages back before each run: runs then reuse what earlier runs (of any way) freed, as a long-running process does, and their times depend on the order of the ways.")
+    var warmHeap = false
+
     func validate() throws {
         guard rows >= BenchCase.changeCount else { throw ValidationError("--rows must be at least \(BenchCase.changeCount).") }
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1.") }
@@ -62,13 +65,14 @@ struct Bench: ParsableCommand {
         let templates = try StoreTemplates.make(in: scratch, model: model, data: data)
         let harness = Harness(
             fixture: Fixture(data: data, model: model, templates: templates), runs: runs,
-            selectedWays: try selectedWays(), scratch: scratch)
+            selectedWays: try selectedWays(), scratch: scratch, trimsHeap: !warmHeap)
 
         var report = Report(rows: rows, runs: runs)
         for benchCase in cases {
             report.lines.append(Report.Row(benchCase: benchCase, measurements: try harness.measure(benchCase, log: log)))
         }
-        print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, SQLite \(String(cString: sqlite3_libversion())), release build")
+        let heap = warmHeap ? "warm heap (freed pages kept between runs)" : "each run from a trimmed heap"
+        print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, \(heap), SQLite \(String(cString: sqlite3_libversion())), release build")
         print("")
         print(report.render())
     }

@@ -18,13 +18,19 @@ final class Harness {
     /// Indexes into `ways` of the ways to run; the others keep empty measurements.
     private let selectedWays: [Int]
     private let scratch: URL
+    /// Whether each run starts with the heap's free pages given back (`Heap.releaseFreeMemory`).
+    /// Otherwise a run reuses the pages the previous run freed: glibc keeps more or less of them
+    /// depending on its sizes so far, which made one way's median move by a third with the order
+    /// of the ways, and favoured allocations on the main thread over other threads' arenas.
+    private let trimsHeap: Bool
     private let clock = ContinuousClock()
 
-    init(fixture: Fixture, runs: Int, selectedWays: [Int], scratch: URL) {
+    init(fixture: Fixture, runs: Int, selectedWays: [Int], scratch: URL, trimsHeap: Bool) {
         self.fixture = fixture
         self.runs = runs
         self.selectedWays = selectedWays
         self.scratch = scratch
+        self.trimsHeap = trimsHeap
     }
 
     /// Every way's measurements of `benchCase`, in the order of `ways`.
@@ -56,6 +62,7 @@ final class Harness {
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = try fixture.templates.copy(filled: !benchCase.startsEmpty, into: folder)
         let instance = try way.init(databaseURL: url, fixture: fixture)
+        if trimsHeap { Heap.releaseFreeMemory() }
         let before = Heap.bytesInUse()
         let start = clock.now
         let count = try instance.run(benchCase)
