@@ -20,7 +20,7 @@ final class Harness {
     private let scratch: URL
     /// Whether each run starts with the heap's free pages given back (`Heap.releaseFreeMemory`).
     /// Otherwise a run reuses the pages the previous run freed: glibc keeps more or less of them
-    /// depending on its sizes so far, which made one way's median move by a third with the order
+    /// depending on its sizes so far, which moved one way's median by up to 40% with the order
     /// of the ways, and favoured allocations on the main thread over other threads' arenas.
     private let trimsHeap: Bool
     private let clock = ContinuousClock()
