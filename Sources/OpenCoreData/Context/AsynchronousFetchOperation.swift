@@ -47,7 +47,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
 
     // MARK: Registering (context's queue only)
 
-    private var groups: [(store: NSPersistentStore, rows: [StoreRow])] = []
+    private var groups: [RowGroup] = []
     private var groupIndex = 0
     private var rowIndex = 0
     private var objects: [NSManagedObject] = []
@@ -115,7 +115,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             let meter = RowMeter { [self] rows in reportRowsRead(rows) }
             switch kind {
             case .objects, .objectIDs:
-                var groups: [(store: NSPersistentStore, rows: [StoreRow])] = []
+                var groups: [RowGroup] = []
                 for store in stores {
                     try monitor.checkCancellation()
                     let rows: [StoreRow]
@@ -129,13 +129,14 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                 }
                 meter.finish()
                 try monitor.checkCancellation()
-                let read = UncheckedTransfer(groups)
                 if kind == .objectIDs {
-                    let ids = try Self.objectIDs(read.value)
+                    let ids = try Self.objectIDs(groups)
                     let rows = meter.rows
                     queue.async { self.deliver(ids.value, rowsRead: rows) }
                 } else {
-                    queue.async { self.startRegistering(read.value) }
+                    let handoff = RowsHandoff(groups)
+                    groups = []
+                    queue.async { self.startRegistering(handoff) }
                 }
             case .dictionaries:
                 let fetch = try DictionaryFetch(fetchRequest, entity: entity)
@@ -181,7 +182,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         queue.async { [result] in result.progressDidAdvance(completed: completed, total: total) }
     }
 
-    private static func objectIDs(_ groups: [(store: NSPersistentStore, rows: [StoreRow])]) throws -> UncheckedTransfer<[ResultType]> {
+    private static func objectIDs(_ groups: [RowGroup]) throws -> UncheckedTransfer<[ResultType]> {
         var ids: [NSManagedObjectID] = []
         ids.reserveCapacity(groups.reduce(0) { $0 + $1.rows.count })
         for (store, rows) in groups {
@@ -212,8 +213,10 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// Whether `[NSManagedObject]` is `[ResultType]` already.
     private var resultsAreObjects: Bool { ResultType.self == NSManagedObject.self }
 
-    private func startRegistering(_ groups: [(store: NSPersistentStore, rows: [StoreRow])]) {
-        self.groups = groups
+    /// Takes the rows out of `handoff` straight into `groups`: a parameter holding them as well
+    /// would make the first slice copy them all.
+    private func startRegistering(_ handoff: RowsHandoff) {
+        groups = handoff.take()
         rowsRead = groups.reduce(0) { $0 + $1.rows.count }
         if monitor.isCancelled { return fail(nil) }
         // Room for every row at once: letting the registry grow would rehash it inside one block,
@@ -249,7 +252,11 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// tables it remembers.
     private func registerRows(until deadline: UInt64) -> Bool {
         let store = groups[groupIndex].store
-        let rows = groups[groupIndex].rows
+        // Out of the operation for the slice, so that the array has one owner and each row's
+        // values move into their object in place (`RowsHandoff` keeps the reading side's
+        // reference from lingering): a copy of each row cost a retain and a release.
+        var rows = groups[groupIndex].rows
+        groups[groupIndex].rows = []
         let fillsObjects = !fetchRequest.returnsObjectsAsFaults && fetchRequest.resultType == .managedObjectResultType
         let prefetches = !(fetchRequest.relationshipKeyPathsForPrefetching ?? []).isEmpty
         // New objects take their values as they register, unless prefetched relationships must
@@ -281,12 +288,8 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                     finished = true
                     break rows
                 }
-                // A copy of the row (its values are shared, not copied), for the registrar to
-                // take them from: writing into `rows` itself would copy the whole array if the
-                // reading side still held it.
-                var row = rows[index]
+                let (object, isNew) = registrar.register(&rows[index], in: context)
                 index += 1
-                let (object, isNew) = registrar.register(&row, in: context)
                 // This fetch's to take back if cancelled.
                 if isNew { created.append(objects.count) }
                 if fillsObjects { object.fireFault() }
@@ -301,6 +304,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                 if index & 15 == 0, DispatchTime.now().uptimeNanoseconds >= deadline { break rows }
             }
         }
+        groups[groupIndex].rows = rows
         if let mismatch {
             fail(CoreDataError.make(
                 NSCoreDataError, "The fetch request's result type does not match the objects of entity \(mismatch.name ?? "?")."))
@@ -427,5 +431,25 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         objects = []
         typed = []
         created = Positions()
+    }
+}
+
+/// One store's rows of an asynchronous fetch.
+private typealias RowGroup = (store: NSPersistentStore, rows: [StoreRow])
+
+/// The rows read, handed from the reading queue to the context's queue in a box that the
+/// receiving side empties: the registering side then holds the only reference to them, and can
+/// move each row's values out in place instead of copying the row.
+private final class RowsHandoff: @unchecked Sendable {
+    // @unchecked Sendable: filled on the reading queue before the hand-over, emptied once on the
+    // context's queue after it.
+    private var groups: [RowGroup]
+
+    init(_ groups: [RowGroup]) { self.groups = groups }
+
+    func take() -> [RowGroup] {
+        var taken: [RowGroup] = []
+        swap(&taken, &groups)
+        return taken
     }
 }
