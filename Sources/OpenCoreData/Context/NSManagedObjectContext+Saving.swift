@@ -67,6 +67,7 @@ extension NSManagedObjectContext {
     private func finishSave(
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], writes: [SaveWrite]
     ) {
+        let insertedSet = takeChangeInsertedSet(matching: inserted) ?? sparseSet(inserted)
         var permanentIDs: [(NSManagedObjectID, NSManagedObjectID)] = []
         for write in writes {
             for (object, key) in zip(write.inserted, write.insertedKeys) where key != 0 {
@@ -109,7 +110,7 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didSaveObjectsNotification, object: self,
             userInfo: [
-                NSInsertedObjectsKey: sparseSet(inserted), NSUpdatedObjectsKey: sparseSet(updated), NSDeletedObjectsKey: sparseSet(deleted),
+                NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: sparseSet(updated), NSDeletedObjectsKey: sparseSet(deleted),
             ])
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,

@@ -96,4 +96,58 @@ extension NSFetchRequest {
             #expect(recorder.notifications.last?.userInfo?[NSDeletedObjectsKey] as? Set<NSManagedObject> == [kept])
         }
     }
+
+    /// The did-save notification reuses the inserted set the save's own objects-did-change
+    /// notification built when they hold the same objects; it must not when they differ.
+    @Test func didSaveListsEveryInsertedObjectWhateverCameBefore() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        let changes = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: context)
+        let saves = NotificationRecorder(NSManagedObjectContext.didSaveObjectsNotification, object: context)
+        func lastInserted(_ recorder: NotificationRecorder) -> Set<NSManagedObject>? {
+            recorder.notifications.last?.userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject>
+        }
+        try context.performAndWait {
+            // An event processed before the save: the save's own event has only the later object.
+            let first = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            context.processPendingChanges()
+            let second = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            try context.save()
+            #expect(lastInserted(changes) == [second])
+            #expect(lastInserted(saves) == [first, second])
+
+            // The usual case: the save's event is all of it.
+            let third = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            try context.save()
+            #expect(lastInserted(changes) == [third])
+            #expect(lastInserted(saves) == [third])
+
+            // An observer of the save's event swaps the new object for another: as many objects,
+            // not the same ones.
+            let fourth = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            let swap = SwappedObjects(removing: fourth)
+            let observer = NotificationCenter.default.addObserver(
+                forName: NSManagedObjectContext.didChangeObjectsNotification, object: context, queue: nil
+            ) { _ in
+                guard swap.added == nil else { return }
+                context.delete(swap.removing)
+                swap.added = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            try context.save()
+            let fifth = try #require(swap.added)
+            #expect(lastInserted(saves) == [fifth])
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) == 4)
+        }
+    }
+}
+
+/// The object a notification observer deletes and the one it inserts instead; the observer runs
+/// on the context's queue, inside its save.
+private final class SwappedObjects: @unchecked Sendable {
+    // @unchecked Sendable: written and read on the context's queue only.
+    let removing: NSManagedObject
+    var added: NSManagedObject?
+    init(removing: NSManagedObject) { self.removing = removing }
 }
