@@ -20,8 +20,12 @@ extension NSManagedObjectContext {
         }
         try checkDenyRules()
         processPendingChanges()
+        let posted = lastChange
+        lastChange = PostedChanges()
         let inserted = liveInserted
-        let updated = Array(updatedMap.values)
+        // In the order the save's objects-did-change notification listed them when it listed all,
+        // so that the did-save notification can reuse its set.
+        let updated = posted.updated.flatMap { $0.covers(updatedMap) ? $0.objects : nil } ?? Array(updatedMap.values)
         let deleted = deletedList.filter { $0.primaryKey != 0 }
         NotificationCenter.default.post(name: NSManagedObjectContext.willSaveObjectsNotification, object: self)
         for object in inserted { object.willSave() }
@@ -30,7 +34,7 @@ extension NSManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             pushChanges(to: parent, inserted: inserted, updated: updated, deleted: deleted)
-            finishSave(inserted: inserted, updated: updated, deleted: deleted, writes: [])
+            finishSave(inserted: inserted, updated: updated, deleted: deleted, writes: [], posted: posted)
             return
         }
 
@@ -60,14 +64,17 @@ extension NSManagedObjectContext {
         }
         applyResolutions(resolutions, to: inserted + updated + deleted)
         let stillDeleted = resolutions.isEmpty ? deleted : deleted.filter { $0.isDeleted }
-        finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, writes: writes)
+        finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, writes: writes, posted: posted)
         applyResolvedVersions(resolutions, to: inserted + updated)
     }
 
     private func finishSave(
-        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], writes: [SaveWrite]
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], writes: [SaveWrite],
+        posted: PostedChanges
     ) {
-        let insertedSet = takeChangeInsertedSet(matching: inserted) ?? sparseSet(inserted)
+        let insertedSet = posted.inserted?.set(for: inserted) ?? sparseSet(inserted)
+        let updatedSet = posted.updated?.set(for: updated) ?? sparseSet(updated)
+        let deletedSet = posted.deleted?.set(for: deleted) ?? sparseSet(deleted)
         var permanentIDs: [(NSManagedObjectID, NSManagedObjectID)] = []
         for write in writes {
             for (object, key) in zip(write.inserted, write.insertedKeys) where key != 0 {
@@ -110,7 +117,7 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didSaveObjectsNotification, object: self,
             userInfo: [
-                NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: sparseSet(updated), NSDeletedObjectsKey: sparseSet(deleted),
+                NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: updatedSet, NSDeletedObjectsKey: deletedSet,
             ])
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,

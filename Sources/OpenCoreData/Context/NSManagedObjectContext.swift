@@ -88,12 +88,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var eventInsertedStart = 0
     @exclusivity(unchecked) var eventDeletedStart = 0
     @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
-    /// The inserted objects of the last objects-did-change notification, and the set it posted.
-    /// A save posts the same objects again when no such notification came between it and the
-    /// previous save (the usual case, as the save itself posts one first); its did-save
-    /// notification then reuses the set: building and freeing a set of a million objects costs
-    /// a cache miss an element, a tenth of such a save.
-    @exclusivity(unchecked) var lastChangeInserted: (objects: [NSManagedObject], set: Set<NSManagedObject>)?
+    /// What the last objects-did-change notification listed, for the save that posted it to
+    /// reuse (`PostedChanges`).
+    @exclusivity(unchecked) var lastChange = PostedChanges()
     /// The entity `NSEntityDescription.insertNewObject(forEntityName:into:)` found last, by name.
     @exclusivity(unchecked) var lastInsertedEntity: (String, NSEntityDescription, NSManagedObject.Type)?
 
@@ -245,26 +242,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         eventInsertedStart = insertedList.count
         eventDeletedStart = deletedList.count
         eventUpdated.removeAll()
-        lastChangeInserted = nil
+        lastChange = PostedChanges()
         guard !inserted.isEmpty || !deleted.isEmpty || !updated.isEmpty else { return }
-        let insertedSet = sparseSet(inserted)
-        if !inserted.isEmpty { lastChangeInserted = (inserted, insertedSet) }
+        let posted = PostedChanges(inserted: PostedObjects(inserted), updated: PostedObjects(updated), deleted: PostedObjects(Array(deleted)))
+        lastChange = posted
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didChangeObjectsNotification, object: self,
-            userInfo: [NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: sparseSet(updated), NSDeletedObjectsKey: sparseSet(deleted)])
-    }
-
-    /// The set of the last objects-did-change notification's inserted objects, if they are
-    /// exactly `inserted`, in the same order. The arrays' references are compared as bytes:
-    /// reading the elements would retain and release each object, touching all of them.
-    func takeChangeInsertedSet(matching inserted: [NSManagedObject]) -> Set<NSManagedObject>? {
-        guard let last = lastChangeInserted else { return nil }
-        lastChangeInserted = nil
-        guard last.objects.count == inserted.count else { return nil }
-        let same = last.objects.withUnsafeBytes { old in
-            inserted.withUnsafeBytes { new in old.count == 0 || memcmp(old.baseAddress!, new.baseAddress!, old.count) == 0 }
-        }
-        return same ? last.set : nil
+            userInfo: [NSInsertedObjectsKey: posted.inserted!.set, NSUpdatedObjectsKey: posted.updated!.set, NSDeletedObjectsKey: posted.deleted!.set])
     }
 
     // MARK: Identity
@@ -415,7 +399,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func resetEvent() {
-        lastChangeInserted = nil
+        lastChange = PostedChanges()
         eventInsertedStart = 0
         eventDeletedStart = 0
         eventUpdated.removeAll()

@@ -141,6 +141,52 @@ extension NSFetchRequest {
             #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) == 4)
         }
     }
+
+    /// The same for updated and deleted objects: the save's event may list fewer of them, or one
+    /// object twice (changed, refreshed, changed again).
+    @Test func didSaveListsEveryUpdatedAndDeletedObjectWhateverCameBefore() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        let saves = NotificationRecorder(NSManagedObjectContext.didSaveObjectsNotification, object: context)
+        func last(_ key: String) -> Set<NSManagedObject>? {
+            saves.notifications.last?.userInfo?[key] as? Set<NSManagedObject>
+        }
+        try context.performAndWait {
+            let items = (0..<4).map { _ in NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context) }
+            try context.save()
+
+            items[0].setValue("a", forKey: "name")
+            context.processPendingChanges()
+            items[1].setValue("b", forKey: "name")
+            try context.save()
+            #expect(last(NSUpdatedObjectsKey) == [items[0], items[1]])
+
+            items[0].setValue("a2", forKey: "name")
+            context.refresh(items[0], mergeChanges: false)
+            items[0].setValue("a3", forKey: "name")
+            items[1].setValue("b2", forKey: "name")
+            try context.save()
+            #expect(last(NSUpdatedObjectsKey) == [items[0], items[1]])
+            #expect(items[0].value(forKey: "name") as? String == "a3")
+
+            items[2].setValue("c", forKey: "name")
+            try context.save()
+            #expect(last(NSUpdatedObjectsKey) == [items[2]])
+
+            context.delete(items[2])
+            context.processPendingChanges()
+            context.delete(items[3])
+            try context.save()
+            #expect(last(NSDeletedObjectsKey) == [items[2], items[3]])
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) == 2)
+        }
+        let reopened = try stack.reopened()
+        let names = try reopened.context.performAndWait {
+            try reopened.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(Set(names) == ["a3", "b2"])
+    }
 }
 
 /// The object a notification observer deletes and the one it inserts instead; the observer runs
