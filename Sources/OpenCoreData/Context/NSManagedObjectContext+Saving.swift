@@ -21,11 +21,11 @@ extension NSManagedObjectContext {
         try checkDenyRules()
         processPendingChanges()
         let posted = lastChange
-        lastChange = PostedChanges()
+        lastChange = nil
         let inserted = liveInserted
         // In the order the save's objects-did-change notification listed them when it listed all,
         // so that the did-save notification can reuse its set.
-        let updated = posted.updated.flatMap { $0.covers(updatedMap) ? $0.objects : nil } ?? Array(updatedMap.values)
+        let updated = posted.flatMap { $0.updated.covers(updatedMap) ? $0.updated.objects : nil } ?? Array(updatedMap.values)
         let deleted = deletedList.filter { $0.primaryKey != 0 }
         NotificationCenter.default.post(name: NSManagedObjectContext.willSaveObjectsNotification, object: self)
         for object in inserted { object.willSave() }
@@ -70,11 +70,11 @@ extension NSManagedObjectContext {
 
     private func finishSave(
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], writes: [SaveWrite],
-        posted: PostedChanges
+        posted: PostedChanges?
     ) {
-        let insertedSet = posted.inserted?.set(for: inserted) ?? sparseSet(inserted)
-        let updatedSet = posted.updated?.set(for: updated) ?? sparseSet(updated)
-        let deletedSet = posted.deleted?.set(for: deleted) ?? sparseSet(deleted)
+        let insertedSet = posted?.inserted.set(for: inserted) ?? sparseSet(inserted)
+        let updatedSet = posted?.updated.set(for: updated) ?? sparseSet(updated)
+        let deletedSet = posted?.deleted.set(for: deleted) ?? sparseSet(deleted)
         var permanentIDs: [(NSManagedObjectID, NSManagedObjectID)] = []
         for write in writes {
             for (object, key) in zip(write.inserted, write.insertedKeys) where key != 0 {

@@ -90,7 +90,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
     /// What the last objects-did-change notification listed, for the save that posted it to
     /// reuse (`PostedChanges`).
-    @exclusivity(unchecked) var lastChange = PostedChanges()
+    @exclusivity(unchecked) var lastChange: PostedChanges?
     /// The entity `NSEntityDescription.insertNewObject(forEntityName:into:)` found last, by name.
     @exclusivity(unchecked) var lastInsertedEntity: (String, NSEntityDescription, NSManagedObject.Type)?
 
@@ -242,13 +242,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         eventInsertedStart = insertedList.count
         eventDeletedStart = deletedList.count
         eventUpdated.removeAll()
-        lastChange = PostedChanges()
+        lastChange = nil
         guard !inserted.isEmpty || !deleted.isEmpty || !updated.isEmpty else { return }
         let posted = PostedChanges(inserted: PostedObjects(inserted), updated: PostedObjects(updated), deleted: PostedObjects(Array(deleted)))
         lastChange = posted
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didChangeObjectsNotification, object: self,
-            userInfo: [NSInsertedObjectsKey: posted.inserted!.set, NSUpdatedObjectsKey: posted.updated!.set, NSDeletedObjectsKey: posted.deleted!.set])
+            userInfo: [NSInsertedObjectsKey: posted.inserted.set, NSUpdatedObjectsKey: posted.updated.set, NSDeletedObjectsKey: posted.deleted.set])
     }
 
     // MARK: Identity
@@ -399,7 +399,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func resetEvent() {
-        lastChange = PostedChanges()
+        lastChange = nil
         eventInsertedStart = 0
         eventDeletedStart = 0
         eventUpdated.removeAll()

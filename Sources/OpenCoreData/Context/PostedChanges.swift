@@ -31,7 +31,7 @@ struct PostedObjects {
 
 /// What the last objects-did-change notification listed, kept for the save that follows it.
 struct PostedChanges {
-    var inserted: PostedObjects?
-    var updated: PostedObjects?
-    var deleted: PostedObjects?
+    let inserted: PostedObjects
+    let updated: PostedObjects
+    let deleted: PostedObjects
 }
