@@ -138,8 +138,7 @@ extension NSManagedObjectContext {
             pendingDeletions.removeAll()
             for object in batch {
                 object.prepareForDeletion()
-                for property in object.entity.properties {
-                    guard let relationship = property as? NSRelationshipDescription else { continue }
+                for relationship in object.entity.relationshipsForDeletion {
                     let destinations = destinations(of: relationship, in: object)
                     switch relationship.deleteRule {
                     case .nullifyDeleteRule:
@@ -163,23 +162,18 @@ extension NSManagedObjectContext {
 
     /// Refuses the save before anything changes when a deny rule forbids a pending deletion.
     private func checkDenyRules() throws {
+        guard pendingDeletions.contains(where: { $0.entity.layout?.hasDenyRule ?? true }) else { return }
         var doomed = Set<ObjectIdentifier>()
         var queue = pendingDeletions
         while let object = queue.popLast() {
             guard doomed.insert(ObjectIdentifier(object)).inserted else { continue }
-            for property in object.entity.properties {
-                guard let relationship = property as? NSRelationshipDescription,
-                    relationship.deleteRule == .cascadeDeleteRule
-                else { continue }
+            for relationship in object.entity.relationshipsForDeletion where relationship.deleteRule == .cascadeDeleteRule {
                 queue += destinations(of: relationship, in: object)
             }
         }
         var errors: [NSError] = []
         for object in pendingDeletions {
-            for property in object.entity.properties {
-                guard let relationship = property as? NSRelationshipDescription,
-                    relationship.deleteRule == .denyDeleteRule
-                else { continue }
+            for relationship in object.entity.relationshipsForDeletion where relationship.deleteRule == .denyDeleteRule {
                 let blocking = destinations(of: relationship, in: object).filter { !doomed.contains(ObjectIdentifier($0)) }
                 if !blocking.isEmpty {
                     errors.append(

@@ -129,6 +129,12 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         return type.init(entity: entity, insertInto: context)
     }
 
+    /// The relationships delete rules are applied along: the frozen layout's list, without a
+    /// cast per property.
+    var relationshipsForDeletion: [NSRelationshipDescription] {
+        layout?.relationships ?? properties.compactMap { $0 as? NSRelationshipDescription }
+    }
+
     /// Derived facts computed once, when the model is frozen (and only read after, so without
     /// dynamic exclusivity checks: hot paths read it per object).
     @exclusivity(unchecked) var layout: EntityLayout?
@@ -168,6 +174,10 @@ final class EntityLayout: @unchecked Sendable {
     let objectClass = Locked<NSManagedObject.Type?>(nil)
     /// Default slots and key names for the object layer's hot paths.
     let objectTemplate: ObjectTemplate
+    /// The relationships, and whether any has the deny rule: deleting an object walks these
+    /// rather than casting every property, and most entities have no deny rule to check.
+    let relationships: [NSRelationshipDescription]
+    let hasDenyRule: Bool
 
     init(
         properties: [NSPropertyDescription], entityNumber: Int, root: NSEntityDescription,
@@ -180,5 +190,7 @@ final class EntityLayout: @unchecked Sendable {
         self.tableName = "Z" + (root.name ?? "").uppercased()
         self.versionHash = versionHash
         self.objectTemplate = ObjectTemplate(properties: properties)
+        self.relationships = properties.compactMap { $0 as? NSRelationshipDescription }
+        self.hasDenyRule = relationships.contains { $0.deleteRule == .denyDeleteRule }
     }
 }
