@@ -138,7 +138,7 @@ extension NSManagedObjectContext {
             pendingDeletions.removeAll()
             for object in batch {
                 object.prepareForDeletion()
-                for relationship in object.entity.relationshipsForDeletion {
+                for relationship in object.entity.relationshipList {
                     let destinations = destinations(of: relationship, in: object)
                     switch relationship.deleteRule {
                     case .nullifyDeleteRule:
@@ -167,13 +167,13 @@ extension NSManagedObjectContext {
         var queue = pendingDeletions
         while let object = queue.popLast() {
             guard doomed.insert(ObjectIdentifier(object)).inserted else { continue }
-            for relationship in object.entity.relationshipsForDeletion where relationship.deleteRule == .cascadeDeleteRule {
+            for relationship in object.entity.relationshipList where relationship.deleteRule == .cascadeDeleteRule {
                 queue += destinations(of: relationship, in: object)
             }
         }
         var errors: [NSError] = []
         for object in pendingDeletions {
-            for relationship in object.entity.relationshipsForDeletion where relationship.deleteRule == .denyDeleteRule {
+            for relationship in object.entity.relationshipList where relationship.deleteRule == .denyDeleteRule {
                 let blocking = destinations(of: relationship, in: object).filter { !doomed.contains(ObjectIdentifier($0)) }
                 if !blocking.isEmpty {
                     errors.append(

@@ -86,7 +86,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// The relationships of this entity whose destination is `entity`.
     open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
-        properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
+        relationshipList.filter { $0.destinationEntity === entity }
     }
 
     /// Whether this entity is `entity` or inherits from it.
@@ -129,9 +129,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         return type.init(entity: entity, insertInto: context)
     }
 
-    /// The relationships delete rules are applied along: the frozen layout's list, without a
-    /// cast per property.
-    var relationshipsForDeletion: [NSRelationshipDescription] {
+    /// The relationships, inherited ones included, in property order: the frozen layout's list,
+    /// without a cast per property (deleting objects walks it per object).
+    var relationshipList: [NSRelationshipDescription] {
         layout?.relationships ?? properties.compactMap { $0 as? NSRelationshipDescription }
     }
 

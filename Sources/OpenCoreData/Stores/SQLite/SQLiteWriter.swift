@@ -57,7 +57,7 @@ final class SQLiteWriter: StoreWriter {
             self.table = entity.layout!.tableName
             self.storeNumber = storeNumber
             self.columns = columns
-            self.joinTables = entity.properties.compactMap { ($0 as? NSRelationshipDescription)?.joinTable }
+            self.joinTables = entity.relationshipList.compactMap(\.joinTable)
             // 999 is the fewest parameters a statement may have in any SQLite build.
             self.rowsPerInsert = constrained ? 1 : max(1, min(SQLiteStore.rowsPerStatement, 999 / (columns.count + 1)))
         }
