@@ -2,7 +2,8 @@ import GRDB
 
 /// Turns a fetch into SQL over Apple's layout: entity filter on Z_ENT, predicate as a WHERE clause
 /// with bound parameters, sort descriptors as ORDER BY (with the collation of their selector, and
-/// the primary key last so that ties come out in one order every time), limit and offset.
+/// the primary key last so that ties come out in one order every time), limit and offset; or, for a
+/// whole result sorted by numbers, no ORDER BY and the sort keys as extra columns (`SQLiteMemorySort`).
 struct SQLiteQueryBuilder {
     let store: SQLiteStore
 
@@ -44,20 +45,38 @@ struct SQLiteQueryBuilder {
     /// every column; with `identitiesOnly`, key and entity alone (`Z_PK, Z_ENT`), or the key alone
     /// for a table of one entity (`SQLiteHierarchyPlan.soleStoreNumber`).
     func select(_ query: StoreQuery, identitiesOnly: Bool = false) throws -> SQLFragment {
+        try select(query, identitiesOnly: identitiesOnly, ordersInMemory: false).sql
+    }
+
+    /// The same rows as `select(_:identitiesOnly:)` without ORDER BY, each followed by its sort
+    /// keys, and the sort that orders them as ORDER BY would; nil when the fetch must sort in SQL
+    /// (`SQLiteMemorySort.canOrder(_:)`).
+    func unorderedSelect(_ query: StoreQuery, identitiesOnly: Bool = false) throws -> (sql: SQLFragment, sort: SQLiteMemorySort)? {
+        guard SQLiteMemorySort.canOrder(query) else { return nil }
+        let select = try select(query, identitiesOnly: identitiesOnly, ordersInMemory: true)
+        return select.sort.map { (select.sql, $0) }
+    }
+
+    private func select(_ query: StoreQuery, identitiesOnly: Bool, ordersInMemory: Bool) throws -> (sql: SQLFragment, sort: SQLiteMemorySort?) {
         let root = query.entity.layout!.root
         // The store built its hierarchies' plans when it loaded; building one per query repeated that.
         let plan = store.plans[Int32(root.layout!.entityNumber)] ?? SQLiteHierarchyPlan(root: root, storeNumber: store.storeNumber)
         var source = try source(query)
         let table = source.table
-        let order = try orderBy(query.sortDescriptors, &source.compiler, table: table)
+        let keys = try sortKeys(query.sortDescriptors, &source.compiler)
+        let sort = ordersInMemory && keys.allSatisfy(SQLiteMemorySort.canOrder) ? SQLiteMemorySort(ascending: keys.map(\.ascending)) : nil
         let columns =
             identitiesOnly
             ? (plan.soleStoreNumber != nil ? "\(table).Z_PK" : "\(table).Z_PK, \(table).Z_ENT")
             : query.includesPropertyValues ? plan.selectList : plan.identityList
-        var sql: SQLFragment = "SELECT \(raw: columns) FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause)"
-        if !order.isEmpty { sql += " ORDER BY \(order)" }
+        var sql: SQLFragment = "SELECT \(raw: columns)"
+        if sort != nil {
+            for key in keys { sql += ", \(key.value)" }
+        }
+        sql += " FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause)"
+        if sort == nil, !keys.isEmpty { sql += " ORDER BY \(orderBy(keys, table: table))" }
         sql += limit(query)
-        return sql
+        return (sql, sort)
     }
 
     func count(_ query: StoreQuery) throws -> SQLFragment {
@@ -78,9 +97,28 @@ struct SQLiteQueryBuilder {
     /// collation when it is a string, then the primary key of `table` (nil for grouped rows,
     /// which have none).
     func orderBy(_ descriptors: [NSSortDescriptor], _ compiler: inout SQLPredicateCompiler, table: String?) throws -> SQLFragment {
-        guard !descriptors.isEmpty else { return "" }
-        var terms: [SQLFragment] = []
-        for descriptor in descriptors {
+        descriptors.isEmpty ? "" : orderBy(try sortKeys(descriptors, &compiler), table: table)
+    }
+
+    func orderBy(_ keys: [SortKey], table: String?) -> SQLFragment {
+        var terms = keys.map { key in
+            "\(key.value)\(raw: key.collation.map { " COLLATE " + $0 } ?? "") \(raw: key.ascending ? "ASC" : "DESC")" as SQLFragment
+        }
+        if let table { terms.append(SQLFragment(raw: "\(table).Z_PK")) }
+        return SQLFragment.joined(terms, separator: ", ")
+    }
+
+    /// One sort descriptor as SQL: the value it sorts on, what kind of value that is, and the
+    /// collation its selector asks of a string.
+    struct SortKey {
+        let value: SQLFragment
+        let kind: SQLValueKind
+        let collation: String?
+        let ascending: Bool
+    }
+
+    func sortKeys(_ descriptors: [NSSortDescriptor], _ compiler: inout SQLPredicateCompiler) throws -> [SortKey] {
+        try descriptors.map { descriptor in
             guard let key = descriptor.key else {
                 throw CoreDataError.make(NSCoreDataError, "A sort descriptor for a SQLite fetch needs a key.")
             }
@@ -91,10 +129,8 @@ struct SQLiteQueryBuilder {
                     "The SQLite store can't sort with the selector \(selector ?? "") (key \(key)).", userInfo: ["key": key])
             }
             let (value, kind) = try compiler.sortValue(key)
-            let collation = kind.valueClass == .string ? SortComparison(selector: selector).collationName.map { " COLLATE " + $0 } ?? "" : ""
-            terms.append("\(value)\(raw: collation) \(raw: descriptor.ascending ? "ASC" : "DESC")")
+            let collation = kind.valueClass == .string ? SortComparison(selector: selector).collationName : nil
+            return SortKey(value: value, kind: kind, collation: collation, ascending: descriptor.ascending)
         }
-        if let table { terms.append(SQLFragment(raw: "\(table).Z_PK")) }
-        return SQLFragment.joined(terms, separator: ", ")
     }
 }

@@ -149,9 +149,16 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     // MARK: Reading
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
-        let sql = try SQLiteQueryBuilder(store: self).select(query)
+        let builder = SQLiteQueryBuilder(store: self)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         return try pool!.read { db in
+            if let (sql, sort) = try builder.unorderedSelect(query) {
+                let statement = try db.makeStatement(sql: sql.sql)
+                statement.setUncheckedArguments(sql.arguments)
+                var rows = try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db, onRow: sort.add)
+                if sort.sort(&rows) { return rows }
+            }
+            let sql = try builder.select(query)
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
             return try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db)
@@ -160,37 +167,48 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// IDs made while stepping: no intermediate rows, one allocation per ID.
     override func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
-        let sql = try SQLiteQueryBuilder(store: self).select(query, identitiesOnly: true)
+        let builder = SQLiteQueryBuilder(store: self)
+        return try pool!.read { db in
+            if let (sql, sort) = try builder.unorderedSelect(query, identitiesOnly: true) {
+                var ids = try readObjectIDs(sql, query: query, db: db, onRow: sort.add)
+                if sort.sort(&ids) { return ids }
+            }
+            return try readObjectIDs(try builder.select(query, identitiesOnly: true), query: query, db: db)
+        }
+    }
+
+    private func readObjectIDs(
+        _ sql: SQLFragment, query: StoreQuery, db: Database, onRow: ((OpaquePointer) -> Void)? = nil
+    ) throws -> [NSManagedObjectID] {
         var lookup = EntityLookup(store: self)
         // A table of one entity selects the key alone (`select(_:identitiesOnly:)`).
         let root = query.entity.layout!.root
         let sole = (plans[Int32(root.layout!.entityNumber)] ?? SQLiteHierarchyPlan(root: root, storeNumber: storeNumber)).soleStoreNumber
-        return try pool!.read { db in
-            let statement = try db.makeStatement(sql: sql.sql)
-            statement.setUncheckedArguments(sql.arguments)
-            let handle = statement.sqliteStatement
-            var ids: [NSManagedObjectID] = []
-            var lastStoreNumber: Int32 = -1
-            var entity: NSEntityDescription?
-            let identity = self.identity!
-            while true {
-                let code = sqlite3_step(handle)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(
-                        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-                }
-                let storeNumber = sole ?? Int32(sqlite3_column_int(handle, 1))
-                if storeNumber != lastStoreNumber {
-                    entity = lookup.entity(modelNumber(storeNumber))
-                    lastStoreNumber = storeNumber
-                }
-                ids.append(
-                    NSManagedObjectID(
-                        entity: entity!, storeIdentity: identity, primaryKey: sqlite3_column_int64(handle, 0)))
+        let statement = try db.makeStatement(sql: sql.sql)
+        statement.setUncheckedArguments(sql.arguments)
+        let handle = statement.sqliteStatement
+        var ids: [NSManagedObjectID] = []
+        var lastStoreNumber: Int32 = -1
+        var entity: NSEntityDescription?
+        let identity = self.identity!
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
             }
-            return ids
+            let storeNumber = sole ?? Int32(sqlite3_column_int(handle, 1))
+            if storeNumber != lastStoreNumber {
+                entity = lookup.entity(modelNumber(storeNumber))
+                lastStoreNumber = storeNumber
+            }
+            ids.append(
+                NSManagedObjectID(
+                    entity: entity!, storeIdentity: identity, primaryKey: sqlite3_column_int64(handle, 0)))
+            onRow?(handle)
         }
+        return ids
     }
 
     override func countRows(_ query: StoreQuery) throws -> Int {
