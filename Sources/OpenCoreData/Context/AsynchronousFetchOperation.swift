@@ -3,18 +3,21 @@ import Dispatch
 /// One asynchronous fetch, from `execute(_:)` to its completion block.
 ///
 /// 1. Read: on a queue of its own, the stores read the rows (the SQLite store on a reader
-///    connection of its pool, interruptible, counting rows as they come); progress reports hop to
-///    the context's queue.
-/// 2. Register: on the context's queue, in blocks of a quarter of a millisecond, so that work the
-///    context is given meanwhile runs between them; rows become objects through the same
-///    `RowRegistrar` as `fetch(_:)`, uniqued with the objects the context holds.
+///    connection of its pool, interruptible, counting rows as they come, and handing them over
+///    in chunks as it goes); progress reports hop to the context's queue.
+/// 2. Register: on the context's queue, while the next rows are read, in blocks of a quarter of a
+///    millisecond, so that work the context is given meanwhile runs between them; rows become
+///    objects through the same `RowRegistrar` as `fetch(_:)`, uniqued with the objects the
+///    context holds, but new objects are only staged: they enter the context's registry once
+///    every row is in (in blocks too; one that the context registered meanwhile wins), so that
+///    a cancellation during the read has nothing to take back.
+/// 3. Complete: pending changes merged (as `fetch(_:)` does), the result set, the completion
+///    block called, on the context's queue.
 ///
 /// docs/design.md ("Asynchronous fetching") says why it is built this way.
-/// 3. Complete: pending changes merged (as `fetch(_:)` does), the result set, the completion block
-///    called, on the context's queue.
 ///
-/// A cancellation stops the read at once (the SQLite statement is interrupted) and, if it comes
-/// while registering, takes back the objects the fetch registered that nothing else has taken up.
+/// A cancellation stops the read at once (the SQLite statement is interrupted) and takes back the
+/// objects the fetch registered that nothing else has taken up; so does an error.
 final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     // @unchecked Sendable: the `let`s are set before the operation is shared and never change;
     // the read phase touches only its own locals; everything under "Registering" is touched only
@@ -54,11 +57,35 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// The objects as `ResultType`, built block by block; unused when `ResultType` is
     /// `NSManagedObject` itself (the array is reinterpreted) or results are not objects.
     private var typed: [ResultType] = []
-    /// Positions in `objects` of the objects this fetch added to the context's registry.
+    /// Positions in `objects` of the objects this fetch created, staged until published.
     private var created = Positions()
+    /// Whether any object of this fetch may be in the context's registry: publishing has begun,
+    /// or the registrar registered one at once.
+    private var registeredAny = false
+    /// Per store, the new objects by primary key until they are published: pages shaped as the
+    /// registry's, which take them in whole pages.
+    private var staging: [ObjectIdentifier: (store: NSPersistentStore, table: PrimaryKeyTable)] = [:]
+    /// The staged pages to publish, and how far publishing is.
+    private var publishing: [(store: NSPersistentStore, table: PrimaryKeyTable, page: Int64)] = []
+    private var published = 0
+    /// Keys (by store) of staged objects whose row the context registered another object for
+    /// meanwhile; that object takes their place in the results.
+    private var taken: [ObjectIdentifier: Set<Int64>] = [:]
+    /// Runs of `created` being searched for the objects in `taken`, and where the search is.
+    private var replacing: [Range<Int>] = []
+    private var replacingRun = 0
+    private var replacingPosition = 0
     private var rowsRead = 0
+    /// Set once the last rows have arrived.
+    private var allRowsRead = false
+    /// Whether a block that goes on registering is queued: one is enough.
+    private var registrationQueued = false
     /// Set once the fetch has completed or failed, so that no queued block carries on.
     private var ended = false
+
+    /// Rows the read hands over at a time: reading and registering then run side by side, on two
+    /// threads, instead of one after the other.
+    private static var rowsPerChunk: Int { 4_096 }
 
     /// Registration yields the context's queue after this long (in nanoseconds), so that other
     /// work waits about this long at most.
@@ -114,7 +141,22 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             try monitor.checkCancellation()
             let meter = RowMeter { [self] rows in reportRowsRead(rows) }
             switch kind {
-            case .objects, .objectIDs:
+            case .objects:
+                for store in stores {
+                    try monitor.checkCancellation()
+                    if let sqlite = store as? SQLiteStore {
+                        let chunks = SQLiteStore.RowChunks(size: Self.rowsPerChunk) { [self] rows in handOver(rows, of: store) }
+                        handOver(try sqlite.fetchRows(storeQuery, monitor: monitor, meter: meter, chunks: chunks), of: store)
+                    } else {
+                        let rows = try store.fetchRows(storeQuery)
+                        meter.rowsRead(rows.count)
+                        handOver(rows, of: store)
+                    }
+                }
+                meter.finish()
+                try monitor.checkCancellation()
+                queue.async { self.readingFinished() }
+            case .objectIDs:
                 var groups: [RowGroup] = []
                 for store in stores {
                     try monitor.checkCancellation()
@@ -129,15 +171,9 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                 }
                 meter.finish()
                 try monitor.checkCancellation()
-                if kind == .objectIDs {
-                    let ids = try Self.objectIDs(groups)
-                    let rows = meter.rows
-                    queue.async { self.deliver(ids.value, rowsRead: rows) }
-                } else {
-                    let handoff = RowsHandoff(groups)
-                    groups = []
-                    queue.async { self.startRegistering(handoff) }
-                }
+                let ids = try Self.objectIDs(groups)
+                let rows = meter.rows
+                queue.async { self.deliver(ids.value, rowsRead: rows) }
             case .dictionaries:
                 let fetch = try DictionaryFetch(fetchRequest, entity: entity)
                 var values: [ResultType] = []
@@ -171,6 +207,13 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             let failure = UncheckedTransfer(error)
             queue.async { self.fail(failure.value) }
         }
+    }
+
+    /// Sends rows read to the context's queue, to register while the next ones are read.
+    private func handOver(_ rows: consuming [StoreRow], of store: NSPersistentStore) {
+        guard !rows.isEmpty else { return }
+        let handoff = RowsHandoff([(store, rows)])
+        queue.async { self.receive(handoff) }
     }
 
     /// Hops a row count to the context's queue, where the progress lives.
@@ -215,34 +258,135 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
 
     /// Takes the rows out of `handoff` straight into `groups`: a parameter holding them as well
     /// would make the first slice copy them all.
-    private func startRegistering(_ handoff: RowsHandoff) {
-        groups = handoff.take()
-        rowsRead = groups.reduce(0) { $0 + $1.rows.count }
-        if monitor.isCancelled { return fail(nil) }
-        // Room for every row at once: letting the registry grow would rehash it inside one block,
-        // which at a million objects takes tens of milliseconds.
-        context.registry.reserveCapacity(context.registry.count + rowsRead)
-        objects.reserveCapacity(rowsRead)
-        if buildsTyped { typed.reserveCapacity(rowsRead) }
-        registerSome()
+    private func receive(_ handoff: RowsHandoff) {
+        var received = handoff.take()
+        guard !ended else { return Self.releaseElsewhere(received) }
+        if rowsRead == 0, estimate > 0 {
+            objects.reserveCapacity(Int(estimate))
+            if buildsTyped { typed.reserveCapacity(Int(estimate)) }
+        }
+        rowsRead += received.reduce(0) { $0 + $1.rows.count }
+        groups.append(contentsOf: received)
+        // `groups` must hold the only reference: registering moves values out of the rows in place.
+        received = []
+        if !registrationQueued { registerSome() }
+    }
+
+    private func readingFinished() {
+        allRowsRead = true
+        if !registrationQueued { registerSome() }
     }
 
     private func registerSome() {
         guard !ended else { return }
-        if monitor.isCancelled { return fail(nil) }
+        // Cancelled while the read goes on: the read, interrupted, reports it at once (and says
+        // that it stopped the statement).
+        if monitor.isCancelled {
+            if allRowsRead { fail(nil) }
+            return
+        }
         let deadline = DispatchTime.now().uptimeNanoseconds + Self.registrationSlice
         while groupIndex < groups.count {
             guard registerRows(until: deadline) else {
                 // Behind whatever was queued meanwhile.
-                if !ended { queue.async { self.registerSome() } }
+                if !ended {
+                    registrationQueued = true
+                    queue.async {
+                        self.registrationQueued = false
+                        self.registerSome()
+                    }
+                }
                 return
             }
-            Self.releaseElsewhere(groups[groupIndex].rows)
             groups[groupIndex].rows = []
             groupIndex += 1
             rowIndex = 0
         }
+        // Caught up with the read: the groups done so far are empty.
+        groups = []
+        groupIndex = 0
+        if allRowsRead {
+            publishing = staging.values.flatMap { staged in staged.table.pageNumbers.sorted().map { (staged.store, staged.table, $0) } }
+            registeredAny = registeredAny || !publishing.isEmpty
+            publishSome()
+        }
+    }
+
+    private func stagingTable(for store: NSPersistentStore) -> PrimaryKeyTable {
+        if let staged = staging[ObjectIdentifier(store)] { return staged.table }
+        let table = PrimaryKeyTable()
+        staging[ObjectIdentifier(store)] = (store, table)
+        return table
+    }
+
+    /// Registers the staged objects in the context, a block of pages at a time.
+    private func publishSome() {
+        guard !ended else { return }
+        if monitor.isCancelled { return fail(nil) }
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.registrationSlice
+        // The registry's tables, found again each block: whatever ran on the queue between blocks
+        // (a `reset()`) may have replaced them.
+        let root = Int32(entity.layout!.root.layout!.entityNumber)
+        while published < publishing.count {
+            let (store, staged, page) = publishing[published]
+            var keys: [Int64] = []
+            let moved = context.registry.pagedTable(store: store, root: root).adoptPage(page, from: staged, taken: &keys)
+            context.registry.didRegister(moved)
+            if !keys.isEmpty { taken[ObjectIdentifier(store), default: []].formUnion(keys) }
+            published += 1
+            if DispatchTime.now().uptimeNanoseconds >= deadline {
+                queue.async { self.publishSome() }
+                return
+            }
+        }
+        publishing = []
+        staging = [:]
+        if taken.isEmpty { return finishRegistering() }
+        replacing = created.runs
+        replacingPosition = replacing.first?.lowerBound ?? 0
+        replaceSome()
+    }
+
+    /// Puts in the results, in place of staged objects whose row the context registered another
+    /// object for meanwhile (a fetch between two blocks), that object: rare, and a pass over the
+    /// new objects, a block at a time.
+    private func replaceSome() {
+        guard !ended else { return }
+        if monitor.isCancelled { return fail(nil) }
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.registrationSlice
+        let root = Int32(entity.layout!.root.layout!.entityNumber)
+        var done = 0
+        while replacingRun < replacing.count {
+            let end = replacing[replacingRun].upperBound
+            while replacingPosition < end {
+                let staged = objects[replacingPosition]
+                if let store = staged.store, taken[ObjectIdentifier(store)]?.contains(staged.primaryKey) == true,
+                    let registered = context.registry.pagedTable(store: store, root: root).existingSlot(for: staged.primaryKey)?.pointee
+                {
+                    replace(at: replacingPosition, with: registered)
+                }
+                replacingPosition += 1
+                done += 1
+                if done & 63 == 0, DispatchTime.now().uptimeNanoseconds >= deadline {
+                    queue.async { self.replaceSome() }
+                    return
+                }
+            }
+            replacingRun += 1
+            if replacingRun < replacing.count { replacingPosition = replacing[replacingRun].lowerBound }
+        }
         finishRegistering()
+    }
+
+    private func replace(at position: Int, with registered: NSManagedObject) {
+        let staged = objects[position]
+        if registered.isFault, registered.cachedRow == nil {
+            registered.cachedRow = staged.isFault ? staged.cachedRow : staged.slots
+            registered.version = staged.version
+        }
+        if !fetchRequest.returnsObjectsAsFaults, fetchRequest.resultType == .managedObjectResultType { registered.fireFault() }
+        objects[position] = registered
+        if buildsTyped, let value = registered as? ResultType { typed[position] = value }
     }
 
     /// Registers the current group's rows until they are done (true) or `deadline` has passed.
@@ -262,7 +406,9 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         // New objects take their values as they register, unless prefetched relationships must
         // reach the rows first (as in `fetch(_:)`).
         var registrar = RowRegistrar(
-            store: store, filling: fillsObjects && !prefetches, refresh: fetchRequest.shouldRefreshRefetchedObjects)
+            store: store, filling: fillsObjects && !prefetches, refresh: fetchRequest.shouldRefreshRefetchedObjects,
+            staging: stagingTable(for: store))
+        defer { if registrar.registeredNew { registeredAny = true } }
         let buildsTyped = self.buildsTyped
         let context = self.context
         var mismatch: NSEntityDescription?
@@ -374,13 +520,13 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         request.completionBlock?(result)
     }
 
-    /// Ends the fetch with `error`, or, when it was cancelled, takes back what it registered and
-    /// ends it with `NSUserCancelledError`.
+    /// Takes back what the fetch registered and ends it with `error`, or with
+    /// `NSUserCancelledError` when it was cancelled.
     private func fail(_ error: (any Error)?) {
         guard !ended else { return }
         guard monitor.isCancelled || error is StoreReadCancelled else {
-            end()
-            return report(error)
+            ended = true
+            return takeBackSome(then: error)
         }
         var info: [String: Any] = [:]
         if (error as? StoreReadCancelled)?.interruptedStatement == true {
@@ -396,17 +542,26 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// Takes back, in slices as short as the registration's, the objects this fetch added to the
     /// registry, unless something has taken them up since (a fetch that ran between two blocks, a
     /// relationship, a change): the registry's reference is then not the only one, and they stay.
-    private func takeBackSome(then error: NSError) {
+    private func takeBackSome(then error: (any Error)?) {
+        // Staged objects were never registered: nothing to take back.
+        guard registeredAny else {
+            end()
+            return report(error)
+        }
         let deadline = DispatchTime.now().uptimeNanoseconds + Self.registrationSlice
         while let index = objects.indices.last {
             var key: ObjectKey?
-            if created.last == index {
-                created.removeLast()
-                key = objects[index].objectID.key
+            var created: ObjectIdentifier?
+            if self.created.last == index {
+                self.created.removeLast()
+                key = objects[index].registryKey
+                created = ObjectIdentifier(objects[index])
             }
             objects.removeLast()
             if typed.count > index { typed.removeLast() }
-            if let key, let object = context.registry.removeIfOnlyReference(key, where: { !$0.hasChanges }) {
+            // The registry's object must be this fetch's: one still staged is not registered, and
+            // its row's slot may hold another.
+            if let key, let object = context.registry.removeIfOnlyReference(key, where: { ObjectIdentifier($0) == created && !$0.hasChanges }) {
                 object.managedObjectContext = nil
             }
             if index & 63 == 0, DispatchTime.now().uptimeNanoseconds >= deadline {
@@ -428,6 +583,12 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         ended = true
         Self.releaseElsewhere(groups)
         groups = []
+        Self.releaseElsewhere(staging)
+        staging = [:]
+        publishing = []
+        // Staged objects of a cancelled fetch die here: freeing them is the other queue's work.
+        Self.releaseElsewhere(objects)
+        Self.releaseElsewhere(typed)
         objects = []
         typed = []
         created = Positions()

@@ -41,19 +41,26 @@ struct RowRegistrar {
     /// Whether new objects take their row's values at once rather than as a fault's cached row.
     let filling: Bool
     let refresh: Bool
+    /// Where new objects go instead of the registry, when given: an asynchronous fetch registers
+    /// them once every row is in (`AsynchronousFetchOperation`), so that a cancellation has
+    /// nothing to take back.
+    let staging: PrimaryKeyTable?
+    /// Whether a new object was registered at once despite `staging` (a key of 0 or less).
+    private(set) var registeredNew = false
     private(set) var lookup: EntityLookup
     private var table: PrimaryKeyTable?
     private var tableRoot: Int32 = -1
 
-    init(store: NSPersistentStore, filling: Bool, refresh: Bool) {
+    init(store: NSPersistentStore, filling: Bool, refresh: Bool, staging: PrimaryKeyTable? = nil) {
         self.store = store
         self.filling = filling
         self.refresh = refresh
+        self.staging = staging
         self.lookup = EntityLookup(store: store)
     }
 
-    /// The object for `row`, and whether it was created (and registered) for it. The row's values
-    /// are moved out when an object takes them.
+    /// The object for `row`, and whether it was created (and registered, or staged) for it.
+    /// The row's values are moved out when an object takes them.
     mutating func register(_ row: inout StoreRow, in context: NSManagedObjectContext) -> (object: NSManagedObject, isNew: Bool) {
         let entity = lookup.entity(row.entityNumber)
         let primaryKey = row.primaryKey
@@ -62,22 +69,30 @@ struct RowRegistrar {
             let before = context.registry.count
             let object = context.register(
                 row: row, entity: entity, objectClass: lookup.objectClass, root: lookup.rootNumber, store: store, refresh: refresh)
-            return (object, context.registry.count != before)
+            let isNew = context.registry.count != before
+            // Registered even when staging: such keys are not a store's.
+            if isNew { registeredNew = true }
+            return (object, isNew)
         }
         if lookup.rootNumber != tableRoot {
             table = context.registry.pagedTable(store: store, root: lookup.rootNumber)
             tableRoot = lookup.rootNumber
         }
-        let slot = table!.slot(for: primaryKey)
-        if let object = slot.pointee {
+        // Staging looks in the registry without adding pages to it: a cancelled fetch leaves none.
+        let slot = staging == nil ? table!.slot(for: primaryKey) : table!.existingSlot(for: primaryKey)
+        if let object = slot?.pointee {
             context.update(object, from: &row, refresh: refresh)
             return (object, false)
         }
         let object = NSManagedObject.materialize(entity: consume entity, store: store, primaryKey: primaryKey, objectClass: lookup.objectClass)
         object.version = row.version
         object.contextToken = context.token
-        slot.pointee = object
-        context.registry.didRegister(1)
+        if let staging {
+            staging.slot(for: primaryKey).pointee = object
+        } else {
+            slot!.pointee = object
+            context.registry.didRegister(1)
+        }
         // The row's values move into the object: each copy is an atomic retain and release.
         if filling, let values = row.values.take() {
             object.committed = values

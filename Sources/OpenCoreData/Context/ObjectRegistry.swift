@@ -91,7 +91,14 @@ final class ObjectRegistry {
     func removeIfOnlyReference(_ key: ObjectKey, where removable: (NSManagedObject) -> Bool) -> NSManagedObject? {
         let unique: Bool
         if let table = table(for: key, creating: false) {
-            unique = table.isOnlyReference(key.primaryKey)
+            // One lookup of the slot: a cancelled fetch takes back its objects through here.
+            guard let slot = table.existingSlot(for: key.primaryKey), slot.pointee != nil,
+                isKnownUniquelyReferenced(&slot.pointee!), removable(slot.pointee!)
+            else { return nil }
+            let object = slot.pointee
+            slot.pointee = nil
+            count -= 1
+            return object
         } else if others[key] != nil {
             unique = isKnownUniquelyReferenced(&others[key]!)
         } else {
@@ -170,6 +177,17 @@ final class PrimaryKeyTable {
         return lastSlots! + Int(primaryKey & Int64(Self.pageSize - 1))
     }
 
+    /// The slot of `primaryKey` if its page exists; valid while the table lives.
+    func existingSlot(for primaryKey: Int64) -> UnsafeMutablePointer<NSManagedObject?>? {
+        let number = primaryKey >> Self.pageBits
+        if number != lastNumber || lastSlots == nil {
+            guard let page = pages.value(for: number) else { return nil }
+            lastSlots = page.objects
+            lastNumber = number
+        }
+        return lastSlots! + Int(primaryKey & Int64(Self.pageSize - 1))
+    }
+
     subscript(primaryKey: Int64) -> NSManagedObject? {
         get { page(for: primaryKey, creating: false)?.objects[Int(primaryKey) & (Self.pageSize - 1)] }
         set {
@@ -178,12 +196,29 @@ final class PrimaryKeyTable {
         }
     }
 
-    /// Whether the page's reference is the only one to the object with `primaryKey`.
-    func isOnlyReference(_ primaryKey: Int64) -> Bool {
-        guard let page = page(for: primaryKey, creating: false) else { return false }
-        let slot = Int(primaryKey) & (Self.pageSize - 1)
-        guard page.objects[slot] != nil else { return false }
-        return isKnownUniquelyReferenced(&page.objects[slot]!)
+    /// The numbers of the pages in use.
+    var pageNumbers: [Int64] { Array(pages.keys) }
+
+    /// Moves the objects of `other`'s page `number` here: the page itself when this table has
+    /// none of that number (nothing is copied or retained, and no object is touched), else slot by
+    /// slot. An object whose slot here is taken stays in `other`, and its key goes to `taken`.
+    /// Returns how many objects moved. `other` must not be used afterwards but to be dropped.
+    func adoptPage(_ number: Int64, from other: PrimaryKeyTable, taken: inout [Int64]) -> Int {
+        guard let page = other.pages.value(for: number) else { return 0 }
+        guard let mine = pages.value(for: number) else {
+            _ = pages.value(for: number, orInsert: page)
+            return (0..<Self.pageSize).reduce(0) { $0 + (page.objects[$1] == nil ? 0 : 1) }
+        }
+        var moved = 0
+        for slot in 0..<Self.pageSize where page.objects[slot] != nil {
+            if mine.objects[slot] == nil {
+                mine.objects[slot] = page.objects[slot].take()
+                moved += 1
+            } else {
+                taken.append(number << Self.pageBits | Int64(slot))
+            }
+        }
+        return moved
     }
 
     func appendObjects(to result: inout [NSManagedObject]) {
@@ -220,4 +255,5 @@ private struct RememberingDictionary<Key: Hashable, Value: AnyObject> {
     }
 
     var values: Dictionary<Key, Value>.Values { storage.values }
+    var keys: Dictionary<Key, Value>.Keys { storage.keys }
 }

@@ -18,6 +18,9 @@ struct Positions {
         open = position..<(position + 1)
     }
 
+    /// Every position, in ascending runs.
+    var runs: [Range<Int>] { closed + (open.map { [$0] } ?? []) }
+
     /// The greatest position.
     var last: Int? { open.map { $0.upperBound - 1 } }
 

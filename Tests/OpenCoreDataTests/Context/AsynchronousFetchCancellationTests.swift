@@ -40,8 +40,8 @@ import Testing
         }
         let (request, probe) = probedRequest(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"), context: context)
         let result = try execute(request, in: context)
-        // Wait for registration to be under way, then take up one of its objects, as a fetch run
-        // between two registration blocks would.
+        // Wait for the fetch's objects to be entering the registry (after the read), then take up
+        // one of them, as a fetch run between two blocks would.
         var taken: NSManagedObject?
         let deadline = ContinuousClock.now + .seconds(60)
         while taken == nil, ContinuousClock.now < deadline {

@@ -74,6 +74,45 @@ import Testing
         #expect(names == synchronous)
     }
 
+    /// The fetch's new objects enter the context once every row is in; objects the context
+    /// fetched meanwhile, between two of its blocks, are the ones the result holds.
+    @Test func objectsTheContextFetchesWhileRowsComeInAreTheOnesTheResultHolds() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.insertItems(100_000)
+        let context = stack.context
+        let fetchRequest = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+        fetchRequest.returnsObjectsAsFaults = false
+        let (request, probe) = probedRequest(fetchRequest, context: context)
+        let result = try execute(request, in: context)
+        final class Midway: @unchecked Sendable {
+            // @unchecked Sendable: touched only on the context's queue, then after the completion.
+            var objects: [NSManagedObject]?
+        }
+        let midway = Midway()
+        result.observeCompletedUnitCount { count in
+            // On the context's queue, between two blocks: rows it has read (Item 1, Item 2) and
+            // one it has not reached yet.
+            guard midway.objects == nil, count >= 20_000, count < 100_000 else { return }
+            let early = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+            early.predicate = NSPredicate(format: "name IN %@", ["Item 1", "Item 2", "Item 99999"])
+            midway.objects = try? context.fetch(early)
+        }
+        #expect(probe.wait())
+        let items = try #require(result.finalResult)
+        let taken = try #require(midway.objects)
+        #expect(taken.count == 3)
+        let identities = Set(items.map(ObjectIdentifier.init))
+        #expect(taken.allSatisfy { identities.contains(ObjectIdentifier($0)) })
+        let (registered, allRegistered, faults) = context.performAndWait {
+            (context.registry.count, items.allSatisfy { context.registeredObject(for: $0.objectID) === $0 }, items.filter(\.isFault).count)
+        }
+        #expect(items.count == 100_000)
+        #expect(registered == 100_000)
+        #expect(allRegistered)
+        #expect(faults == 0)
+    }
+
     @Test func limitsOffsetsPredicatesAndFilledObjectsWorkAsInFetch() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)

@@ -121,7 +121,7 @@ import Testing
             let error = result.operationError as NSError?
             let read = context.performAndWait { result.progress!.completedUnitCount }
             let registered = context.performAndWait { context.registry.count }
-            print("\(how) (\(sorted ? "sorted" : "unsorted")): completion \(latency) after the cancel, \(read) rows read of \(Self.rows)")
+            print("\(how) (\(sorted ? "sorted" : "unsorted")): completion \(latency) after the cancel, \(read) rows read of \(Self.rows), error \(String(describing: error))")
             #expect(result.finalResult == nil)
             #expect(error?.domain == NSCocoaErrorDomain && error?.code == NSUserCancelledError)
             // The statement was stopped in SQLite, not left to finish.

@@ -11,7 +11,9 @@ extension SQLiteStore {
     /// - Throws: `StoreReadCancelled` once `monitor` is cancelled: the running statement stops at
     ///   its next few hundred virtual-machine instructions (a SQLite progress handler polls the
     ///   flag), so a million-row read ends within milliseconds instead of running to the end.
-    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter) throws -> [StoreRow] {
+    ///
+    /// With `chunks`, rows go to `chunks.handOver` as they are read, and the last few are returned.
+    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
         let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         try monitor.checkCancellation()
@@ -25,7 +27,7 @@ extension SQLiteStore {
             defer { sqlite3_progress_handler(connection, 0, nil, nil) }
             do {
                 return try withExtendedLifetime(monitor) {
-                    try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db) { _ in meter.rowRead() }
+                    try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db, chunks: chunks) { _ in meter.rowRead() }
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && monitor.isCancelled {
                 throw StoreReadCancelled(interruptedStatement: true)

@@ -364,10 +364,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// The rows `statement` selects; `expectedRows` is room to reserve when the caller knows
-    /// about how many there are (a batch's keys), saving the array's regrowth.
+    /// about how many there are (a batch's keys), saving the array's regrowth. With `chunks`, every
+    /// `chunks.size` rows go to `chunks.handOver` as they are read, and only the last few are
+    /// returned.
     func readRows(
         _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database, expectedRows: Int = 0,
-        onRow: ((OpaquePointer) -> Void)? = nil
+        chunks: RowChunks? = nil, onRow: ((OpaquePointer) -> Void)? = nil
     ) throws -> [StoreRow] {
         let handle = statement.sqliteStatement
         var rows: [StoreRow] = []
@@ -418,8 +420,20 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             // `consume`: a copy here cost a retain and a release per row, atomic and not free.
             rows.append(StoreRow(entityNumber: number, primaryKey: primaryKey, version: version, values: consume slots))
             onRow?(handle)
+            if let chunks, rows.count == chunks.size {
+                chunks.handOver(rows)
+                rows = []
+                rows.reserveCapacity(chunks.size)
+            }
         }
         return rows
+    }
+
+    /// Where `readRows` hands rows over while it reads: a consumer on another thread turns them
+    /// into objects meanwhile.
+    struct RowChunks {
+        let size: Int
+        let handOver: ([StoreRow]) -> Void
     }
 
     /// How `readRows` fills one slot of an entity's row.
