@@ -306,7 +306,9 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         groups = []
         groupIndex = 0
         if allRowsRead {
-            publishing = staging.values.flatMap { staged in staged.table.pageNumbers.sorted().map { (staged.store, staged.table, $0) } }
+            // In the table's order, unsorted: a debug build's generic sort of a million-row
+            // fetch's 4,000 page numbers held the queue for 7 ms, and any order will do.
+            publishing = staging.values.flatMap { staged in staged.table.pageNumbers.map { (staged.store, staged.table, $0) } }
             registeredAny = registeredAny || !publishing.isEmpty
             publishSome()
         }
