@@ -125,10 +125,13 @@ extension NSManagedObjectContext {
         let prefetching = request.resultType == .managedObjectResultType ? request.relationshipKeyPathsForPrefetching ?? [] : []
         let refresh = request.shouldRefreshRefetchedObjects
         for store in parent == nil ? stores(for: request, coordinator: coordinator) : [] {
-            // Without prefetching, a fetch of filled objects fills new ones as it registers them;
-            // prefetched relationships must reach the rows before the objects take them up.
-            let filling = !batching && prefetching.isEmpty && !request.returnsObjectsAsFaults
-            let fetched = registerRows(try store.fetchRows(storeQuery), store: store, filling: filling, refresh: refresh)
+            var fetched: [NSManagedObject] = []
+            // New objects register as faults carrying their rows and are filled below, once the
+            // read is over: registration runs chunk by chunk while the store reads the next rows,
+            // inside its read, where `awakeFromFetch` (the subclass's code, which may read the
+            // store) must not run.
+            var registrar = RowRegistrar(store: store, filling: false, refresh: refresh)
+            try store.fetchRows(storeQuery) { rows in registerRows(&rows, with: &registrar, into: &fetched) }
             if batching {
                 assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
             } else {

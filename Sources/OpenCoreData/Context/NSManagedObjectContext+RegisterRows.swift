@@ -10,10 +10,15 @@ extension NSManagedObjectContext {
         var fetched: [NSManagedObject] = []
         fetched.reserveCapacity(rows.count)
         var registrar = RowRegistrar(store: store, filling: filling, refresh: refresh)
+        registerRows(&rows, with: &registrar, into: &fetched)
+        return fetched
+    }
+
+    /// Registers one chunk of a fetch's rows after the chunks before it, moving their values out.
+    func registerRows(_ rows: inout [StoreRow], with registrar: inout RowRegistrar, into fetched: inout [NSManagedObject]) {
         rows.withUnsafeMutableBufferPointer { rows in
             for index in rows.indices { fetched.append(registrar.register(&rows[index], in: self).object) }
         }
-        return fetched
     }
 
     /// Gives an already registered object what a newly fetched row of it brings: its values when

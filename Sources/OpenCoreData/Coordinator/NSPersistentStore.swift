@@ -73,6 +73,13 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     func load(model: NSManagedObjectModel) throws { }
     func close() {}
     func fetchRows(_ query: StoreQuery) throws -> [StoreRow] { throw unsupported("fetch") }
+    /// The rows of `query` given to `body`, in order, a chunk at a time, on the calling thread, so
+    /// that the caller turns rows into objects while the store reads the next ones. By default one
+    /// chunk holds them all.
+    func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws {
+        var rows = try fetchRows(query)
+        try body(&rows)
+    }
     func countRows(_ query: StoreQuery) throws -> Int { throw unsupported("count") }
     /// The IDs of the rows `query` selects, for `.managedObjectIDResultType`. Stores that can
     /// make them while reading override this.

@@ -15,7 +15,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Model entity number → the Z_ENT this file uses for it, and back. Apple stores are read
     /// through Z_PRIMARYKEY names rather than assuming our numbering (format notes §13).
     private var storeNumberOf: [Int32: Int32] = [:]
-    private var modelNumberOf: [Int32: Int32] = [:]
+    private(set) var modelNumberOf: [Int32: Int32] = [:]
 
     override var type: String { NSSQLiteStoreType }
 
@@ -163,6 +163,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             statement.setUncheckedArguments(sql.arguments)
             return try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db)
         }
+    }
+
+    override func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws {
+        try readInChunks(query, body)
     }
 
     /// IDs made while stepping: no intermediate rows, one allocation per ID.
@@ -371,60 +375,17 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database, expectedRows: Int = 0,
         chunks: RowChunks? = nil, onRow: ((OpaquePointer) -> Void)? = nil
     ) throws -> [StoreRow] {
-        let handle = statement.sqliteStatement
+        var reader = SQLiteRowReader(statement, plan: plan, values: values, db: db, store: self, onRow: onRow)
         var rows: [StoreRow] = []
-        rows.reserveCapacity(expectedRows)
-        let model = persistentStoreCoordinator!.managedObjectModel
-        // Made once, not per column read: a closure built in the loop retained its captures
-        // on every call.
-        let storeNumbers: (Int32) -> Int32 = { [modelNumberOf] number in modelNumberOf[number] ?? number }
-        let externalData = externalDataReader
-        // What the previous row's Z_ENT resolved to: rows of one entity come in long runs.
-        var lastStoreNumber: Int32 = -1
-        var number: Int32 = 0
-        var fills: [SlotFill] = []
-        var hasValues = false
-        let builder = SlotRowBuilder()
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
-            let primaryKey = sqlite3_column_int64(handle, 0)
-            let storeNumber = plan.soleStoreNumber ?? Int32(sqlite3_column_int(handle, 1))
-            if lastStoreNumber != storeNumber {
-                number = modelNumber(storeNumber)
-                let reads = values ? plan.entities[number] : nil
-                hasValues = reads != nil
-                fills = reads.map { SlotFill.plan($0, entity: model.entitiesInStoreOrder[Int(number) - 1]) } ?? []
-                lastStoreNumber = storeNumber
-            }
-            let version = sqlite3_column_int64(handle, plan.versionColumn)
-            var slots: SlotRow?
-            if hasValues {
-                // Each slot written once, into storage shared by many rows (`SlotRow`).
-                builder.beginRow(width: fills.count)
-                fills.withUnsafeBufferPointer { fills in
-                    for fill in fills {
-                        switch fill {
-                        case .unloaded: builder.append(.unloaded)
-                        case .null: builder.append(.null)
-                        case .column(let column, let kind):
-                            builder.append(SQLiteColumn.read(handle, column, kind, storeNumbers: storeNumbers, externalData: externalData))
-                        }
-                    }
-                }
-                slots = builder.endRow()
-            }
-            // `consume`: a copy here cost a retain and a release per row, atomic and not free.
-            rows.append(StoreRow(entityNumber: number, primaryKey: primaryKey, version: version, values: consume slots))
-            onRow?(handle)
-            if let chunks, rows.count == chunks.size {
-                chunks.handOver(rows)
-                rows = []
-                rows.reserveCapacity(chunks.size)
-            }
+        rows.reserveCapacity(chunks?.size ?? expectedRows)
+        guard let chunks else {
+            _ = try reader.read(into: &rows, limit: .max)
+            return rows
+        }
+        while try !reader.read(into: &rows, limit: chunks.size) {
+            chunks.handOver(rows)
+            rows = []
+            rows.reserveCapacity(chunks.size)
         }
         return rows
     }
@@ -436,28 +397,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let handOver: ([StoreRow]) -> Void
     }
 
-    /// How `readRows` fills one slot of an entity's row.
-    private enum SlotFill {
-        /// A to-many relationship: loaded when first used.
-        case unloaded
-        /// A transient property: not stored.
-        case null
-        case column(Int32, SQLiteHierarchyPlan.ColumnRead.Kind)
-
-        /// The fills of `entity`'s slots, in slot order, from its column reads.
-        static func plan(_ reads: [SQLiteHierarchyPlan.ColumnRead], entity: NSEntityDescription) -> [SlotFill] {
-            let properties = entity.layout!.properties
-            var fills = [SlotFill](repeating: .unloaded, count: properties.count)
-            for property in properties where property.isTransient { fills[property.slot] = .null }
-            for read in reads { fills[read.slot] = .column(read.column, read.kind) }
-            return fills
-        }
-    }
-
     /// Reads a file of `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store (format notes §9).
     /// The folder is found when a row names a file, not per read: batched iteration reads many
     /// small runs of rows, and building the folder's URL cost more than a row.
-    private var externalDataReader: (String) -> Data? {
+    var externalDataReader: (String) -> Data? {
         let url = self.url!
         return { name in
             let folder = url.deletingLastPathComponent()
