@@ -2,11 +2,9 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Steps a statement over one hierarchy table and turns its rows into `StoreRow`s, as many at a
-/// time as asked, so that a read can stop after a chunk and go on later, on this thread or another
-/// (never two at once): a fetch hands the rest of a long read to another thread
-/// (`SQLiteStore.fetchRows(_:inChunks:)`).
-struct SQLiteRowReader {
+/// Steps a statement over one hierarchy table and turns its rows into `StoreRow`s, a chunk at a
+/// time: a fetch hands the rest of a long read to another thread (`SQLiteStore.readInChunks`).
+struct SQLiteRowReader: SQLiteChunkReader {
     private let statement: Statement
     private let handle: OpaquePointer
     private let connection: OpaquePointer?
@@ -46,9 +44,7 @@ struct SQLiteRowReader {
         while read < limit {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return true }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: statement.sql)
-            }
+            guard code == SQLITE_ROW else { throw stepFailure(code, statement, connection: connection) }
             let primaryKey = sqlite3_column_int64(handle, 0)
             let storeNumber = plan.soleStoreNumber ?? Int32(sqlite3_column_int(handle, 1))
             if lastStoreNumber != storeNumber {

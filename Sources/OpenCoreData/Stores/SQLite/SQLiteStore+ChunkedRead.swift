@@ -1,10 +1,19 @@
 import Foundation
 import GRDB
+import GRDBSQLite
+
+/// Steps a statement and turns its rows into elements, as many at a time as asked, so that a read
+/// can stop after a chunk and go on later, on this thread or another (never two at once).
+protocol SQLiteChunkReader {
+    associatedtype Element
+    /// Appends up to `limit` more elements to `chunk`; true once the statement has none left.
+    mutating func read(into chunk: inout [Element], limit: Int) throws -> Bool
+}
 
 /// A fetch's read in chunks: the calling thread reads the first chunk itself; when rows remain,
 /// a reading thread steps the rest of the statement while the caller turns each chunk into
-/// objects. On two cores the two halves of a large fetch then overlap, and a small fetch pays
-/// nothing for it.
+/// objects or IDs. On two cores the two halves of a large fetch then overlap, and a small fetch
+/// pays nothing for it.
 extension SQLiteStore {
     /// Rows a chunk holds: enough that the hand-over costs nothing next to them, few enough that
     /// the reading thread starts early.
@@ -13,79 +22,102 @@ extension SQLiteStore {
     /// Whether a second thread may read: with one core it would only take turns with the caller.
     private static let readsAside = ProcessInfo.processInfo.activeProcessorCount > 1
 
+    /// The rows of `query` given to `body` a chunk at a time.
     func readInChunks(_ query: StoreQuery, _ body: (inout [StoreRow]) throws -> Void) throws {
-        let builder = SQLiteQueryBuilder(store: self)
         // A sort in memory needs every row first.
         if SQLiteMemorySort.canOrder(query) {
             var rows = try fetchRows(query)
             return try body(&rows)
         }
-        let sql = try builder.select(query)
+        let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         try pool!.read { db in
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
-            var reader = SQLiteRowReader(statement, plan: plan, values: query.includesPropertyValues, db: db, store: self)
-            var chunk: [StoreRow] = []
-            chunk.reserveCapacity(Self.rowsPerChunk)
-            var done = try reader.read(into: &chunk, limit: Self.rowsPerChunk)
-            guard !done, Self.readsAside else {
-                while true {
-                    try body(&chunk)
-                    if done { return }
-                    chunk = []
-                    chunk.reserveCapacity(Self.rowsPerChunk)
-                    done = try reader.read(into: &chunk, limit: Self.rowsPerChunk)
-                }
-            }
-            // Consumed: a copy left here would keep the statement alive past the reading thread.
-            let pipe = RowPipe(consume reader)
-            // A queue of its own: it gets a thread even when every thread of the global pool is a
-            // caller waiting for its own reader.
-            DispatchQueue(label: "OpenCoreData.SQLiteStore.read").async { pipe.readAll(chunk: Self.rowsPerChunk) }
-            // The reading thread steps this connection's statement: the read must not return it to
-            // the pool before that thread is done with it.
-            defer { pipe.stopAndWait() }
-            try body(&chunk)
-            chunk = []
-            while var rows = try pipe.take() { try body(&rows) }
+            try readInChunks(SQLiteRowReader(statement, plan: plan, values: query.includesPropertyValues, db: db, store: self), body)
         }
+    }
+
+    /// Runs `reader` to its end, handing its chunks to `body` in order. Called inside the read
+    /// that holds the reader's connection: `body` must not use the store.
+    func readInChunks<Reader: SQLiteChunkReader>(_ reader: consuming Reader, _ body: (inout [Reader.Element]) throws -> Void) throws {
+        var reader = reader
+        var chunk: [Reader.Element] = []
+        chunk.reserveCapacity(Self.rowsPerChunk)
+        var done = try reader.read(into: &chunk, limit: Self.rowsPerChunk)
+        guard !done, Self.readsAside else {
+            while true {
+                try body(&chunk)
+                if done { return }
+                chunk = []
+                chunk.reserveCapacity(Self.rowsPerChunk)
+                done = try reader.read(into: &chunk, limit: Self.rowsPerChunk)
+            }
+        }
+        // Moved into the pipe: a copy left here would keep the statement alive past the reading
+        // thread.
+        let pipe = ChunkPipe.reading(consume reader)
+        pipe.start(chunk: Self.rowsPerChunk)
+        // The reading thread steps this connection's statement: the read must not return it to
+        // the pool before that thread is done with it.
+        defer { pipe.stopAndWait() }
+        try body(&chunk)
+        chunk = []
+        while var next = try pipe.take() { try body(&next) }
     }
 }
 
-/// Chunks of rows from the reading thread to the caller, in order, with the reader's end (or
-/// error), and the caller's wish to stop.
-private final class RowPipe: @unchecked Sendable {
+/// The error a failed `sqlite3_step` of `statement` reports.
+func stepFailure(_ code: Int32, _ statement: Statement, connection: OpaquePointer?) -> DatabaseError {
+    DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: statement.sql)
+}
+
+/// Chunks from the reading thread to the caller, in order, with the reader's end (or error), and
+/// the caller's wish to stop.
+private final class ChunkPipe<Element>: @unchecked Sendable {
     // @unchecked Sendable: every field is touched under `condition`'s lock.
     private let condition = NSCondition()
-    private var chunks: [[StoreRow]] = []
+    private var chunks: [[Element]] = []
     private var next = 0
     private var finished = false
     private var error: (any Error)?
     private var stopped = false
-    /// Held by the pipe, not by the reading block, so that the reader (and its statement) is gone
-    /// before the caller hears that the read has finished: the statement must be finalized while
-    /// the caller still holds the connection.
-    private var reader: SQLiteRowReader?
+    /// Reads the next chunk (true once none is left). Held by the pipe, not by the reading block,
+    /// so that the reader it holds (and its statement) is gone before the caller hears that the
+    /// read has finished: the statement must be finalized while the caller still holds the
+    /// connection.
+    private var read: ((inout [Element], Int) throws -> Bool)?
 
-    init(_ reader: SQLiteRowReader) {
-        self.reader = reader
+    private init(_ read: @escaping (inout [Element], Int) throws -> Bool) {
+        self.read = read
+    }
+
+    /// A pipe for `reader`'s chunks; the pipe owns the reader from now on.
+    static func reading<Reader: SQLiteChunkReader>(_ reader: consuming Reader) -> ChunkPipe<Element> where Reader.Element == Element {
+        var reader = reader
+        return ChunkPipe { chunk, limit in try reader.read(into: &chunk, limit: limit) }
+    }
+
+    /// Starts reading on a queue of its own: it gets a thread even when every thread of the global
+    /// pool is a caller waiting for its own reader.
+    func start(chunk: Int) {
+        DispatchQueue(label: "OpenCoreData.SQLiteStore.read").async { self.readAll(chunk: chunk) }
     }
 
     /// On the reading thread: reads chunk after chunk until the statement is done or the caller
     /// stops.
-    func readAll(chunk: Int) {
+    private func readAll(chunk: Int) {
         var outcome: (any Error)?
         do {
             condition.lock()
-            var reader = self.reader.take()!
+            let read = self.read.take()!
             condition.unlock()
             var finished = false
             while !finished, !isStopped {
-                var rows: [StoreRow] = []
-                rows.reserveCapacity(chunk)
-                finished = try reader.read(into: &rows, limit: chunk)
-                put(rows)
+                var elements: [Element] = []
+                elements.reserveCapacity(chunk)
+                finished = try read(&elements, chunk)
+                put(elements)
             }
         } catch {
             outcome = error
@@ -93,20 +125,20 @@ private final class RowPipe: @unchecked Sendable {
         finish(outcome)
     }
 
-    var isStopped: Bool {
+    private var isStopped: Bool {
         condition.lock()
         defer { condition.unlock() }
         return stopped
     }
 
-    func put(_ rows: [StoreRow]) {
+    private func put(_ elements: [Element]) {
         condition.lock()
-        chunks.append(rows)
+        chunks.append(elements)
         condition.signal()
         condition.unlock()
     }
 
-    func finish(_ error: (any Error)?) {
+    private func finish(_ error: (any Error)?) {
         condition.lock()
         finished = true
         self.error = error
@@ -115,21 +147,21 @@ private final class RowPipe: @unchecked Sendable {
     }
 
     /// The next chunk, waiting for it; nil once the reader has finished and every chunk is taken.
-    func take() throws -> [StoreRow]? {
+    func take() throws -> [Element]? {
         condition.lock()
         defer { condition.unlock() }
         while next == chunks.count, !finished { condition.wait() }
         if next < chunks.count {
             // Moved out, so that the caller holds the only reference and can take each row's
             // values in place.
-            var rows: [StoreRow] = []
-            swap(&rows, &chunks[next])
+            var elements: [Element] = []
+            swap(&elements, &chunks[next])
             next += 1
             if next == chunks.count {
                 chunks.removeAll(keepingCapacity: true)
                 next = 0
             }
-            return rows
+            return elements
         }
         if let error { throw error }
         return nil

@@ -169,50 +169,62 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try readInChunks(query, body)
     }
 
-    /// IDs made while stepping: no intermediate rows, one allocation per ID.
+    /// IDs made from keys, no intermediate rows, one allocation per ID; a long read goes on on
+    /// another thread meanwhile (`readInChunks`).
     override func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
         let builder = SQLiteQueryBuilder(store: self)
-        return try pool!.read { db in
-            if let (sql, sort) = try builder.unorderedSelect(query, identitiesOnly: true) {
-                var ids = try readObjectIDs(sql, query: query, db: db, onRow: sort.add)
-                if sort.sort(&ids) { return ids }
-            }
-            return try readObjectIDs(try builder.select(query, identitiesOnly: true), query: query, db: db)
-        }
-    }
-
-    private func readObjectIDs(
-        _ sql: SQLFragment, query: StoreQuery, db: Database, onRow: ((OpaquePointer) -> Void)? = nil
-    ) throws -> [NSManagedObjectID] {
-        var lookup = EntityLookup(store: self)
         // A table of one entity selects the key alone (`select(_:identitiesOnly:)`).
         let root = query.entity.layout!.root
         let sole = (plans[Int32(root.layout!.entityNumber)] ?? SQLiteHierarchyPlan(root: root, storeNumber: storeNumber)).soleStoreNumber
+        return try pool!.read { db in
+            var ids: [NSManagedObjectID] = []
+            var maker = ObjectIDMaker(store: self)
+            if let (sql, sort) = try builder.unorderedSelect(query, identitiesOnly: true) {
+                // A sort in memory needs every row first.
+                let statement = try makeStatement(sql, db: db)
+                var keys: [SQLiteKeyReader.Key] = []
+                var reader = SQLiteKeyReader(statement, soleStoreNumber: sole, db: db, onRow: sort.add)
+                _ = try reader.read(into: &keys, limit: .max)
+                ids.reserveCapacity(keys.count)
+                for key in keys { ids.append(maker.objectID(key)) }
+                if sort.sort(&ids) { return ids }
+                ids = []
+            }
+            let statement = try makeStatement(try builder.select(query, identitiesOnly: true), db: db)
+            try readInChunks(SQLiteKeyReader(statement, soleStoreNumber: sole, db: db)) { keys in
+                for key in keys { ids.append(maker.objectID(key)) }
+            }
+            return ids
+        }
+    }
+
+    private func makeStatement(_ sql: SQLFragment, db: Database) throws -> Statement {
         let statement = try db.makeStatement(sql: sql.sql)
         statement.setUncheckedArguments(sql.arguments)
-        let handle = statement.sqliteStatement
-        var ids: [NSManagedObjectID] = []
-        var lastStoreNumber: Int32 = -1
-        var entity: NSEntityDescription?
-        let identity = self.identity!
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
-            let storeNumber = sole ?? Int32(sqlite3_column_int(handle, 1))
-            if storeNumber != lastStoreNumber {
-                entity = lookup.entity(modelNumber(storeNumber))
-                lastStoreNumber = storeNumber
-            }
-            ids.append(
-                NSManagedObjectID(
-                    entity: entity!, storeIdentity: identity, primaryKey: sqlite3_column_int64(handle, 0)))
-            onRow?(handle)
+        return statement
+    }
+
+    /// Makes the IDs of a store's keys, finding each entity once for a run of rows of one entity.
+    private struct ObjectIDMaker {
+        private let store: SQLiteStore
+        private let identity: StoreIdentity
+        private var lookup: EntityLookup
+        private var lastStoreNumber: Int32 = -1
+        private var entity: NSEntityDescription?
+
+        init(store: SQLiteStore) {
+            self.store = store
+            identity = store.identity!
+            lookup = EntityLookup(store: store)
         }
-        return ids
+
+        mutating func objectID(_ key: SQLiteKeyReader.Key) -> NSManagedObjectID {
+            if key.storeNumber != lastStoreNumber {
+                entity = lookup.entity(store.modelNumber(key.storeNumber))
+                lastStoreNumber = key.storeNumber
+            }
+            return NSManagedObjectID(entity: entity!, storeIdentity: identity, primaryKey: key.primaryKey)
+        }
     }
 
     override func countRows(_ query: StoreQuery) throws -> Int {

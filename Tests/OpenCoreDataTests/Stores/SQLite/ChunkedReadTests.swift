@@ -57,6 +57,26 @@ final class StoreReadingItem: NSManagedObject {
         }
     }
 
+    @Test(arguments: [false, true])
+    func objectIDsComeBackInOrder(sortedByDate: Bool) throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.insertItems(Self.rows)
+        try stack.context.performAndWait {
+            let request = NSFetchRequest<NSManagedObjectID>(entityName: "TSPItem")
+            request.resultType = .managedObjectIDResultType
+            // `createdAt` falls as the key rises: sorted by it, the keys come back reversed.
+            if sortedByDate { request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)] }
+            let ids = try stack.context.fetch(request)
+            let keys = ids.map { $0.uriRepresentation().lastPathComponent }
+            let expected = (1...Self.rows).map { "p\($0)" }
+            #expect(keys == (sortedByDate ? expected.reversed() : expected))
+            #expect(ids.allSatisfy { $0.entity.name == "TSPItem" && !$0.isTemporaryID })
+            let objects = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))
+            #expect(Set(objects.map(\.objectID)) == Set(ids))
+        }
+    }
+
     /// `awakeFromFetch` runs after the read, so that a store read inside it cannot meet the
     /// connection the fetch is still reading on.
     @Test func awakeFromFetchMayReadTheStore() throws {
