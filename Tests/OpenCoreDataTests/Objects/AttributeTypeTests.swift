@@ -70,6 +70,45 @@ import Testing
         #expect(row?["ZWHEN"] as Double? == 123_456.789)
         #expect(row?["ZBLOB"] as Data? == Data([1, 9, 9]))
     }
+
+    /// A stored 0 (and the reference date, 0 seconds) reads back as a value, a NULL as nil: the
+    /// store asks a column's type only when its number reads as 0.
+    @Test func zeroAndNilStayApart() throws {
+        let entity = TestModels.entity("Numbers", [
+            TestModels.attribute("i64", .integer64AttributeType), TestModels.attribute("dbl", .doubleAttributeType),
+            TestModels.attribute("flag", .booleanAttributeType), TestModels.attribute("when", .dateAttributeType),
+            TestModels.attribute("order", .integer32AttributeType),
+        ])
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: model, directory: directory)
+        try stack.context.performAndWait {
+            for (order, zero) in [(1, true), (2, false)] {
+                let object = NSEntityDescription.insertNewObject(forEntityName: "Numbers", into: stack.context)
+                object.setValue(order, forKey: "order")
+                guard zero else { continue }
+                object.setValue(Int64(0), forKey: "i64")
+                object.setValue(0.0, forKey: "dbl")
+                object.setValue(false, forKey: "flag")
+                object.setValue(Date(timeIntervalSinceReferenceDate: 0), forKey: "when")
+            }
+            try stack.context.save()
+        }
+        let again = try stack.reopened()
+        try again.context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Numbers")
+            request.sortDescriptors = [NSSortDescriptor(key: "order", ascending: true)]
+            request.returnsObjectsAsFaults = false
+            let objects = try again.context.fetch(request)
+            #expect(objects.count == 2)
+            #expect(objects[0].value(forKey: "i64") as? Int64 == 0)
+            #expect(objects[0].value(forKey: "dbl") as? Double == 0)
+            #expect(objects[0].value(forKey: "flag") as? Bool == false)
+            #expect(objects[0].value(forKey: "when") as? Date == Date(timeIntervalSinceReferenceDate: 0))
+            for key in ["i64", "dbl", "flag", "when"] { #expect(objects[1].value(forKey: key) == nil, "\(key)") }
+        }
+    }
 }
 
 import GRDB
