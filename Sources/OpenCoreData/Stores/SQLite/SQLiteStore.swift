@@ -177,24 +177,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let root = query.entity.layout!.root
         let sole = (plans[Int32(root.layout!.entityNumber)] ?? SQLiteHierarchyPlan(root: root, storeNumber: storeNumber)).soleStoreNumber
         return try pool!.read { db in
-            var ids: [NSManagedObjectID] = []
-            var maker = ObjectIDMaker(store: self)
+            func readIDs(_ sql: SQLFragment, onRow: ((OpaquePointer) -> Void)? = nil) throws -> [NSManagedObjectID] {
+                var ids: [NSManagedObjectID] = []
+                var maker = ObjectIDMaker(store: self)
+                // A sort in memory takes each row's sort keys as the reader steps it; the IDs,
+                // made meanwhile in reading order, are sorted once every row is in.
+                try readInChunks(SQLiteKeyReader(try makeStatement(sql, db: db), soleStoreNumber: sole, db: db, onRow: onRow)) { keys in
+                    for key in keys { ids.append(maker.objectID(key)) }
+                }
+                return ids
+            }
             if let (sql, sort) = try builder.unorderedSelect(query, identitiesOnly: true) {
-                // A sort in memory needs every row first.
-                let statement = try makeStatement(sql, db: db)
-                var keys: [SQLiteKeyReader.Key] = []
-                var reader = SQLiteKeyReader(statement, soleStoreNumber: sole, db: db, onRow: sort.add)
-                _ = try reader.read(into: &keys, limit: .max)
-                ids.reserveCapacity(keys.count)
-                for key in keys { ids.append(maker.objectID(key)) }
+                var ids = try readIDs(sql, onRow: sort.add)
                 if sort.sort(&ids) { return ids }
-                ids = []
             }
-            let statement = try makeStatement(try builder.select(query, identitiesOnly: true), db: db)
-            try readInChunks(SQLiteKeyReader(statement, soleStoreNumber: sole, db: db)) { keys in
-                for key in keys { ids.append(maker.objectID(key)) }
-            }
-            return ids
+            return try readIDs(try builder.select(query, identitiesOnly: true))
         }
     }
 

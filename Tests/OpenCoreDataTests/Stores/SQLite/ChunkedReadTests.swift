@@ -20,11 +20,17 @@ final class StoreReadingItem: NSManagedObject {
     /// Rows enough for two whole chunks and part of a third.
     static let rows = SQLiteStore.rowsPerChunk * 2 + 1_808
 
+    /// A store of `rows` items, as `insertItems(_:)` writes them.
+    private func filledStack(_ directory: TemporaryDirectory, model: NSManagedObjectModel = TestModels.todo()) throws -> TestStack {
+        let stack = try TestStack(model: model, directory: directory)
+        try stack.insertItems(Self.rows)
+        return stack
+    }
+
     @Test(arguments: [false, true])
     func everyRowComesBackInOrderWithItsValues(asFaults: Bool) throws {
         let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        try stack.insertItems(Self.rows)
+        let stack = try filledStack(directory)
         try stack.context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
             request.returnsObjectsAsFaults = asFaults
@@ -44,8 +50,7 @@ final class StoreReadingItem: NSManagedObject {
 
     @Test func predicateLimitAndOffsetApplyAcrossChunks() throws {
         let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        try stack.insertItems(Self.rows)
+        let stack = try filledStack(directory)
         try stack.context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
             request.predicate = NSPredicate(format: "done == YES")
@@ -60,8 +65,7 @@ final class StoreReadingItem: NSManagedObject {
     @Test(arguments: [false, true])
     func objectIDsComeBackInOrder(sortedByDate: Bool) throws {
         let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        try stack.insertItems(Self.rows)
+        let stack = try filledStack(directory)
         try stack.context.performAndWait {
             let request = NSFetchRequest<NSManagedObjectID>(entityName: "TSPItem")
             request.resultType = .managedObjectIDResultType
@@ -83,8 +87,7 @@ final class StoreReadingItem: NSManagedObject {
         let directory = TemporaryDirectory()
         let model = TestModels.todo()
         model.entities[0].managedObjectClassName = String(reflecting: StoreReadingItem.self)
-        let stack = try TestStack(model: model, directory: directory)
-        try stack.insertItems(Self.rows)
+        let stack = try filledStack(directory, model: model)
         try stack.context.performAndWait {
             let request = NSFetchRequest<StoreReadingItem>(entityName: "TSPItem")
             request.returnsObjectsAsFaults = false
