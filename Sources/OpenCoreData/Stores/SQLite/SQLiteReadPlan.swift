@@ -10,9 +10,7 @@ struct SQLiteHierarchyPlan {
     let selectList: String
     /// The store's number of the table's one entity; nil when the table holds a hierarchy.
     let soleStoreNumber: Int32?
-    /// Key, entity (unless sole) and version, qualified: what a query without values selects.
-    let identityList: String
-    /// Where `Z_OPT` is in `selectList` and `identityList`: 1 without `Z_ENT`, else 2.
+    /// Where `Z_OPT` is in `selectList`: 1 without `Z_ENT`, else 2.
     let versionColumn: Int32
     /// How many columns `selectList` names; a query may select more after them.
     let columnCount: Int32
@@ -40,7 +38,6 @@ struct SQLiteHierarchyPlan {
         soleStoreNumber = hierarchy.count == 1 ? storeNumber(root) : nil
         let identity = soleStoreNumber == nil ? ["Z_PK", "Z_ENT", "Z_OPT"] : ["Z_PK", "Z_OPT"]
         let columns = identity + root.layout!.tableColumns.map(\.0)
-        identityList = identity.map { "\(table).\($0)" }.joined(separator: ", ")
         versionColumn = Int32(identity.count - 1)
         selectList = columns.map { "\(table).\($0)" }.joined(separator: ", ")
         columnCount = Int32(columns.count)

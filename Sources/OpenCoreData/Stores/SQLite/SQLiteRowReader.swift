@@ -54,7 +54,8 @@ struct SQLiteRowReader: SQLiteChunkReader {
                 fills = reads.map { SlotFill.plan($0, entity: model.entitiesInStoreOrder[Int(number) - 1]) } ?? []
                 lastStoreNumber = storeNumber
             }
-            let version = sqlite3_column_int64(handle, plan.versionColumn)
+            // A row without values (a fault's) has no version selected: it comes with the values.
+            let version = values ? sqlite3_column_int64(handle, plan.versionColumn) : 0
             var slots: SlotRow?
             if hasValues {
                 // Each slot written once, into storage shared by many rows (`SlotRow`).
