@@ -76,16 +76,27 @@ extension NSManagedObjectContext {
         let updatedSet = posted?.updated.set(for: updated) ?? sparseSet(updated)
         let deletedSet = posted?.deleted.set(for: deleted) ?? sparseSet(deleted)
         var permanentIDs: [(NSManagedObjectID, NSManagedObjectID)] = []
+        // The set of the new objects' IDs, when one write made them all on another thread.
+        var insertedIDSet: Set<NSManagedObjectID>?
         for write in writes {
-            for (object, key) in zip(write.inserted, write.insertedKeys) where key != 0 {
+            let made = write.permanentIDs?.wait()
+            var madeFit = made != nil && writes.count == 1 && write.inserted.count == inserted.count && write.resolutions.isEmpty
+            for (position, (object, key)) in zip(write.inserted, write.insertedKeys).enumerated() where key != 0 {
                 let temporary = object.temporaryID
                 object.assignPermanentID(store: write.store, primaryKey: key)
+                if let id = made?[position], id.primaryKey == object.primaryKey {
+                    object.knownID = id
+                } else {
+                    madeFit = false
+                }
                 if let temporary {
                     // Children still know the object by its temporary ID (see propagatePermanentIDs).
                     registry[temporary.key] = nil
                     permanentIDs.append((temporary, object.objectID))
                 }
             }
+            // Every new object's ID made there (none had a key before the save).
+            if madeFit, let made = write.permanentIDs, made.madeSet.count == inserted.count { insertedIDSet = made.madeSet }
         }
         for object in inserted {
             object.flags = []
@@ -122,7 +133,7 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
             userInfo: [
-                NSInsertedObjectIDsKey: sparseSet(inserted.lazy.map(\.objectID)), NSUpdatedObjectIDsKey: sparseSet(updated.lazy.map(\.objectID)),
+                NSInsertedObjectIDsKey: insertedIDSet ?? sparseSet(inserted.lazy.map(\.objectID)), NSUpdatedObjectIDsKey: sparseSet(updated.lazy.map(\.objectID)),
                 NSDeletedObjectIDsKey: sparseSet(deleted.lazy.map(\.objectID)),
             ])
     }
@@ -241,6 +252,9 @@ final class SaveWrite {
     var resolutions: [ObjectIdentifier: MergeResolution] = [:]
     /// The same keys by object, built only when a relationship asks for an inserted object's key.
     var keysByObject: [ObjectIdentifier: Int64]?
+    /// The permanent IDs of `inserted`, made on another thread while their rows are written, for a
+    /// large save without constraint take-overs.
+    var permanentIDs: PermanentIDs?
     /// What writing an entity's rows needs to know beyond its slots, by entity.
     private var entityFacts: [ObjectIdentifier: EntityFacts] = [:]
     private var lastFacts: (entity: NSEntityDescription, facts: EntityFacts)?
@@ -273,6 +287,9 @@ final class SaveWrite {
     func run(_ writer: any StoreWriter) throws {
         insertedKeys = Array(repeating: 0, count: inserted.count)
         keysByObject = nil
+        // A write run again (after a failed attempt) makes its IDs again from its new keys.
+        _ = permanentIDs?.wait()
+        permanentIDs = nil
         // Positions of the new objects of each hierarchy, hierarchies in order of first appearance.
         var groups: [(root: NSEntityDescription, positions: [Int])] = []
         for (position, object) in inserted.enumerated() where object.hasTemporaryID {
@@ -291,6 +308,9 @@ final class SaveWrite {
         }
         var conflicts: [NSMergeConflict] = []
         let takenOver = try resolveConstraintsBeforeInsert(writer)
+        if takenOver.isEmpty, inserted.count >= PermanentIDs.minimumCount, SQLiteStore.readsAside, let identity = store.identity {
+            permanentIDs = PermanentIDs(objects: inserted, keys: insertedKeys, identity: identity)
+        }
         for (position, object) in inserted.enumerated() where !takenOver.contains(position) {
             let key = object.primaryKey != 0 ? object.primaryKey : insertedKeys[position]
             try writer.insert(entity: object.entity, primaryKey: key, values: rowValues(of: object))

@@ -19,8 +19,9 @@ extension SQLiteStore {
     /// the reading thread starts early.
     static var rowsPerChunk: Int { 4_096 }
 
-    /// Whether a second thread may read: with one core it would only take turns with the caller.
-    private static let readsAside = ProcessInfo.processInfo.activeProcessorCount > 1
+    /// Whether a second thread may take part (a chunked read, a large save's IDs): with one core it
+    /// would only take turns with the caller.
+    static let readsAside = ProcessInfo.processInfo.activeProcessorCount > 1
 
     /// The rows of `query` given to `body` a chunk at a time.
     func readInChunks(_ query: StoreQuery, _ body: (inout [StoreRow]) throws -> Void) throws {

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// A large save makes its new objects' permanent IDs on another thread while the rows are written
+/// (`PermanentIDs`): the objects, the did-save notification and the store must agree on them as
+/// they do after a small save, and a save that fails must leave the objects' IDs temporary.
+@Suite struct PermanentIDsTests {
+    /// Enough new objects for the IDs to be made on the other thread.
+    static let count = PermanentIDs.minimumCount + 904
+
+    private func insertItems(_ count: Int, into context: NSManagedObjectContext) -> [NSManagedObject] {
+        (0..<count).map { index in
+            let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            item.setValue("Item \(index)", forKey: "name")
+            return item
+        }
+    }
+
+    private func insertedIDs(_ recorder: NotificationRecorder) throws -> Set<NSManagedObjectID> {
+        let note = try #require(recorder.notifications.last)
+        return try #require(note.userInfo?[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID>)
+    }
+
+    @Test func theObjectsTheNotificationAndTheStoreAgreeOnTheNewIDs() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, object: context)
+        let ids = try context.performAndWait {
+            let items = insertItems(Self.count, into: context)
+            try context.save()
+            return items.map(\.objectID)
+        }
+        #expect(ids.allSatisfy { !$0.isTemporaryID })
+        #expect(Set(ids.map { $0.uriRepresentation() }).count == Self.count)
+        #expect(try insertedIDs(recorder) == Set(ids))
+        let reader = try stack.reopened()
+        let names = try reader.context.performAndWait {
+            try [0, Self.count / 2, Self.count - 1].map { try reader.context.existingObject(with: ids[$0]).value(forKey: "name") as? String }
+        }
+        #expect(names == ["Item 0", "Item \(Self.count / 2)", "Item \(Self.count - 1)"])
+    }
+
+    /// Objects given their keys before the save (`obtainPermanentIDs`) get no key from the save;
+    /// the notification still lists every new object.
+    @Test func objectsWithKeysAlreadyAreInTheNotificationToo() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, object: context)
+        let ids = try context.performAndWait {
+            let items = insertItems(Self.count, into: context)
+            try context.obtainPermanentIDs(for: Array(items.prefix(3)))
+            try context.save()
+            return items.map(\.objectID)
+        }
+        #expect(try insertedIDs(recorder) == Set(ids))
+        #expect(Set(ids).count == Self.count)
+    }
+
+    /// The save fails inside the store's transaction, after the keys were allocated: the new
+    /// objects keep temporary IDs, nothing is written, and saving again works.
+    @Test func aFailedSaveLeavesTheNewObjectsTemporary() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        let first = try context.performAndWait {
+            let item = insertItems(1, into: context)[0]
+            try context.save()
+            _ = item.value(forKey: "name")
+            return item
+        }
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = stack.coordinator
+        try other.performAndWait {
+            try other.existingObject(with: first.objectID).setValue("theirs", forKey: "name")
+            try other.save()
+        }
+        let (error, items) = context.performAndWait { () -> (NSError?, [NSManagedObject]) in
+            first.setValue("mine", forKey: "name")
+            let items = insertItems(Self.count, into: context)
+            do {
+                try context.save()
+                return (nil, items)
+            } catch {
+                return (error as NSError, items)
+            }
+        }
+        #expect(error?.code == NSManagedObjectMergeError)
+        context.performAndWait {
+            #expect(items.allSatisfy { $0.objectID.isTemporaryID && $0.isInserted })
+        }
+        let stored = try other.performAndWait { try other.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) }
+        #expect(stored == 1)
+        try context.performAndWait {
+            context.refresh(first, mergeChanges: false)
+            try context.save()
+            #expect(items.allSatisfy { !$0.objectID.isTemporaryID })
+        }
+        let after = try other.performAndWait { try other.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) }
+        #expect(after == Self.count + 1)
+    }
+}
