@@ -17,24 +17,28 @@ import Testing
         }
     }
 
-    private func insertedIDs(_ recorder: NotificationRecorder) throws -> Set<NSManagedObjectID> {
-        let note = try #require(recorder.notifications.last)
-        return try #require(note.userInfo?[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID>)
-    }
-
-    @Test func theObjectsTheNotificationAndTheStoreAgreeOnTheNewIDs() throws {
-        let directory = TemporaryDirectory()
+    /// Saves `count` new items, `obtainingFirst` of them given their keys beforehand; returns
+    /// their IDs after the save, the did-save notification's set of new IDs, and the stack.
+    private func saveNewItems(obtainingFirst: Int, in directory: TemporaryDirectory) throws -> ([NSManagedObjectID], Set<NSManagedObjectID>, TestStack) {
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
         let context = stack.context
         let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, object: context)
         let ids = try context.performAndWait {
             let items = insertItems(Self.count, into: context)
+            try context.obtainPermanentIDs(for: Array(items.prefix(obtainingFirst)))
             try context.save()
             return items.map(\.objectID)
         }
+        let note = try #require(recorder.notifications.last)
+        return (ids, try #require(note.userInfo?[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID>), stack)
+    }
+
+    @Test func theObjectsTheNotificationAndTheStoreAgreeOnTheNewIDs() throws {
+        let directory = TemporaryDirectory()
+        let (ids, notified, stack) = try saveNewItems(obtainingFirst: 0, in: directory)
         #expect(ids.allSatisfy { !$0.isTemporaryID })
         #expect(Set(ids.map { $0.uriRepresentation() }).count == Self.count)
-        #expect(try insertedIDs(recorder) == Set(ids))
+        #expect(notified == Set(ids))
         let reader = try stack.reopened()
         let names = try reader.context.performAndWait {
             try [0, Self.count / 2, Self.count - 1].map { try reader.context.existingObject(with: ids[$0]).value(forKey: "name") as? String }
@@ -46,16 +50,8 @@ import Testing
     /// the notification still lists every new object.
     @Test func objectsWithKeysAlreadyAreInTheNotificationToo() throws {
         let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        let context = stack.context
-        let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, object: context)
-        let ids = try context.performAndWait {
-            let items = insertItems(Self.count, into: context)
-            try context.obtainPermanentIDs(for: Array(items.prefix(3)))
-            try context.save()
-            return items.map(\.objectID)
-        }
-        #expect(try insertedIDs(recorder) == Set(ids))
+        let (ids, notified, _) = try saveNewItems(obtainingFirst: 3, in: directory)
+        #expect(notified == Set(ids))
         #expect(Set(ids).count == Self.count)
     }
 
@@ -77,17 +73,11 @@ import Testing
             try other.existingObject(with: first.objectID).setValue("theirs", forKey: "name")
             try other.save()
         }
-        let (error, items) = context.performAndWait { () -> (NSError?, [NSManagedObject]) in
+        let items = context.performAndWait {
             first.setValue("mine", forKey: "name")
-            let items = insertItems(Self.count, into: context)
-            do {
-                try context.save()
-                return (nil, items)
-            } catch {
-                return (error as NSError, items)
-            }
+            return insertItems(Self.count, into: context)
         }
-        #expect(error?.code == NSManagedObjectMergeError)
+        #expect(context.saveError()?.code == NSManagedObjectMergeError)
         context.performAndWait {
             #expect(items.allSatisfy { $0.objectID.isTemporaryID && $0.isInserted })
         }

@@ -209,15 +209,8 @@ import Testing
         _ = try execute(request, in: stack.context)
         let before = try StoreSnapshot.rows(of: stack.url)
 
-        let error = stack.context.performAndWait { () -> NSError? in
-            item.setValue("edited", forKey: "name")
-            do {
-                try stack.context.save()
-                return nil
-            } catch {
-                return error as NSError
-            }
-        }
+        stack.context.performAndWait { item.setValue("edited", forKey: "name") }
+        let error = stack.context.saveError()
         #expect(error?.code == NSManagedObjectMergeError)
         let conflicts = error?.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict]
         #expect(conflicts?.first?.sourceObject === item)

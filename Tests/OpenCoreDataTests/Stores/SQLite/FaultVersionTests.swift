@@ -77,15 +77,7 @@ import Testing
         let item = try #require(try faults(in: stack.context).first)
         stack.context.performAndWait { _ = item.value(forKey: "name") }
         try rename("theirs", in: other)
-        let error = stack.context.performAndWait { () -> NSError? in
-            item.setValue(true, forKey: "done")
-            do {
-                try stack.context.save()
-                return nil
-            } catch {
-                return error as NSError
-            }
-        }
-        #expect(error?.code == NSManagedObjectMergeError)
+        stack.context.performAndWait { item.setValue(true, forKey: "done") }
+        #expect(stack.context.saveError()?.code == NSManagedObjectMergeError)
     }
 }
