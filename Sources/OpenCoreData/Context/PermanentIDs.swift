@@ -28,7 +28,9 @@ final class PermanentIDs: @unchecked Sendable {
         self.objects = objects
         self.keys = keys
         self.identity = identity
-        DispatchQueue.global(qos: .userInitiated).async { self.make() }
+        // A queue of its own, as `ChunkPipe` reads on: the save waits for it, so its progress must
+        // not depend on the global pool having a thread free (a save may itself hold one).
+        DispatchQueue(label: "OpenCoreData.PermanentIDs").async { self.make() }
     }
 
     private func make() {
