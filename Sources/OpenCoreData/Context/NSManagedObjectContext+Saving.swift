@@ -79,16 +79,12 @@ extension NSManagedObjectContext {
         // The set of the new objects' IDs, when one write made them all on another thread.
         var insertedIDSet: Set<NSManagedObjectID>?
         for write in writes {
+            // Made from these same keys: every position with a key has its ID.
             let made = write.permanentIDs?.wait()
-            var madeFit = made != nil && writes.count == 1 && write.inserted.count == inserted.count && write.resolutions.isEmpty
             for (position, (object, key)) in zip(write.inserted, write.insertedKeys).enumerated() where key != 0 {
                 let temporary = object.temporaryID
                 object.assignPermanentID(store: write.store, primaryKey: key)
-                if let id = made?[position], id.primaryKey == object.primaryKey {
-                    object.knownID = id
-                } else {
-                    madeFit = false
-                }
+                if let made { object.knownID = made.ids[position] }
                 if let temporary {
                     // Children still know the object by its temporary ID (see propagatePermanentIDs).
                     registry[temporary.key] = nil
@@ -96,7 +92,7 @@ extension NSManagedObjectContext {
                 }
             }
             // Every new object's ID made there (none had a key before the save).
-            if madeFit, let made = write.permanentIDs, made.madeSet.count == inserted.count { insertedIDSet = made.madeSet }
+            if let made, made.set.count == inserted.count { insertedIDSet = made.set }
         }
         for object in inserted {
             object.flags = []
@@ -308,9 +304,7 @@ final class SaveWrite {
         }
         var conflicts: [NSMergeConflict] = []
         let takenOver = try resolveConstraintsBeforeInsert(writer)
-        if takenOver.isEmpty, inserted.count >= PermanentIDs.minimumCount, SQLiteStore.readsAside, let identity = store.identity {
-            permanentIDs = PermanentIDs(objects: inserted, keys: insertedKeys, identity: identity)
-        }
+        if takenOver.isEmpty { permanentIDs = PermanentIDs.start(objects: inserted, keys: insertedKeys, identity: store.identity) }
         for (position, object) in inserted.enumerated() where !takenOver.contains(position) {
             let key = object.primaryKey != 0 ? object.primaryKey : insertedKeys[position]
             try writer.insert(entity: object.entity, primaryKey: key, values: rowValues(of: object))

@@ -8,23 +8,28 @@ import Foundation
 /// cache. Their keys are known once the store has allocated them, before the first row is
 /// written, so the IDs need not wait for the rows.
 final class PermanentIDs: @unchecked Sendable {
-    // @unchecked Sendable: the inputs never change; `ids` and `set` are written by the making
-    // thread before it signals `done`, and read by the context only after `wait()`.
+    // @unchecked Sendable: the inputs never change; `made` is written by the making thread
+    // before it signals `done`, and read by the context only after `wait()`.
     private let objects: [NSManagedObject]
     private let keys: [Int64]
     private let identity: StoreIdentity
     private let done = DispatchSemaphore(value: 0)
     private var waited = false
-    private var ids: [NSManagedObjectID?] = []
-    private var set: Set<NSManagedObjectID> = []
+    private var made: (ids: [NSManagedObjectID?], set: Set<NSManagedObjectID>) = ([], [])
 
     /// New objects below which the IDs are made on the context's thread: handing them over
     /// costs more than making a few thousand.
     static var minimumCount: Int { 4_096 }
 
     /// Starts making the IDs of `objects` with `keys` (0 for an object whose key the write did
-    /// not give, which gets none here). Only `entity`, which never changes, is read of each object.
-    init(objects: [NSManagedObject], keys: [Int64], identity: StoreIdentity) {
+    /// not give, which gets none here), when there are enough of them and a second core; nil
+    /// otherwise. Only `entity`, which never changes, is read of each object.
+    static func start(objects: [NSManagedObject], keys: [Int64], identity: StoreIdentity?) -> PermanentIDs? {
+        guard objects.count >= minimumCount, SecondThread.helps, let identity else { return nil }
+        return PermanentIDs(objects: objects, keys: keys, identity: identity)
+    }
+
+    private init(objects: [NSManagedObject], keys: [Int64], identity: StoreIdentity) {
         self.objects = objects
         self.keys = keys
         self.identity = identity
@@ -47,23 +52,17 @@ final class PermanentIDs: @unchecked Sendable {
             ids.append(id)
             set.insert(id)
         }
-        self.ids = ids
-        self.set = set
+        made = (ids, set)
         done.signal()
     }
 
-    /// Waits until the IDs are made; returns them by position (nil where no key was given).
-    func wait() -> [NSManagedObjectID?] {
+    /// Waits until the IDs are made; returns them by position (nil where no key was given) and
+    /// their set.
+    func wait() -> (ids: [NSManagedObjectID?], set: Set<NSManagedObjectID>) {
         if !waited {
             done.wait()
             waited = true
         }
-        return ids
-    }
-
-    /// The set of every ID made, once `wait()` has returned.
-    var madeSet: Set<NSManagedObjectID> {
-        precondition(waited, "PermanentIDs.madeSet read before wait()")
-        return set
+        return made
     }
 }

@@ -19,10 +19,6 @@ extension SQLiteStore {
     /// the reading thread starts early.
     static var rowsPerChunk: Int { 4_096 }
 
-    /// Whether a second thread may take part (a chunked read, a large save's IDs): with one core it
-    /// would only take turns with the caller.
-    static let readsAside = ProcessInfo.processInfo.activeProcessorCount > 1
-
     /// The rows of `query` given to `body` a chunk at a time.
     func readInChunks(_ query: StoreQuery, _ body: (inout [StoreRow]) throws -> Void) throws {
         // A sort in memory needs every row first.
@@ -46,7 +42,7 @@ extension SQLiteStore {
         var chunk: [Reader.Element] = []
         chunk.reserveCapacity(Self.rowsPerChunk)
         var done = try reader.read(into: &chunk, limit: Self.rowsPerChunk)
-        guard !done, Self.readsAside else {
+        guard !done, SecondThread.helps else {
             while true {
                 try body(&chunk)
                 if done { return }
