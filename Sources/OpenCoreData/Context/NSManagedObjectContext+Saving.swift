@@ -330,8 +330,9 @@ final class SaveWrite {
             let ok = try writer.delete(entity: object.entity, primaryKey: object.primaryKey, expectedVersion: expected)
             if !ok && policy == .errorMergePolicyType { conflicts.append(try conflict(object, writer)) }
         }
-        try writeJoins(writer)
-        try writeOrders(writer)
+        let model = store.persistentStoreCoordinator?.managedObjectModel
+        if model?.hasJoinTables != false { try writeJoins(writer) }
+        if model?.hasOrderedRelationships != false { try writeOrders(writer) }
         if !conflicts.isEmpty {
             throw CoreDataError.make(
                 NSManagedObjectMergeError, "Optimistic locking failure: \(conflicts.count) object(s) changed in the store since they were read.",

@@ -108,6 +108,10 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private var frozenEntitiesByName: [String: NSEntityDescription]?
     /// Entities in Core Data's numbering order: index + 1 is the entity number (Z_ENT).
     private(set) var entitiesInStoreOrder: [NSEntityDescription] = []
+    /// Whether any relationship is many-to-many (a join table) or ordered: a save passes over its
+    /// objects for these only when the model has them, which most models do not.
+    private(set) var hasJoinTables = false
+    private(set) var hasOrderedRelationships = false
 
     /// Whether a coordinator uses the model, so that it may no longer change.
     var isFrozen: Bool {
@@ -137,6 +141,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         }
         for entity in ordered where entity.superentity == nil { ModelLayoutBuilder.assignColumns(root: entity) }
         entitiesInStoreOrder = ordered
+        let relationships = ordered.flatMap { $0.layout!.relationships }
+        hasJoinTables = relationships.contains { $0.joinTable != nil }
+        hasOrderedRelationships = relationships.contains { $0.isOrdered }
         frozenEntitiesByName = Dictionary(
             entities.compactMap { e in e.name.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
     }

@@ -6,6 +6,23 @@ extension NSManagedObject {
         // Instances of NSManagedObject itself cannot have overridden validateValue(_:forKey:):
         // ask the model's rules directly, without the key lookup and the dynamic call.
         let isBaseClass = type(of: self) == NSManagedObject.self
+        if isBaseClass, let layout {
+            // Most slots pass on their case alone, read in place: no value copied, no property
+            // looked at unless it fails or has rules of its own.
+            fireFault()
+            let checks = layout.objectTemplate.checks
+            for slot in checks.indices {
+                switch checks[slot] {
+                case .none: continue
+                case .presenceAndType(let isOptional):
+                    if !slots.isNullOrInvalid(at: slot) || (isOptional && !slots.isInvalid(at: slot)) { continue }
+                case .full: break
+                }
+                if let error = modelRuleError(for: layout.properties[slot]) { errors.append(error) }
+            }
+            if let error = CoreDataError.combining(errors) { throw error }
+            return
+        }
         for (slot, property) in (layout?.properties ?? entity.properties).enumerated() where !property.isTransient {
             if isBaseClass {
                 if let error = modelRuleError(for: property) { errors.append(error) }
@@ -40,7 +57,7 @@ extension NSManagedObject {
                 return nil
             default:
                 if let template = entity.layout?.objectTemplate {
-                    if !template.hasValueChecks[attribute.slot] { return nil }
+                    if template.checks[attribute.slot] != .full { return nil }
                 } else if attribute.rules.isEmpty && attribute.validationPredicates.isEmpty {
                     return nil
                 }

@@ -281,9 +281,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     func applyDefaultValues() {
         faultState = .filled
-        if let template = entity.layout?.objectTemplate {
-            slots = template.defaultSlots
-            for slot in template.toManySlots { slots[slot] = .toMany(RelationshipSet()) }
+        if let layout = entity.layout {
+            // Field by field: binding the whole template would retain and release each of its arrays.
+            slots = layout.objectTemplate.defaultSlots
+            for slot in layout.objectTemplate.toManySlots { slots[slot] = .toMany(RelationshipSet()) }
             return
         }
         // Before the model is frozen (no layout yet), from the properties themselves.

@@ -9,9 +9,19 @@ struct ObjectTemplate {
     let defaultSlots: SlotRow
     /// Slots of to-many relationships.
     let toManySlots: [Int]
-    /// Per slot, whether the attribute has rules or validation predicates to check a value
-    /// against (false for relationships): validation skips the others after the type check.
-    let hasValueChecks: [Bool]
+    /// Per slot, what saving an instance of `NSManagedObject` itself must check.
+    let checks: [SlotCheck]
+
+    /// What validation looks at in one slot.
+    enum SlotCheck: Equatable {
+        /// A transient property: not validated.
+        case none
+        /// An attribute without rules or validation predicates: only a missing value (when
+        /// required) or a value of the wrong type can fail, both seen from the slot's case.
+        case presenceAndType(isOptional: Bool)
+        /// An attribute with rules or predicates, or a relationship: the full check.
+        case full
+    }
 
     /// Up to this many properties, scanning `names` costs less than hashing a key.
     static let scanLimit = 8
@@ -20,9 +30,12 @@ struct ObjectTemplate {
         names = properties.map(\.name)
         var slots = SlotRow(repeating: .null, count: properties.count)
         var toMany: [Int] = []
-        hasValueChecks = properties.map { property in
-            guard let attribute = property as? NSAttributeDescription else { return false }
-            return !attribute.rules.isEmpty || !attribute.validationPredicates.isEmpty
+        checks = properties.map { property in
+            if property.isTransient { return .none }
+            guard let attribute = property as? NSAttributeDescription,
+                attribute.rules.isEmpty && attribute.validationPredicates.isEmpty
+            else { return .full }
+            return .presenceAndType(isOptional: attribute.isOptional)
         }
         for (slot, property) in properties.enumerated() {
             if let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue {

@@ -65,6 +65,26 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
         }
     }
 
+    /// Whether the value at `index` is `.null` or `.invalid`, read in place (no payload copied).
+    func isNullOrInvalid(at index: Int) -> Bool {
+        precondition(index >= 0 && index < Int(length), "Slot index out of range")
+        return storage!.withUnsafeMutablePointerToElements { elements in
+            switch elements[Int(start) + index] {
+            case .null, .invalid: true
+            default: false
+            }
+        }
+    }
+
+    /// Whether the value at `index` is `.invalid`, read in place.
+    func isInvalid(at index: Int) -> Bool {
+        precondition(index >= 0 && index < Int(length), "Slot index out of range")
+        return storage!.withUnsafeMutablePointerToElements { elements in
+            if case .invalid = elements[Int(start) + index] { return true }
+            return false
+        }
+    }
+
     /// Gives the row a storage of its own when another row or value shares it.
     private mutating func makeUnique() {
         if isKnownUniquelyReferenced(&storage) { return }
@@ -133,7 +153,10 @@ final class SlotStorage: ManagedBuffer<SlotStorage.Header, SlotValue> {
     func copyElements(from start: Int, count: Int, into other: SlotStorage) {
         withUnsafeMutablePointerToElements { elements in
             other.withUnsafeMutablePointers { header, target in
-                (target + header.pointee.written).initialize(from: elements + start, count: count)
+                // One by one: the bulk `initialize(from:count:)` copies through the runtime's
+                // generic array copy, which cost more than the allocation for a row of a few values.
+                let first = target + header.pointee.written
+                for offset in 0..<count { (first + offset).initialize(to: elements[start + offset]) }
                 header.pointee.written += count
             }
         }

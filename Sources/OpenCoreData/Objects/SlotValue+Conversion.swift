@@ -30,29 +30,22 @@ extension SlotValue {
 
     /// Converts a value set through KVC to the slot for `attribute`, or `.invalid` when its type does
     /// not fit (refused at save with `NSManagedObjectValidationError`).
-    init(attributeValue value: Any?, for attribute: NSAttributeDescription) {
-        guard let value else {
+    init(attributeValue value: borrowing Any?, for attribute: NSAttributeDescription) {
+        // The value of the attribute's own type first, read in place: testing `is NSNull` first
+        // would, for a String, try bridging it to a Foundation object on every set, and the
+        // runtime's cast costs more than the rest of a set.
+        let type = attribute.attributeType
+        switch ExistentialPayload.withPayload(of: value, { SlotValue.exact(type, $0, $1) }) {
+        case .none:
             self = .null
             return
-        }
-        // The value of the attribute's own type first: testing `is NSNull` first would, for a
-        // String, try bridging it to a Foundation object on every set.
-        switch attribute.attributeType {
-        case .stringAttributeType:
-            if let s = value as? String { self = .string(s); return }
-        case .dateAttributeType:
-            if let d = value as? Date { self = .date(d); return }
-        case .booleanAttributeType:
-            if let b = value as? Bool { self = .int(b ? 1 : 0); return }
-        case .integer64AttributeType, .integer32AttributeType, .integer16AttributeType:
-            // Exact types only: `as? Int` would also bridge an NSNumber, which the general path
-            // below converts by its own rules.
-            if type(of: value) == Int.self { self = .int(Int64(value as! Int)); return }
-        case .doubleAttributeType:
-            if type(of: value) == Double.self { self = .double(value as! Double); return }
-        default:
+        case .some(.some(let slot)):
+            self = slot
+            return
+        case .some(.none):
             break
         }
+        let value = (copy value)!
         if value is NSNull {
             self = .null
             return
@@ -102,6 +95,28 @@ extension SlotValue {
             .compositeAttributeType:
             self = .object(AnyBox(value))
         }
+    }
+
+    /// The slot for a value whose dynamic type is exactly the attribute's own Swift type; nil for
+    /// any other (an `NSNumber`, a wider integer), which the general conversion handles.
+    @inline(__always)
+    private static func exact(_ type: NSAttributeType, _ dynamicType: Any.Type, _ payload: UnsafeRawPointer) -> SlotValue? {
+        switch type {
+        case .stringAttributeType:
+            if dynamicType == String.self { return .string(payload.load(as: String.self)) }
+        case .dateAttributeType:
+            if dynamicType == Date.self { return .date(payload.load(as: Date.self)) }
+        case .booleanAttributeType:
+            if dynamicType == Bool.self { return .int(payload.load(as: Bool.self) ? 1 : 0) }
+        case .integer64AttributeType, .integer32AttributeType, .integer16AttributeType:
+            // Exact types only: an NSNumber goes through the general path's own rules.
+            if dynamicType == Int.self { return .int(Int64(payload.load(as: Int.self))) }
+        case .doubleAttributeType:
+            if dynamicType == Double.self { return .double(payload.load(as: Double.self)) }
+        default:
+            break
+        }
+        return nil
     }
 
     /// Any integer, Boolean or `NSNumber` as Int64; a floating value only when it is whole.
