@@ -34,7 +34,7 @@ extension NSManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             pushChanges(to: parent, inserted: inserted, updated: updated, deleted: deleted)
-            finishSave(inserted: inserted, updated: updated, deleted: deleted, writes: [], posted: posted)
+            _ = finishSave(inserted: inserted, updated: updated, deleted: deleted, writes: [], posted: posted)
             return
         }
 
@@ -48,8 +48,9 @@ extension NSManagedObjectContext {
                 object.store === store
                     || (object.store == nil && (stores.count == 1 || coordinator.store(for: object.entity) === store))
             }
-            let storeInserted = inserted.filter(mine)
-            let storeUpdated = updated.filter(mine)
+            // The whole list when all are the store's: a filtered copy retains every element.
+            let storeInserted = inserted.allSatisfy(mine) ? inserted : inserted.filter(mine)
+            let storeUpdated = updated.allSatisfy(mine) ? updated : updated.filter(mine)
             let storeDeleted = deleted.filter(mine)
             if storeInserted.isEmpty && storeUpdated.isEmpty && storeDeleted.isEmpty { continue }
             let write = SaveWrite(
@@ -62,16 +63,25 @@ extension NSManagedObjectContext {
             writes.append(write)
             for (id, resolution) in write.resolutions { resolutions[id] = resolution }
         }
-        applyResolutions(resolutions, to: inserted + updated + deleted)
+        if !resolutions.isEmpty { applyResolutions(resolutions, to: inserted + updated + deleted) }
         let stillDeleted = resolutions.isEmpty ? deleted : deleted.filter { $0.isDeleted }
-        finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, writes: writes, posted: posted)
-        applyResolvedVersions(resolutions, to: inserted + updated)
+        let emptied = finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, writes: writes, posted: posted)
+        if !resolutions.isEmpty { applyResolvedVersions(resolutions, to: inserted + updated) }
+        // Only when every object these hold is still registered: no deletion, nothing inserted
+        // and deleted again before the save.
+        let allRegistered = deleted.isEmpty && posted?.deleted.objects.isEmpty != false && emptied.count == inserted.count
+        if allRegistered {
+            let count = inserted.count + updated.count
+            SecondThread.release((consume posted, consume inserted, consume updated, consume writes, emptied), count: count)
+        }
     }
 
+    /// Makes the saved objects clean and registered under their permanent IDs, posts the did-save
+    /// notifications, and returns the context's change lists it emptied (for the caller to release).
     private func finishSave(
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], writes: [SaveWrite],
         posted: PostedChanges?
-    ) {
+    ) -> [NSManagedObject] {
         let insertedSet = posted?.inserted.set(for: inserted) ?? sparseSet(inserted)
         let updatedSet = posted?.updated.set(for: updated) ?? sparseSet(updated)
         let deletedSet = posted?.deleted.set(for: deleted) ?? sparseSet(deleted)
@@ -109,7 +119,8 @@ extension NSManagedObjectContext {
             registry[object.registryKey] = nil
             object.flags = []
         }
-        insertedList.removeAll()
+        let emptied = insertedList
+        insertedList = []
         insertedCount = 0
         updatedMap.removeAll()
         deletedList.removeAll()
@@ -132,6 +143,7 @@ extension NSManagedObjectContext {
                 NSInsertedObjectIDsKey: insertedIDSet ?? sparseSet(inserted.lazy.map(\.objectID)), NSUpdatedObjectIDsKey: sparseSet(updated.lazy.map(\.objectID)),
                 NSDeletedObjectIDsKey: sparseSet(deleted.lazy.map(\.objectID)),
             ])
+        return emptied
     }
 
     /// Runs delete rules for objects deleted since the last call: nullify inverses, cascade.

@@ -416,6 +416,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         deletedList.removeAll()
         pendingDeletions.removeAll()
         resetEvent()
+        // A caller resets to free memory: what earlier saves left to release aside is gone too.
+        SecondThread.waitForReleases()
     }
 
     /// Undoes the last group of changes, if the context has an undo manager.
