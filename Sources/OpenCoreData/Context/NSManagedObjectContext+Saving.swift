@@ -22,7 +22,14 @@ extension NSManagedObjectContext {
         processPendingChanges()
         let posted = lastChange
         lastChange = nil
-        let inserted = liveInserted
+        // The objects-did-change notification just listed new objects: when it listed as many as
+        // the context has and each still is (its observers may have changed that), they are the
+        // context's new objects in the list's order, and a filtered copy would retain each again.
+        let inserted = posted.flatMap { posted in
+            let listed = posted.inserted.objects
+            let same = listed.count == insertedCount && listed.allSatisfy { owns($0) && $0.flags.contains(.inserted) }
+            return same ? listed : nil
+        } ?? liveInserted
         // In the order the save's objects-did-change notification listed them when it listed all,
         // so that the did-save notification can reuse its set.
         let updated = posted.flatMap { $0.updated.covers(updatedMap) ? $0.updated.objects : nil } ?? Array(updatedMap.values)
