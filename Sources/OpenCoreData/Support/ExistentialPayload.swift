@@ -5,8 +5,9 @@
 /// property of every object inserted. An `Any` is laid out by Swift's ABI (docs/ABI/TypeLayout.rst,
 /// "Existential Container Layout") as three words of inline buffer followed by the dynamic
 /// type's metadata, and a value that fits those three words, is word-aligned at most and bitwise
-/// takable is held inline at the start of the buffer. The types read here all are; a test checks
-/// each one against the general cast, so a change of layout fails loudly instead of misreading.
+/// takable is held inline at the start of the buffer. The types read here all are;
+/// `ExistentialPayloadTests` reads each one back (and `nil`, and look-alike types that must not
+/// match), so a change of layout fails there instead of misreading values.
 enum ExistentialPayload {
     private static let metadataOffset = 3 * MemoryLayout<Int>.stride
 
