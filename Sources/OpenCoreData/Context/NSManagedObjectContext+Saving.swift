@@ -70,10 +70,10 @@ extension NSManagedObjectContext {
             writes.append(write)
             for (id, resolution) in write.resolutions { resolutions[id] = resolution }
         }
-        if !resolutions.isEmpty { applyResolutions(resolutions, to: inserted + updated + deleted) }
+        applyResolutions(resolutions, to: [inserted, updated, deleted].joined())
         let stillDeleted = resolutions.isEmpty ? deleted : deleted.filter { $0.isDeleted }
         let emptied = finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, writes: writes, posted: posted)
-        if !resolutions.isEmpty { applyResolvedVersions(resolutions, to: inserted + updated) }
+        applyResolvedVersions(resolutions, to: [inserted, updated].joined())
         // Only when every object these hold is still registered: no deletion, nothing inserted
         // and deleted again before the save.
         let allRegistered = deleted.isEmpty && posted?.deleted.objects.isEmpty != false && emptied.count == inserted.count
@@ -464,11 +464,16 @@ final class SaveWrite {
 /// A set of `elements` in a table at most a quarter full. The save notifications' sets hold
 /// Foundation objects whose `==` is a dynamic `isEqual(_:)` call with a cast, made for every
 /// occupied bucket an insertion probes: at the default fill, building the sets of a
-/// million-object save spent more in those calls than in hashing. Twice the count asked for
-/// gives that quarter (Swift fills a table to three quarters); four times gave an eighth, with
-/// twice the pages to fault in and no faster (ninth round).
+/// million-object save spent more in those calls than in hashing.
 func sparseSet<S: Sequence>(_ elements: S) -> Set<S.Element> where S.Element: Hashable {
-    var set = Set<S.Element>(minimumCapacity: elements.underestimatedCount * 2)
+    var set = Set<S.Element>(sparseFor: elements.underestimatedCount)
     for element in elements { set.insert(element) }
     return set
+}
+
+extension Set {
+    /// An empty set whose table stays at most a quarter full with `count` elements (`sparseSet`):
+    /// Swift fills a table to three quarters, so twice the count. Four times gave an eighth, with
+    /// twice the pages to fault in and no faster (ninth round).
+    init(sparseFor count: Int) { self.init(minimumCapacity: count * 2) }
 }

@@ -17,15 +17,12 @@ final class PermanentIDs: @unchecked Sendable {
     private var waited = false
     private var made: (ids: [NSManagedObjectID?], set: Set<NSManagedObjectID>) = ([], [])
 
-    /// New objects below which the IDs are made on the context's thread: handing them over
-    /// costs more than making a few thousand.
-    static var minimumCount: Int { 4_096 }
-
     /// Starts making the IDs of `objects` with `keys` (0 for an object whose key the write did
-    /// not give, which gets none here), when there are enough of them and a second core; nil
-    /// otherwise. Only `entity`, which never changes, is read of each object.
+    /// not give, which gets none here), when a second thread helps with that many
+    /// (`SecondThread.helps(with:)`); nil otherwise. Only `entity`, which never changes, is read
+    /// of each object.
     static func start(objects: [NSManagedObject], keys: [Int64], identity: StoreIdentity?) -> PermanentIDs? {
-        guard objects.count >= minimumCount, SecondThread.helps, let identity else { return nil }
+        guard SecondThread.helps(with: objects.count), let identity else { return nil }
         return PermanentIDs(objects: objects, keys: keys, identity: identity)
     }
 
@@ -42,7 +39,7 @@ final class PermanentIDs: @unchecked Sendable {
         var ids: [NSManagedObjectID?] = []
         ids.reserveCapacity(keys.count)
         // Sparse as the save's other sets, for the same reason (`sparseSet`).
-        var set = Set<NSManagedObjectID>(minimumCapacity: keys.count * 4)
+        var set = Set<NSManagedObjectID>(sparseFor: keys.count)
         for (object, key) in zip(objects, keys) {
             guard key != 0 else {
                 ids.append(nil)

@@ -114,7 +114,7 @@ extension SaveWrite {
 
 extension NSManagedObjectContext {
     /// After `finishSave`, gives resolved objects the row versions the store now has.
-    func applyResolvedVersions(_ resolutions: [ObjectIdentifier: MergeResolution], to objects: [NSManagedObject]) {
+    func applyResolvedVersions(_ resolutions: [ObjectIdentifier: MergeResolution], to objects: some Sequence<NSManagedObject>) {
         guard !resolutions.isEmpty else { return }
         for object in objects {
             if let resolution = resolutions[ObjectIdentifier(object)] { object.version = resolution.version }
@@ -122,7 +122,7 @@ extension NSManagedObjectContext {
     }
 
     /// Gives objects the values their conflicts were resolved to, before the save finishes.
-    func applyResolutions(_ resolutions: [ObjectIdentifier: MergeResolution], to objects: [NSManagedObject]) {
+    func applyResolutions(_ resolutions: [ObjectIdentifier: MergeResolution], to objects: some Sequence<NSManagedObject>) {
         guard !resolutions.isEmpty else { return }
         for object in objects {
             guard let resolution = resolutions[ObjectIdentifier(object)] else { continue }

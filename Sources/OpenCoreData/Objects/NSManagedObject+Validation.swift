@@ -15,7 +15,11 @@ extension NSManagedObject {
                 switch checks[slot] {
                 case .none: continue
                 case .presenceAndType(let isOptional):
-                    if !slots.isNullOrInvalid(at: slot) || (isOptional && !slots.isInvalid(at: slot)) { continue }
+                    switch slots.presence(at: slot) {
+                    case .value: continue
+                    case .null: if isOptional { continue }
+                    case .invalid: break
+                    }
                 case .full: break
                 }
                 if let error = modelRuleError(for: layout.properties[slot]) { errors.append(error) }

@@ -65,23 +65,16 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
         }
     }
 
-    /// Whether the value at `index` is `.null` or `.invalid`, read in place (no payload copied).
-    func isNullOrInvalid(at index: Int) -> Bool {
+    /// Whether the value at `index` is missing, of the wrong type, or some value, read in place
+    /// (no payload copied).
+    func presence(at index: Int) -> SlotPresence {
         precondition(index >= 0 && index < Int(length), "Slot index out of range")
         return storage!.withUnsafeMutablePointerToElements { elements in
             switch elements[Int(start) + index] {
-            case .null, .invalid: true
-            default: false
+            case .null: .null
+            case .invalid: .invalid
+            default: .value
             }
-        }
-    }
-
-    /// Whether the value at `index` is `.invalid`, read in place.
-    func isInvalid(at index: Int) -> Bool {
-        precondition(index >= 0 && index < Int(length), "Slot index out of range")
-        return storage!.withUnsafeMutablePointerToElements { elements in
-            if case .invalid = elements[Int(start) + index] { return true }
-            return false
         }
     }
 
@@ -93,6 +86,13 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
         storage = copy
         start = 0
     }
+}
+
+/// What validation needs to know of a slot before looking at its value (`SlotRow.presence(at:)`).
+enum SlotPresence {
+    case null
+    case invalid
+    case value
 }
 
 /// Rows of slot values, one after another in one allocation. Only `SlotRow` and

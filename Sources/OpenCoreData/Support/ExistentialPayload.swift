@@ -26,10 +26,4 @@ enum ExistentialPayload {
             return body(type, raw)
         }
     }
-
-    /// Whether Swift stores a `T` inside an existential's buffer rather than in a box.
-    static func isInline<T>(_ type: T.Type) -> Bool {
-        MemoryLayout<T>.size <= metadataOffset && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
-            && _isBitwiseTakable(T.self)
-    }
 }

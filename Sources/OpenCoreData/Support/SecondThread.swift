@@ -5,22 +5,24 @@ import Foundation
 enum SecondThread {
     static let helps = ProcessInfo.processInfo.activeProcessorCount > 1
 
+    /// Elements below which work stays on the caller's thread: handing a few thousand over costs
+    /// more than doing them here.
+    static var minimumCount: Int { 4_096 }
+
+    /// Whether work on `count` elements is worth handing to a second thread.
+    static func helps(with count: Int) -> Bool { helps && count >= minimumCount }
+
     /// Releases `value` on another thread. A large save ends holding arrays and sets of a million
     /// objects and IDs; releasing them touches each element's reference count in an order the
     /// cache does not follow, a tenth of such a save's time, which the caller need not wait for.
     /// Only for values whose elements are referenced elsewhere too (registered objects, their
     /// IDs), so that no object is deinitialized away from its context's thread.
-    ///
-    /// `count` is how many elements `value` holds: below `minimumCount` handing it over costs
-    /// more than releasing it here.
+    /// `count` is how many elements `value` holds (`helps(with:)`).
     static func release<T>(_ value: consuming T, count: Int) {
-        guard helps, count >= minimumCount else { return }
+        guard helps(with: count) else { return }
         let box = ReleasedValue(value)
         releaseQueue.async { box.drop() }
     }
-
-    /// Elements below which a value is released on the caller's thread.
-    static var minimumCount: Int { 4_096 }
 
     /// Returns once every value handed to `release(_:)` so far is released.
     static func waitForReleases() {

@@ -7,7 +7,7 @@ import Testing
 /// they do after a small save, and a save that fails must leave the objects' IDs temporary.
 @Suite struct PermanentIDsTests {
     /// Enough new objects for the IDs to be made on the other thread.
-    static let count = PermanentIDs.minimumCount + 904
+    static let count = SecondThread.minimumCount + 904
 
     private func insertItems(_ count: Int, into context: NSManagedObjectContext) -> [NSManagedObject] {
         (0..<count).map { index in
