@@ -10,6 +10,15 @@ final class FetchBatch {
     let primaryKeys: [Int64]
     /// `relationshipKeyPathsForPrefetching`, applied to the batch when it loads.
     let prefetching: [String]
+    /// The batch after this one in the fetch's result.
+    var next: FetchBatch?
+    /// This batch's rows, being read on another thread since an earlier batch loaded.
+    var pending: PendingRows?
+    /// Whether the batch's rows have been registered into its faults.
+    var isLoaded = false
+    /// Whether the batch before this one has loaded (or there is none): the result is being read
+    /// in order, and reading ahead pays.
+    var followsLoaded = false
 
     init(store: NSPersistentStore, entity: NSEntityDescription, primaryKeys: [Int64], prefetching: [String]) {
         self.store = store
@@ -48,6 +57,7 @@ extension NSManagedObjectContext {
         var keys: [Int64] = []
         keys.reserveCapacity(size)
         var start = 0
+        var previous: FetchBatch?
         while start < objects.count {
             let range = start..<Swift.min(start + size, objects.count)
             start = range.upperBound
@@ -63,6 +73,8 @@ extension NSManagedObjectContext {
             for index in range where joins(objects[index]) { keys.append(objects[index].primaryKey) }
             guard let store = batchStore else { continue }
             let batch = FetchBatch(store: store, entity: root, primaryKeys: keys, prefetching: prefetching)
+            if let previous { previous.next = batch } else { batch.followsLoaded = true }
+            previous = batch
             for index in range where joins(objects[index]) { objects[index].fetchBatch = batch }
         }
     }
@@ -70,7 +82,18 @@ extension NSManagedObjectContext {
     /// Reads the values of every object of `batch` in one query, leaving them as faults that fill
     /// from those values without another query.
     func loadBatch(_ batch: FetchBatch) throws {
-        let rows = try batch.store.rows(of: batch.entity, primaryKeys: batch.primaryKeys)
+        var rowsReadAhead: [StoreRow]?
+        if let pending = batch.pending {
+            batch.pending = nil
+            // Read here if the store's thread has not started; if it has, read a later batch
+            // meanwhile rather than wait.
+            if !pending.runIfUnclaimed(), !pending.isFinished { readLaterBatch(after: batch) }
+            rowsReadAhead = batch.store.takeRows(pending)
+        }
+        let rows = try rowsReadAhead ?? batch.store.rows(of: batch.entity, primaryKeys: batch.primaryKeys)
+        batch.isLoaded = true
+        batch.next?.followsLoaded = true
+        if batch.followsLoaded { readAhead(after: batch) }
         let complete = rows.count == batch.primaryKeys.count
         let members = registerRows(rows, store: batch.store, filling: false, refresh: false)
         for object in members where object.fetchBatch === batch { object.fetchBatch = nil }
@@ -84,6 +107,31 @@ extension NSManagedObjectContext {
         }
         if !batch.prefetching.isEmpty {
             try prefetch(batch.prefetching, of: members, entity: batch.entity, store: batch.store)
+        }
+    }
+
+    /// Queues reads of the batches after `batch` on the store's thread, so that it reads while
+    /// the context uses this one, with no pause between its reads and one left for
+    /// `readLaterBatch` to take.
+    private func readAhead(after batch: FetchBatch) {
+        var next = batch.next
+        for _ in 0..<3 {
+            guard let candidate = next else { return }
+            if candidate.pending == nil, !candidate.isLoaded {
+                candidate.pending = candidate.store.startReadingRows(of: candidate.entity, primaryKeys: candidate.primaryKeys)
+            }
+            next = candidate.next
+        }
+    }
+
+    /// Runs, on this thread, the first queued read after `batch` that the store's thread has not
+    /// started.
+    private func readLaterBatch(after batch: FetchBatch) {
+        var next = batch.next
+        for _ in 0..<3 {
+            guard let candidate = next else { return }
+            if let pending = candidate.pending, pending.runIfUnclaimed() { return }
+            next = candidate.next
         }
     }
 

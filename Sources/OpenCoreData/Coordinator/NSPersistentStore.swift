@@ -100,6 +100,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
         try primaryKeys.compactMap { try row(of: entity, primaryKey: $0) }
     }
+    /// Starts reading `rows(of:primaryKeys:)` on another thread, for a batch the context is about
+    /// to need; nil (the default) where the store cannot.
+    func startReadingRows(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows? { nil }
+    /// The rows a `startReadingRows` read, or nil when the caller must read them again.
+    func takeRows(_ pending: PendingRows) -> [StoreRow]? { nil }
     /// The destination rows of the to-many `relationship` of each source key, in each source's
     /// order, for prefetching. Stores that can answer in one query override this.
     func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {

@@ -32,7 +32,7 @@ struct SQLiteRowReader: SQLiteChunkReader {
         connection = db.sqliteConnection
         self.plan = plan
         self.values = values
-        model = store.persistentStoreCoordinator!.managedObjectModel
+        model = store.model!
         modelNumber = { [numbers = store.modelNumberOf] number in numbers[number] ?? number }
         externalData = store.externalDataReader
         self.onRow = onRow

@@ -13,7 +13,9 @@ extension SQLiteStore {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(url!.path) was opened read-only; it can't execute an \(kind).")
         }
         do {
-            return try pool!.write(body)
+            let result = try pool!.write(body)
+            didWrite()
+            return result
         } catch let error as DatabaseError {
             let code = error.extendedResultCode.rawValue
             if code == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ || code == 1555 /* _PRIMARYKEY */ {

@@ -16,6 +16,15 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// through Z_PRIMARYKEY names rather than assuming our numbering (format notes §13).
     private var storeNumberOf: [Int32: Int32] = [:]
     private(set) var modelNumberOf: [Int32: Int32] = [:]
+    /// The coordinator's model, kept here so that a read on another thread (a batch read ahead)
+    /// does not depend on the coordinator still being there.
+    private(set) var model: NSManagedObjectModel?
+    /// Committed writes through this store, for the batches read ahead (`SQLiteStore+ReadAhead`).
+    let writes = Atomic<Int>(0)
+    /// Where batches of `fetchBatchSize` fetches are read ahead; stopped before the pool closes.
+    let readAheadQueue = DispatchQueue(label: "OpenCoreData.SQLiteStore.ReadAhead")
+    /// Set by `close()`, read only on `readAheadQueue`: reads queued after it do not touch the pool.
+    var readAheadStopped = false
 
     override var type: String { NSSQLiteStoreType }
 
@@ -24,6 +33,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     let statementLog = SQLStatementLog()
 
     override func load(model: NSManagedObjectModel) throws {
+        self.model = model
         guard let url, url.isFileURL else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "A SQLite store needs a file URL, got \(self.url?.absoluteString ?? "nil").")
         }
@@ -61,6 +71,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     override func close() {
+        // A batch being read ahead uses the pool until it is done; later ones leave it alone.
+        readAheadQueue.sync { readAheadStopped = true }
         // Fold the write-ahead log into the file first. SQLite does so when the last connection
         // closes, but GRDB closes its writer before its read-only readers, which cannot: the latest
         // saves would stay in the -wal file, and the store file alone (a backup, a copy) would lack
@@ -317,6 +329,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    override func startReadingRows(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows? {
+        readAhead(of: entity, primaryKeys: primaryKeys)
+    }
+
+    override func takeRows(_ pending: PendingRows) -> [StoreRow]? { rowsReadAhead(pending) }
+
     /// `first...last` when `keys` ascend and fill at least half of that range.
     private static func denseRange(_ keys: [Int64]) -> ClosedRange<Int64>? {
         guard let first = keys.first, let last = keys.last, last >= first, (last - first) / 2 < Int64(keys.count) else { return nil }
@@ -433,6 +451,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 metadataChanged = false
             }
         }
+        didWrite()
     }
 
     /// Replaces the metadata on the writer queue, so that a concurrent save sees either the old or
