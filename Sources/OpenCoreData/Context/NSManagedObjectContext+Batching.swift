@@ -10,8 +10,9 @@ final class FetchBatch {
     let primaryKeys: [Int64]
     /// `relationshipKeyPathsForPrefetching`, applied to the batch when it loads.
     let prefetching: [String]
-    /// The batch after this one in the fetch's result.
-    var next: FetchBatch?
+    /// The batch after this one in the fetch's result, while its objects need it. Weak: a strong
+    /// chain would keep loaded batches alive and free them in one deep recursion.
+    weak var next: FetchBatch?
     /// This batch's rows, being read on another thread since an earlier batch loaded.
     var pending: PendingRows?
     /// Whether the batch's rows have been registered into its faults.
@@ -114,24 +115,35 @@ extension NSManagedObjectContext {
     /// the context uses this one, with no pause between its reads and one left for
     /// `readLaterBatch` to take.
     private func readAhead(after batch: FetchBatch) {
+        var window: [FetchBatch] = []
         var next = batch.next
-        for _ in 0..<3 {
-            guard let candidate = next else { return }
-            if candidate.pending == nil, !candidate.isLoaded {
-                candidate.pending = candidate.store.startReadingRows(of: candidate.entity, primaryKeys: candidate.primaryKeys)
+        while window.count < 3, let candidate = next {
+            if !candidate.isLoaded {
+                if candidate.pending == nil {
+                    candidate.pending = candidate.store.startReadingRows(of: candidate.entity, primaryKeys: candidate.primaryKeys)
+                }
+                window.append(candidate)
             }
             next = candidate.next
         }
+        // Rows read ahead for batches the reading has jumped away from are dropped, so that at
+        // most three batches' rows wait at a time.
+        for old in batchesReadAhead where !window.contains(where: { $0 === old }) { old.pending = nil }
+        batchesReadAhead = window
+    }
+
+    /// Forgets every row read ahead: after a refresh or a merge they may be older than the store.
+    func dropReadAhead() {
+        guard !batchesReadAhead.isEmpty else { return }
+        for batch in batchesReadAhead { batch.pending = nil }
+        batchesReadAhead.removeAll()
     }
 
     /// Runs, on this thread, the first queued read after `batch` that the store's thread has not
     /// started.
     private func readLaterBatch(after batch: FetchBatch) {
-        var next = batch.next
-        for _ in 0..<3 {
-            guard let candidate = next else { return }
+        for candidate in batchesReadAhead where candidate !== batch {
             if let pending = candidate.pending, pending.runIfUnclaimed() { return }
-            next = candidate.next
         }
     }
 

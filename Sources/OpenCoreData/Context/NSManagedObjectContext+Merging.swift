@@ -21,6 +21,8 @@ extension NSManagedObjectContext {
     }
 
     func mergeSaved(_ ids: SavedObjectIDs) {
+        // Rows read ahead may predate the save being merged.
+        if !ids.updated.isEmpty || !ids.deleted.isEmpty { dropReadAhead() }
         var refreshed: [NSManagedObject] = []
         var deleted: [NSManagedObject] = []
         for id in ids.updated {

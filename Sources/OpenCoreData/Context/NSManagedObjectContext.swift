@@ -83,6 +83,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var deletedList: [NSManagedObject] = []
     /// Deleted objects whose delete rules have not run yet.
     @exclusivity(unchecked) var pendingDeletions: [NSManagedObject] = []
+    /// The batches of `fetchBatchSize` fetches whose rows are being read ahead (at most three).
+    @exclusivity(unchecked) var batchesReadAhead: [FetchBatch] = []
     /// What changed since the last objects-did-change notification: positions in `insertedList`
     /// and `deletedList` where the current event starts, and the objects updated during it.
     @exclusivity(unchecked) var eventInsertedStart = 0
@@ -346,6 +348,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// saved values while keeping its changes (`flag` true).
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard owns(object), !object.isInserted else { return }
+        // A refresh asks for the store's current values: rows read ahead may be older.
+        dropReadAhead()
         if flag && object.hasChanges {
             let changes = object.changedValues()
             object.willTurnIntoFault()
@@ -415,6 +419,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         updatedMap.removeAll()
         deletedList.removeAll()
         pendingDeletions.removeAll()
+        dropReadAhead()
         resetEvent()
         // A caller resets to free memory: what earlier saves left to release aside is gone too.
         SecondThread.waitForReleases()

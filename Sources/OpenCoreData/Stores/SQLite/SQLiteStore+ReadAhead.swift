@@ -13,8 +13,8 @@ extension SQLiteStore {
             try self.rows(of: entity, primaryKeys: primaryKeys)
         }
         readAheadQueue.async {
-            // `close()` stops this queue before the pool goes; the context's own read of these
-            // rows then reports the closed store.
+            // `close()` lets the reads queued before it finish, then stops the queue: one queued
+            // after it (a race with the removal) leaves the closed pool alone.
             if self.readAheadStopped {
                 pending.runIfUnclaimed { throw CoreDataError.make(NSCoreDataError, "The store was closed before a batch read ahead ran.") }
             } else {
@@ -43,13 +43,13 @@ extension SQLiteStore {
 /// the store's read-ahead queue, or the context's thread when it would otherwise wait for
 /// another batch (`NSManagedObjectContext.loadBatch`), so that both cores read.
 final class PendingRows: @unchecked Sendable {
-    // @unchecked Sendable: `claimed` and `result` are touched under `condition`'s lock; `read`
-    // runs once, on the thread that claimed it, and its rows are handed over whole.
+    // @unchecked Sendable: `read` and `result` are touched under `condition`'s lock; the read
+    // runs once, on the thread that took it, and its rows are handed over whole.
     /// The store's count of committed writes when the read was queued.
     let writes: Int
-    private let read: () throws -> [StoreRow]
+    /// The read, until a thread claims it (which lets go of what it holds, the store among them).
+    private var read: (() throws -> [StoreRow])?
     private let condition = NSCondition()
-    private var claimed = false
     private var result: Result<[StoreRow], any Error>?
 
     init(writes: Int, read: @escaping () throws -> [StoreRow]) {
@@ -68,11 +68,11 @@ final class PendingRows: @unchecked Sendable {
     @discardableResult
     func runIfUnclaimed(instead: (() throws -> [StoreRow])? = nil) -> Bool {
         condition.lock()
-        let mine = !claimed
-        claimed = true
+        let work = read
+        read = nil
         condition.unlock()
-        guard mine else { return false }
-        let result = Result { try (instead ?? read)() }
+        guard let work else { return false }
+        let result = Result { try (instead ?? work)() }
         condition.lock()
         self.result = result
         condition.broadcast()

@@ -81,6 +81,53 @@ import Testing
         #expect(done == true)
     }
 
+    /// Another coordinator's save does not pass through this store: the context learns of it by a
+    /// refresh or a merge, which must not fill the object from rows read before it.
+    @Test(.enabled(if: SecondThread.helps, "reads ahead on two cores only"), arguments: [false, true])
+    func aRefreshOrMergeAfterAnotherCoordinatorSavedReadsTheBatchAgain(merging: Bool) throws {
+        let directory = TemporaryDirectory()
+        let (stack, objects) = try iteratedStore(directory)
+        _ = try waitForReadAhead(of: objects[60], in: stack.context)
+        let other = try stack.reopened()
+        try other.context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+            request.predicate = NSPredicate(format: "name == 'Item 60'")
+            let item = try #require(try other.context.fetch(request).first)
+            item.setValue("Renamed", forKey: "name")
+            try other.context.save()
+        }
+        let id = stack.context.performAndWait { objects[60].objectID }
+        if merging {
+            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: [id]], into: [stack.context])
+        } else {
+            stack.context.performAndWait { stack.context.refresh(objects[60], mergeChanges: false) }
+        }
+        let (renamed, neighbour) = stack.context.performAndWait {
+            (objects[60].value(forKey: "name") as? String, objects[61].value(forKey: "name") as? String)
+        }
+        #expect(renamed == "Renamed")
+        #expect(neighbour == "Item 61")
+    }
+
+    /// Reading in order again after a jump reads ahead from there, and the rows read ahead for
+    /// the batches left behind are let go: at most three batches' rows wait at a time.
+    @Test func jumpingAwayLetsGoOfTheRowsReadAhead() throws {
+        let directory = TemporaryDirectory()
+        let (stack, objects) = try iteratedStore(directory)
+        let context = stack.context
+        let (before, after, names) = context.performAndWait {
+            let before = (1...3).map { objects[$0 * 50].fetchBatch?.pending != nil }
+            _ = objects[200].value(forKey: "name")  // batch 4, out of order: reads nothing ahead
+            _ = objects[250].value(forKey: "name")  // batch 5, in order again: reads 6 and 7 ahead
+            let after = (1...7).map { objects[$0 * 50].fetchBatch?.pending != nil }
+            return (before, after, objects.map { $0.value(forKey: "name") as? String })
+        }
+        let helps = SecondThread.helps
+        #expect(before == [helps, helps, helps])
+        #expect(after == [false, false, false, false, false, helps, helps])
+        #expect(names == (0..<400).map { "Item \($0)" })
+    }
+
     /// Removing the store waits for a read under way and stops the queued ones, which then leave
     /// the closed pool alone.
     @Test(.enabled(if: SecondThread.helps, "reads ahead on two cores only")) func removingTheStoreStopsTheReadsAhead() throws {
