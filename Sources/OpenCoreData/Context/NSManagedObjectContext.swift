@@ -83,6 +83,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var deletedList: [NSManagedObject] = []
     /// Deleted objects whose delete rules have not run yet.
     @exclusivity(unchecked) var pendingDeletions: [NSManagedObject] = []
+    /// The set of this event's inserted objects, being built on another thread.
+    @exclusivity(unchecked) var insertedSetBuilder: InsertedSetBuilder?
     /// The batches of `fetchBatchSize` fetches whose rows are being read ahead (at most three).
     @exclusivity(unchecked) var batchesReadAhead: [FetchBatch] = []
     /// What changed since the last objects-did-change notification: positions in `insertedList`
@@ -120,6 +122,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     deinit {
         if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
+        insertedSetBuilder?.discard()
     }
 
     /// Creates a confinement context (deprecated in Core Data).
@@ -195,7 +198,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         undoManager?.registerUndo(withTarget: object) { [unowned self] in self.delete($0) }
         object.contextToken = token
         object.flags.insert(.inserted)
-        if !reinserted { insertedList.append(object) }
+        if !reinserted {
+            insertedList.append(object)
+            if SecondThread.helps, InsertedSetBuilder.isDue(insertedSetBuilder, listCount: insertedList.count, eventStart: eventInsertedStart) {
+                let builder = insertedSetBuilder ?? InsertedSetBuilder(start: eventInsertedStart)
+                insertedSetBuilder = builder
+                builder.hand(insertedList)
+            }
+        }
         insertedCount += 1
         if object.temporaryID != nil { registerTemporary(object) }
         if !reinserted { object.awakeFromInsert() }
@@ -238,7 +248,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Posts `didChangeObjectsNotification` for the changes of the current event, as Core Data
     /// does when it processes pending changes.
     func postObjectsDidChange() {
-        let inserted = insertedList[min(eventInsertedStart, insertedList.count)...].filter { $0.flags.contains(.inserted) }
+        let listed = insertedList[min(eventInsertedStart, insertedList.count)...]
+        let inserted = listed.filter { $0.flags.contains(.inserted) }
+        // The set built meanwhile holds every listed object: usable when each is still inserted.
+        var insertedSet: Set<NSManagedObject>?
+        if let builder = insertedSetBuilder {
+            insertedSetBuilder = nil
+            if builder.start == eventInsertedStart, inserted.count == listed.count {
+                insertedSet = builder.finish(insertedList)
+            } else {
+                builder.discard()
+            }
+        }
         let deleted = deletedList[min(eventDeletedStart, deletedList.count)...]
         let updated = eventUpdated.filter { $0.flags.contains(.updated) }
         eventInsertedStart = insertedList.count
@@ -246,7 +267,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         eventUpdated.removeAll()
         lastChange = nil
         guard !inserted.isEmpty || !deleted.isEmpty || !updated.isEmpty else { return }
-        let posted = PostedChanges(inserted: PostedObjects(inserted), updated: PostedObjects(updated), deleted: PostedObjects(Array(deleted)))
+        let posted = PostedChanges(inserted: PostedObjects(inserted, set: insertedSet), updated: PostedObjects(updated), deleted: PostedObjects(Array(deleted)))
         lastChange = posted
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didChangeObjectsNotification, object: self,
@@ -403,6 +424,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func resetEvent() {
+        // The builder's objects are no longer this event's list.
+        insertedSetBuilder?.discard()
+        insertedSetBuilder = nil
         lastChange = nil
         eventInsertedStart = 0
         eventDeletedStart = 0

@@ -8,9 +8,10 @@ struct PostedObjects {
     let objects: [NSManagedObject]
     let set: Set<NSManagedObject>
 
-    init(_ objects: [NSManagedObject]) {
+    /// `set`, when given, must hold exactly `objects` (one built meanwhile, `InsertedSetBuilder`).
+    init(_ objects: [NSManagedObject], set: Set<NSManagedObject>? = nil) {
         self.objects = objects
-        set = sparseSet(objects)
+        self.set = set ?? sparseSet(objects)
     }
 
     /// The set, if `others` are these objects in this order. The arrays' references are compared
