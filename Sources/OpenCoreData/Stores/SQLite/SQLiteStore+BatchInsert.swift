@@ -7,7 +7,9 @@ extension SQLiteStore {
     /// last. Without uniqueness constraints, rows go `rowsPerStatement` to a statement (SQLite's
     /// cost of running a statement, a fifth of a one-row INSERT, is paid once for them); with
     /// constraints, one at a time, and a row that breaks one goes as the merge policy says (see
-    /// `NSBatchInsertRequest`); a key is used only by a row that was inserted.
+    /// `NSBatchInsertRequest`); a key is used only by a row that was inserted. Without
+    /// constraints and on two cores, the rows are written on another thread while the caller
+    /// makes the next ones (`insertPipelined`).
     func runBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome {
         let entity = request.entity
         let rows = request.rows
@@ -30,94 +32,76 @@ extension SQLiteStore {
             let manyStatement = perStatement > 1
                 ? try db.makeStatement(sql: insertSQL + Array(repeating: values, count: perStatement).joined(separator: ", ")) : nil
             let firstKey = try (Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0) + 1
-            var nextKey = firstKey
+            let writer = BatchInsertWriter(
+                many: manyStatement, one: oneStatement, perStatement: perStatement, attributes: attributes, firstKey: firstKey, db: db)
             var outcome = StoreBatchOutcome()
-            /// Existing rows a merge policy updated, counted once each.
-            var updated = Set<Int64>()
-            let text = SQLiteTextBuffers(parameters: Int(parametersPerRow) * perStatement)
-
-            /// Binds `slots` as the row of key `key` whose parameters start at `first`.
-            func bind(_ slots: SlotRow, key: Int64, to statement: OpaquePointer, from first: Int32) {
-                sqlite3_bind_int64(statement, first, key)
-                for (offset, attribute) in attributes.enumerated() {
-                    let value = slots[attribute.slot]
-                    let index = first + 1 + Int32(offset)
-                    if case .string(let string) = value {
-                        text.bindText(string, to: statement, at: index)
-                    } else {
-                        SQLiteBind.bind(value, attribute: attribute, to: statement, at: index)
+            if constraints.isEmpty {
+                if manyStatement != nil, SecondThread.helps {
+                    try insertPipelined(rows, writer: writer)
+                } else {
+                    var pending = Array(repeating: rows.defaults, count: perStatement)
+                    var filled = 0
+                    while try rows.next(into: &pending[filled]) {
+                        filled += 1
+                        guard filled == perStatement else { continue }
+                        try writer.write(pending, count: filled)
+                        filled = 0
                     }
+                    try writer.write(pending, count: filled)
                 }
-            }
-
-            func step(_ statement: OpaquePointer) -> (code: Int32, extended: Int32) {
-                let code = sqlite3_step(statement)
-                let extended = sqlite3_extended_errcode(db.sqliteConnection)
-                sqlite3_reset(statement)
-                return (code, extended)
-            }
-
-            func inserted(_ count: Int) {
+                // Every row took the next key.
+                outcome.count = Int(writer.nextKey - firstKey)
                 if wantsIDs {
-                    for key in nextKey..<(nextKey + Int64(count)) {
-                        outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: key))
-                    }
+                    outcome.objectIDs = (firstKey..<writer.nextKey).map { NSManagedObjectID(entity: entity, store: self, primaryKey: $0) }
                 }
-                outcome.count += count
-                nextKey += Int64(count)
+            } else {
+                try insertResolvingConflicts(request, writer: writer, table: table, constraints: constraints, firstKey: firstKey, db: db, into: &outcome)
             }
-
-            func insertOne(_ slots: SlotRow) throws {
-                let insert = oneStatement.sqliteStatement
-                bind(slots, key: nextKey, to: insert, from: 1)
-                let (code, extended) = step(insert)
-                if code == SQLITE_DONE { return inserted(1) }
-                guard extended == 2067 /* SQLITE_CONSTRAINT_UNIQUE */, !constraints.isEmpty else {
-                    throw DatabaseError(
-                        resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                        sql: oneStatement.sql)
-                }
-                let (constraint, existing) = try existingRow(table, constraints, slots, db)
-                switch request.policy {
-                case .errorMergePolicyType:
-                    throw constraintConflict(entity, constraint, values: rows.snapshot(slots))
-                case .mergeByPropertyStoreTrumpMergePolicyType, .rollbackMergePolicyType:
-                    return
-                case .mergeByPropertyObjectTrumpMergePolicyType, .overwriteMergePolicyType:
-                    try overwrite(table, existing, attributes, slots, db)
-                    if existing < firstKey, updated.insert(existing).inserted {
-                        if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: existing)) }
-                        outcome.count += 1
-                    }
-                }
-            }
-
-            var pending = Array(repeating: rows.defaults, count: perStatement)
-            var filled = 0
-            while try rows.next(into: &pending[filled]) {
-                filled += 1
-                guard filled == perStatement else { continue }
-                filled = 0
-                guard let many = manyStatement?.sqliteStatement else {
-                    try insertOne(pending[0])
-                    continue
-                }
-                for (row, slots) in pending.enumerated() {
-                    bind(slots, key: nextKey + Int64(row), to: many, from: 1 + Int32(row) * parametersPerRow)
-                }
-                let (code, extended) = step(many)
-                guard code == SQLITE_DONE else {
-                    throw DatabaseError(
-                        resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                        sql: manyStatement!.sql)
-                }
-                inserted(perStatement)
-            }
-            for slots in pending[..<filled] { try insertOne(slots) }
-            if nextKey != firstKey {
-                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [nextKey - 1, rootNumber])
+            if writer.nextKey != firstKey {
+                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [writer.nextKey - 1, rootNumber])
             }
             return outcome
+        }
+    }
+
+    /// Inserts the rows one at a time, resolving each that breaks a uniqueness constraint by the
+    /// request's merge policy: the error policy fails, the store-trump and rollback policies keep
+    /// the existing row, the object-trump and overwrite policies write the new values over it.
+    private func insertResolvingConflicts(
+        _ request: StoreBatchInsert, writer: BatchInsertWriter, table: String, constraints: [[NSPropertyDescription]],
+        firstKey: Int64, db: Database, into outcome: inout StoreBatchOutcome
+    ) throws {
+        let rows = request.rows
+        let entity = request.entity
+        let attributes = rows.attributes
+        let wantsIDs = request.result == .objectIDs
+        let insert = writer.one
+        /// Existing rows a merge policy updated, counted once each.
+        var updated = Set<Int64>()
+        var slots = rows.defaults
+        while try rows.next(into: &slots) {
+            writer.bind(slots, key: writer.nextKey, to: insert.sqliteStatement, from: 1)
+            let (code, extended) = writer.step(insert.sqliteStatement)
+            if code == SQLITE_DONE {
+                if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: writer.nextKey)) }
+                outcome.count += 1
+                writer.skipKey()
+                continue
+            }
+            guard extended == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ else { throw writer.failure(extended, insert) }
+            let (constraint, existing) = try existingRow(table, constraints, slots, db)
+            switch request.policy {
+            case .errorMergePolicyType:
+                throw constraintConflict(entity, constraint, values: rows.snapshot(slots))
+            case .mergeByPropertyStoreTrumpMergePolicyType, .rollbackMergePolicyType:
+                continue
+            case .mergeByPropertyObjectTrumpMergePolicyType, .overwriteMergePolicyType:
+                try overwrite(table, existing, attributes, slots, db)
+                if existing < firstKey, updated.insert(existing).inserted {
+                    if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: existing)) }
+                    outcome.count += 1
+                }
+            }
         }
     }
 

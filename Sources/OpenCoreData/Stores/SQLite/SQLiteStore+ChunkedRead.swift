@@ -66,7 +66,13 @@ extension SQLiteStore {
 
 /// The error a failed `sqlite3_step` of `statement` reports.
 func stepFailure(_ code: Int32, _ statement: Statement, connection: OpaquePointer?) -> DatabaseError {
-    DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: statement.sql)
+    DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: statementSQL(statement))
+}
+
+/// `statement`'s SQL, read from SQLite: GRDB's `Statement.sql` stops the program on any thread
+/// but its connection's queue, and a chunked read or a pipelined insert steps on another.
+func statementSQL(_ statement: Statement) -> String {
+    sqlite3_sql(statement.sqliteStatement).map { String(cString: $0) } ?? ""
 }
 
 /// Chunks from the reading thread to the caller, in order, with the reader's end (or error), and

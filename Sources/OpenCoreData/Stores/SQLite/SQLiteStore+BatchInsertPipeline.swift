@@ -1,0 +1,212 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// A batch insert on two cores: the caller's thread calls the request's handler and converts its
+/// values into rows while another thread binds and steps the rows converted before. The two
+/// halves cost about the same for the tutorials' items, and each was the other's wait.
+///
+/// Only for entities without uniqueness constraints: a conflicting row is resolved with queries
+/// through GRDB, which belong on the thread that holds the write.
+extension SQLiteStore {
+    /// Rows handed over at a time: a whole number of multi-row statements.
+    static func pipelineChunk(perStatement: Int) -> Int { perStatement * 64 }
+
+    /// Writes every row of `rows` with `writer`, a chunk at a time on another thread, and returns
+    /// once all are written; throws the first error of either side (nothing is then committed:
+    /// the caller's transaction rolls back).
+    func insertPipelined(_ rows: BatchInsertRows, writer: BatchInsertWriter) throws {
+        let chunk = Self.pipelineChunk(perStatement: writer.perStatement)
+        let pipe = RowChunkPipe(buffers: 3, rows: chunk, defaults: rows.defaults)
+        DispatchQueue(label: "OpenCoreData.BatchInsert").async {
+            while let (buffer, count) = pipe.take() {
+                do {
+                    try writer.write(buffer, count: count)
+                } catch {
+                    pipe.fail(error)
+                    return
+                }
+                pipe.giveBack(consume buffer)
+            }
+            pipe.fail(nil)
+        }
+        do {
+            produce: while var buffer = pipe.takeEmpty() {
+                var count = 0
+                while count < chunk {
+                    guard try rows.next(into: &buffer[count]) else {
+                        if count > 0 { pipe.put(consume buffer, count: count) }
+                        break produce
+                    }
+                    count += 1
+                }
+                pipe.put(consume buffer, count: count)
+            }
+        } catch {
+            pipe.close()
+            _ = pipe.waitForConsumer()
+            throw error
+        }
+        pipe.close()
+        if let error = pipe.waitForConsumer() { throw error }
+    }
+}
+
+/// Binds and steps the rows of a batch insert, `perStatement` rows a statement, giving them
+/// consecutive keys from `nextKey`.
+final class BatchInsertWriter: @unchecked Sendable {
+    // @unchecked Sendable: used by one thread at a time, handed over through `RowChunkPipe`.
+    let perStatement: Int
+    private let many: Statement?
+    /// The one-row INSERT, also for a caller that steps rows itself (`insertResolvingConflicts`).
+    let one: Statement
+    private let connection: OpaquePointer?
+    private let attributes: [NSAttributeDescription]
+    private let parametersPerRow: Int32
+    private let text: SQLiteTextBuffers
+    /// The key the next row takes.
+    private(set) var nextKey: Int64
+
+    init(many: Statement?, one: Statement, perStatement: Int, attributes: [NSAttributeDescription], firstKey: Int64, db: Database) {
+        self.many = many
+        self.one = one
+        self.perStatement = many == nil ? 1 : perStatement
+        connection = db.sqliteConnection
+        self.attributes = attributes
+        parametersPerRow = Int32(attributes.count + 1)
+        text = SQLiteTextBuffers(parameters: Int(parametersPerRow) * perStatement)
+        nextKey = firstKey
+    }
+
+    /// Moves to the next key after a row the caller inserted itself.
+    func skipKey() { nextKey += 1 }
+
+    /// Binds `slots` as the row of key `key` whose parameters start at `first`.
+    func bind(_ slots: SlotRow, key: Int64, to statement: OpaquePointer, from first: Int32) {
+        sqlite3_bind_int64(statement, first, key)
+        for (offset, attribute) in attributes.enumerated() {
+            let value = slots[attribute.slot]
+            let index = first + 1 + Int32(offset)
+            if case .string(let string) = value {
+                text.bindText(string, to: statement, at: index)
+            } else {
+                SQLiteBind.bind(value, attribute: attribute, to: statement, at: index)
+            }
+        }
+    }
+
+    /// Steps `statement` once and resets it; the result code and the extended one.
+    func step(_ statement: OpaquePointer) -> (code: Int32, extended: Int32) {
+        let code = sqlite3_step(statement)
+        let extended = sqlite3_extended_errcode(connection)
+        sqlite3_reset(statement)
+        return (code, extended)
+    }
+
+    /// The error a failed step of `statement` reports.
+    func failure(_ extended: Int32, _ statement: Statement) -> DatabaseError {
+        DatabaseError(
+            resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(connection)),
+            sql: statementSQL(statement))
+    }
+
+    /// Writes the first `count` rows of `rows`: whole statements of `perStatement` rows, then
+    /// the rest one by one.
+    func write(_ rows: [SlotRow], count: Int) throws {
+        var start = 0
+        if let many, perStatement > 1 {
+            let statement = many.sqliteStatement
+            while count - start >= perStatement {
+                for row in 0..<perStatement {
+                    bind(rows[start + row], key: nextKey + Int64(row), to: statement, from: 1 + Int32(row) * parametersPerRow)
+                }
+                let (code, extended) = step(statement)
+                guard code == SQLITE_DONE else { throw failure(extended, many) }
+                nextKey += Int64(perStatement)
+                start += perStatement
+            }
+        }
+        let statement = one.sqliteStatement
+        while start < count {
+            bind(rows[start], key: nextKey, to: statement, from: 1)
+            let (code, extended) = step(statement)
+            guard code == SQLITE_DONE else { throw failure(extended, one) }
+            nextKey += 1
+            start += 1
+        }
+    }
+}
+
+/// Chunks of rows from the thread that makes them to the thread that writes them, and the
+/// emptied buffers back, so that each buffer's rows are rewritten in place (no allocation a row).
+private final class RowChunkPipe: @unchecked Sendable {
+    // @unchecked Sendable: every field is touched under `condition`'s lock; a buffer is held by
+    // one side at a time.
+    private let condition = NSCondition()
+    private var empty: [[SlotRow]]
+    private var full: [([SlotRow], Int)] = []
+    private var closed = false
+    private var consumerDone = false
+    private var error: (any Error)?
+
+    init(buffers: Int, rows: Int, defaults: SlotRow) {
+        empty = (0..<buffers).map { _ in Array(repeating: defaults, count: rows) }
+    }
+
+    /// An empty buffer for the maker; nil once the writer has stopped.
+    func takeEmpty() -> [SlotRow]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while empty.isEmpty && !consumerDone { condition.wait() }
+        return consumerDone ? nil : empty.removeLast()
+    }
+
+    func put(_ buffer: consuming [SlotRow], count: Int) {
+        condition.lock()
+        full.append((buffer, count))
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next full buffer for the writer; nil once the maker has closed and all are taken.
+    func take() -> ([SlotRow], Int)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while full.isEmpty && !closed { condition.wait() }
+        return full.isEmpty ? nil : full.removeFirst()
+    }
+
+    func giveBack(_ buffer: consuming [SlotRow]) {
+        condition.lock()
+        empty.append(buffer)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The writer has stopped, with the error that stopped it, if any.
+    func fail(_ error: (any Error)?) {
+        condition.lock()
+        self.error = error
+        consumerDone = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// No more buffers come: the writer stops once it has written those put so far.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits for the writer to stop; its error, if any. The rows left in the pipe are dropped
+    /// here, on the maker's thread.
+    func waitForConsumer() -> (any Error)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !consumerDone { condition.wait() }
+        full.removeAll()
+        return error
+    }
+}
