@@ -44,14 +44,19 @@ import Testing
         #expect((saves.notifications.first?.userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject>).map { $0 == Set(items) } == true)
     }
 
+    /// Runs `body` on a new store's context; what it returns, and a recorder of the
+    /// objects-did-change notifications it posted.
+    private func recording<T>(_ body: (NSManagedObjectContext) throws -> T) throws -> (T, NotificationRecorder) {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let changes = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context)
+        return (try stack.context.performAndWait { try body(stack.context) }, changes)
+    }
+
     /// New objects deleted before the event ends are not listed: the set built meanwhile holds
     /// them and is not used.
     @Test func newObjectsDeletedBeforeTheEventAreLeftOut() throws {
-        let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        let context = stack.context
-        let changes = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: context)
-        let kept = try context.performAndWait {
+        let (kept, changes) = try recording { context in
             let items = insert(Self.count, into: context, named: "Item")
             for item in items[10..<15] { context.delete(item) }
             try context.save()
@@ -63,30 +68,21 @@ import Testing
     /// A rollback empties the list; objects inserted afterwards must not be listed with the
     /// rolled-back ones a builder had hashed.
     @Test func objectsRolledBackAreNotListedWithTheNextOnes() throws {
-        let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        let context = stack.context
-        let changes = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: context)
-        let (dropped, second) = try context.performAndWait {
+        let ((dropped, second, stored), changes) = try recording { context in
             let dropped = insert(Self.count, into: context, named: "Dropped")
             context.rollback()  // processes the pending changes first: one notification
             let second = insert(Self.count, into: context, named: "Kept")
             try context.save()
-            return (dropped, second)
+            return (dropped, second, try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")))
         }
         #expect(listed(changes, dropped, second))
-        let stored = try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) }
         #expect(stored == Self.count)
     }
 
     /// A reset empties the list without an event: objects inserted afterwards must not be listed
     /// with the forgotten ones a builder had hashed.
     @Test func objectsForgottenByAResetAreNotListedWithTheNextOnes() throws {
-        let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        let context = stack.context
-        let changes = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: context)
-        let second = try context.performAndWait {
+        let (second, changes) = try recording { context in
             _ = insert(Self.count, into: context, named: "Forgotten")
             context.reset()
             let second = insert(Self.count, into: context, named: "Kept")
@@ -98,11 +94,7 @@ import Testing
 
     /// Each event lists its own objects: the second starts where the first ended.
     @Test func twoEventsListTheirOwnObjects() throws {
-        let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        let context = stack.context
-        let changes = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: context)
-        let (first, second) = try context.performAndWait {
+        let ((first, second), changes) = try recording { context in
             let first = insert(Self.count, into: context, named: "First")
             context.processPendingChanges()
             let second = insert(Self.count, into: context, named: "Second")

@@ -8,8 +8,8 @@ extension SQLiteStore {
     /// cost of running a statement, a fifth of a one-row INSERT, is paid once for them); with
     /// constraints, one at a time, and a row that breaks one goes as the merge policy says (see
     /// `NSBatchInsertRequest`); a key is used only by a row that was inserted. Without
-    /// constraints and on two cores, the rows are written on another thread while the caller
-    /// makes the next ones (`insertPipelined`).
+    /// constraints or transformable attributes, and on two cores, the rows are written on another
+    /// thread while the caller makes the next ones (`insertPipelined`).
     func runBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome {
         let entity = request.entity
         let rows = request.rows
@@ -36,7 +36,7 @@ extension SQLiteStore {
                 many: manyStatement, one: oneStatement, perStatement: perStatement, attributes: attributes, firstKey: firstKey, db: db)
             var outcome = StoreBatchOutcome()
             if constraints.isEmpty {
-                if manyStatement != nil, SecondThread.helps {
+                if manyStatement != nil, SecondThread.helps, !attributes.contains(where: { $0.attributeType == .transformableAttributeType }) {
                     try insertPipelined(rows, writer: writer)
                 } else {
                     var pending = Array(repeating: rows.defaults, count: perStatement)

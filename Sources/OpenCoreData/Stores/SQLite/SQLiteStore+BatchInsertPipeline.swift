@@ -6,8 +6,9 @@ import GRDBSQLite
 /// values into rows while another thread binds and steps the rows converted before. The two
 /// halves cost about the same for the tutorials' items, and each was the other's wait.
 ///
-/// Only for entities without uniqueness constraints: a conflicting row is resolved with queries
-/// through GRDB, which belong on the thread that holds the write.
+/// Only for entities without uniqueness constraints (a conflicting row is resolved with queries
+/// through GRDB, which belong on the thread that holds the write) and without transformable
+/// attributes (binding one runs the user's value transformer, which stays on the caller's thread).
 extension SQLiteStore {
     /// Rows handed over at a time: a whole number of multi-row statements.
     static func pipelineChunk(perStatement: Int) -> Int { perStatement * 64 }
@@ -18,7 +19,14 @@ extension SQLiteStore {
     func insertPipelined(_ rows: BatchInsertRows, writer: BatchInsertWriter) throws {
         let chunk = Self.pipelineChunk(perStatement: writer.perStatement)
         let pipe = RowChunkPipe(buffers: 3, rows: chunk, defaults: rows.defaults)
+        // Unretained on the writing thread: its block may be released after the caller has
+        // moved on, and the last release of the writer (its statements) or of the pipe (rows of
+        // the user's values) must happen here, inside the write, not there.
+        let writing = Unmanaged.passUnretained(writer)
+        let piping = Unmanaged.passUnretained(pipe)
+        defer { withExtendedLifetime((writer, pipe)) {} }
         DispatchQueue(label: "OpenCoreData.BatchInsert").async {
+            let (writer, pipe) = (writing.takeUnretainedValue(), piping.takeUnretainedValue())
             while let (buffer, count) = pipe.take() {
                 do {
                     try writer.write(buffer, count: count)

@@ -27,9 +27,16 @@ import Testing
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
         _ = try BatchFixtures.saveItems(3, in: stack.context)
+        // The threads that ran the INSERTs, seen by the store's statement log.
+        let inserting = Threads()
+        (stack.store as! SQLiteStore).statementLog.observe { sql in if sql.hasPrefix("INSERT") { inserting.add(pthread_self()) } }
+        defer { (stack.store as! SQLiteStore).statementLog.observe(nil) }
         let request = items(Self.count)
         request.resultType = .objectIDs
-        let result = try stack.context.performAndWait { try stack.context.execute(request) as! NSBatchInsertResult }
+        let (result, caller) = try stack.context.performAndWait {
+            (try stack.context.execute(request) as! NSBatchInsertResult, pthread_self())
+        }
+        #expect(inserting.all.contains(caller) == !SecondThread.helps, "on two cores another thread writes the rows")
         let ids = try #require(result.result as? [NSManagedObjectID])
         #expect(ids.map(\.primaryKey) == Array(4...Int64(Self.count + 3)))
         #expect(try StoreSnapshot.integers("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'TSPItem'", in: stack.url) == [Int64(Self.count + 3)])
@@ -71,10 +78,27 @@ import Testing
         }
         let before = try StoreSnapshot.rows(of: stack.url)
         let error = BatchFixtures.failure(items(Self.count), in: stack.context)
-        #expect(error != nil)
+        #expect(error.map { "\($0)".contains("refused by the test") } == true)
         #expect(try StoreSnapshot.rows(of: stack.url) == before)
         // The store still takes a batch insert afterwards.
         let again = try stack.context.performAndWait { try stack.context.execute(items(10)) as! NSBatchInsertResult }
         #expect(again.result as? Bool == true)
+    }
+}
+
+/// Thread identities, collected from any thread.
+private final class Threads: @unchecked Sendable {
+    // @unchecked Sendable: `seen` is only touched under `lock`.
+    private let lock = NSLock()
+    private var seen: [pthread_t] = []
+    func add(_ thread: pthread_t) {
+        lock.lock()
+        seen.append(thread)
+        lock.unlock()
+    }
+    var all: [pthread_t] {
+        lock.lock()
+        defer { lock.unlock() }
+        return seen
     }
 }
