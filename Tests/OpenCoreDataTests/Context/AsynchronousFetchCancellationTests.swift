@@ -40,18 +40,15 @@ import Testing
         }
         let (request, probe) = probedRequest(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"), context: context)
         let result = try execute(request, in: context)
-        // Wait for the fetch's objects to be entering the registry (after the read), then take up
-        // one of them, as a fetch run between two blocks would.
-        var taken: NSManagedObject?
-        let deadline = ContinuousClock.now + .seconds(60)
-        while taken == nil, ContinuousClock.now < deadline {
-            taken = context.performAndWait {
-                context.registry.count > 1 ? context.registeredObject(for: stack.coordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://\(stack.store.identifier!)/TSPItem/p1")!)!) : nil
-            }
-            if taken == nil { Thread.sleep(forTimeInterval: 0.001) }
-        }
-        let registeredWhenCancelled = context.performAndWait { context.registry.count }
-        result.cancel()
+        // As soon as the fetch's objects enter the registry (after the read), take up one of them,
+        // as a fetch run between two blocks would, and cancel. Checked by a block on the context's
+        // queue that queues itself again: it runs between two of the fetch's registering blocks
+        // however loaded the machine is, where a check from another thread could come too late
+        // under a full parallel test run.
+        let canceller = CancelWhenRegistering(context: context, besides: edited) { result.cancel() }
+        canceller.check()
+        #expect(canceller.wait(seconds: 60))
+        let (taken, registeredWhenCancelled) = (canceller.taken, canceller.registeredWhenCancelled)
         #expect(probe.wait())
         #expect((result.operationError as NSError?)?.code == NSUserCancelledError)
         #expect(result.finalResult == nil)
@@ -101,4 +98,37 @@ import Testing
         #expect((result.operationError as NSError?)?.code == NSUserCancelledError)
         #expect(stack.context.performAndWait { stack.context.registeredObjects.isEmpty })
     }
+}
+
+/// Takes up one of the fetch's objects and cancels, from a block on `context`'s queue, as soon as
+/// the fetch has registered some (more objects than `besides`, the one the context held): the
+/// queue runs blocks in order, so the check comes right after the fetch's first registering block.
+private final class CancelWhenRegistering: @unchecked Sendable {
+    // @unchecked Sendable: `taken` and `registeredWhenCancelled` are written on the context's
+    // queue before `done` is signalled and read after waiting for it.
+    private let context: NSManagedObjectContext
+    private let besides: ObjectIdentifier
+    private let cancel: @Sendable () -> Void
+    private let done = DispatchSemaphore(value: 0)
+    private(set) var taken: NSManagedObject?
+    private(set) var registeredWhenCancelled = 0
+
+    init(context: NSManagedObjectContext, besides: NSManagedObject, cancel: @escaping @Sendable () -> Void) {
+        self.context = context
+        self.besides = ObjectIdentifier(besides)
+        self.cancel = cancel
+    }
+
+    func check() {
+        context.perform { [self] in
+            guard context.registry.count > 1, let object = context.registry.values.first(where: { ObjectIdentifier($0) != besides })
+            else { return check() }
+            taken = object
+            registeredWhenCancelled = context.registry.count
+            cancel()
+            done.signal()
+        }
+    }
+
+    func wait(seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
 }
