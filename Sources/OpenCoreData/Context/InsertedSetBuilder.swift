@@ -5,8 +5,9 @@ import Foundation
 ///
 /// A save of a million new objects spent a fifth of its time hashing them into that set before
 /// writing anything; the user's loop of inserts leaves the second core idle. The context hands
-/// its list of new objects over in chunks as it grows (`handIfDue`), and when it posts the
-/// notification it takes the set, adding the last few objects itself (`finish`).
+/// its new objects over whenever it has added enough since for a second thread to help
+/// (`SecondThread.helps(with:)`), and when it posts the notification it takes the set, adding
+/// the last few objects itself (`finish`).
 ///
 /// The builder covers `insertedList[start..<handed]` and stays valid only while the list only
 /// grows: whatever else changes the list resets the event, which discards the builder.
@@ -14,9 +15,6 @@ final class InsertedSetBuilder: @unchecked Sendable {
     // @unchecked Sendable: `set` is touched only on `queue`, and by the context's thread once
     // `queue` has run everything handed to it (`finish`, `discard`); the objects are only hashed
     // there (by address) and retained, both safe from any thread.
-    /// Objects a chunk holds: enough that a hand-over costs nothing next to hashing them.
-    static let chunkSize = 4_096
-
     /// Where this event's objects start in the context's list.
     let start: Int
     /// How far into the context's list objects have been handed over (the context's thread only).
@@ -27,13 +25,6 @@ final class InsertedSetBuilder: @unchecked Sendable {
     init(start: Int) {
         self.start = start
         handed = start
-    }
-
-    /// Whether `list` has grown a chunk past what was handed over: the context asks after every
-    /// insert, so this is a comparison.
-    @inline(__always)
-    static func isDue(_ builder: InsertedSetBuilder?, listCount: Int, eventStart: Int) -> Bool {
-        listCount - (builder?.handed ?? eventStart) >= chunkSize
     }
 
     /// Hands `list[handed...]` over to be hashed on the builder's thread.

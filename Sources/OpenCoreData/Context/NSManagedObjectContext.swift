@@ -200,7 +200,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.flags.insert(.inserted)
         if !reinserted {
             insertedList.append(object)
-            if SecondThread.helps, InsertedSetBuilder.isDue(insertedSetBuilder, listCount: insertedList.count, eventStart: eventInsertedStart) {
+            if SecondThread.helps(with: insertedList.count - (insertedSetBuilder?.handed ?? eventInsertedStart)) {
                 let builder = insertedSetBuilder ?? InsertedSetBuilder(start: eventInsertedStart)
                 insertedSetBuilder = builder
                 builder.hand(insertedList)

@@ -7,7 +7,7 @@ import Testing
 /// meanwhile.
 @Suite struct InsertedSetBuilderTests {
     /// More than two chunks, so that the set is built on the other thread with a tail added at the end.
-    private static let count = 2 * InsertedSetBuilder.chunkSize + 100
+    private static let count = 2 * SecondThread.minimumCount + 100
 
     private func insert(_ count: Int, into context: NSManagedObjectContext, named prefix: String) -> [NSManagedObject] {
         (0..<count).map { index in
@@ -106,9 +106,9 @@ import Testing
 
     @Test func theBuilderHashesWhatWasHandedAndTheRest() {
         let entity = TestModels.todo().entitiesByName["TSPItem"]!
-        let list = (0..<(InsertedSetBuilder.chunkSize + 10)).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
+        let list = (0..<(SecondThread.minimumCount + 10)).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
         let builder = InsertedSetBuilder(start: 0)
-        builder.hand(Array(list[..<InsertedSetBuilder.chunkSize]))
+        builder.hand(Array(list[..<SecondThread.minimumCount]))
         #expect(builder.finish(list).map { $0 == Set(list) } == true)
 
         let twice = InsertedSetBuilder(start: 0)

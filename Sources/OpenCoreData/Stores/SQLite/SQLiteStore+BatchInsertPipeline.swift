@@ -31,13 +31,14 @@ extension SQLiteStore {
                 do {
                     try writer.write(buffer, count: count)
                 } catch {
-                    pipe.fail(error)
+                    pipe.writerStopped(error)
                     return
                 }
                 pipe.giveBack(consume buffer)
             }
-            pipe.fail(nil)
+            pipe.writerStopped(nil)
         }
+        var makerError: (any Error)?
         do {
             produce: while var buffer = pipe.takeEmpty() {
                 var count = 0
@@ -51,12 +52,11 @@ extension SQLiteStore {
                 pipe.put(consume buffer, count: count)
             }
         } catch {
-            pipe.close()
-            _ = pipe.waitForConsumer()
-            throw error
+            makerError = error
         }
         pipe.close()
-        if let error = pipe.waitForConsumer() { throw error }
+        let writerError = pipe.waitForConsumer()
+        if let error = makerError ?? writerError { throw error }
     }
 }
 
@@ -192,7 +192,7 @@ private final class RowChunkPipe: @unchecked Sendable {
     }
 
     /// The writer has stopped, with the error that stopped it, if any.
-    func fail(_ error: (any Error)?) {
+    func writerStopped(_ error: (any Error)?) {
         condition.lock()
         self.error = error
         consumerDone = true

@@ -29,11 +29,9 @@ import Testing
 
     /// The read of the batch holding `object`, once it is done: the rows are then in memory,
     /// older than any write that follows.
-    private func waitForReadAhead(of object: NSManagedObject, in context: NSManagedObjectContext) throws -> PendingRows {
+    private func waitForReadAhead(of object: NSManagedObject, in context: NSManagedObjectContext) throws {
         let pending = context.performAndWait { object.fetchBatch?.pending }
-        let read = try #require(pending, "the batch after the first one is read ahead on two cores")
-        _ = read.wait()
-        return read
+        _ = try #require(pending, "the batch after the first one is read ahead on two cores").wait()
     }
 
     @Test func everyBatchReadAheadFillsItsOwnObjects() throws {
@@ -51,9 +49,8 @@ import Testing
     @Test(.enabled(if: SecondThread.helps, "reads ahead on two cores only")) func aSaveAfterTheReadAheadIsSeen() throws {
         let directory = TemporaryDirectory()
         let (stack, objects) = try iteratedStore(directory)
-        _ = try waitForReadAhead(of: objects[60], in: stack.context)
-        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        other.persistentStoreCoordinator = stack.coordinator
+        try waitForReadAhead(of: objects[60], in: stack.context)
+        let other = BatchFixtures.context(stack.coordinator, "other")
         try other.performAndWait {
             let item = try other.existingObject(with: objects[60].objectID)
             item.setValue("Renamed", forKey: "name")
@@ -69,9 +66,8 @@ import Testing
     @Test(.enabled(if: SecondThread.helps, "reads ahead on two cores only")) func aBatchUpdateAfterTheReadAheadIsSeen() throws {
         let directory = TemporaryDirectory()
         let (stack, objects) = try iteratedStore(directory)
-        _ = try waitForReadAhead(of: objects[120], in: stack.context)
-        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        other.persistentStoreCoordinator = stack.coordinator
+        try waitForReadAhead(of: objects[120], in: stack.context)
+        let other = BatchFixtures.context(stack.coordinator, "other")
         try other.performAndWait {
             let update = NSBatchUpdateRequest(entityName: "TSPItem")
             update.propertiesToUpdate = ["done": true]
@@ -87,7 +83,7 @@ import Testing
     func aRefreshOrMergeAfterAnotherCoordinatorSavedReadsTheBatchAgain(merging: Bool) throws {
         let directory = TemporaryDirectory()
         let (stack, objects) = try iteratedStore(directory)
-        _ = try waitForReadAhead(of: objects[60], in: stack.context)
+        try waitForReadAhead(of: objects[60], in: stack.context)
         let other = try stack.reopened()
         try other.context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
@@ -128,8 +124,8 @@ import Testing
         #expect(names == (0..<400).map { "Item \($0)" })
     }
 
-    /// Removing the store waits for a read under way and stops the queued ones, which then leave
-    /// the closed pool alone.
+    /// Removing the store while batches are queued to be read ahead waits for those reads (they
+    /// run before the pool closes) and hangs on none of them.
     @Test(.enabled(if: SecondThread.helps, "reads ahead on two cores only")) func removingTheStoreStopsTheReadsAhead() throws {
         let directory = TemporaryDirectory()
         let (stack, objects) = try iteratedStore(directory)
