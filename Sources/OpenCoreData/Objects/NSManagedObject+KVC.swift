@@ -40,6 +40,19 @@ extension NSManagedObject {
     ///
     /// Stops the program, as Core Data raises, when the entity has no such property.
     func kvcSetValue(_ value: Any?, forKey key: String) {
+        if let layout = entity.layout, let slot = layout.objectTemplate.scannedSlot(of: key),
+            layout.objectTemplate.settableAttributes[slot]
+        {
+            // An attribute's own name, the usual case: the template already says it is a settable
+            // attribute, so no property is looked up, cast and checked per call. The entity (a
+            // constant of the object) keeps the layout and the attribute alive: unowned, they
+            // cost no retain and release around each call below.
+            unowned(unsafe) let attribute = unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self)
+            willChangeValue(forKey: key)
+            setAttributeValue(value, attribute)
+            didChangeValue(forKey: key)
+            return
+        }
         let property = requireProperty(key)
         precondition(
             !property.isReadOnly,
@@ -176,15 +189,11 @@ extension NSManagedObject {
     }
 
     func setValue(_ value: Any?, for property: NSPropertyDescription) {
-        fireFault()
         if let attribute = property as? NSAttributeDescription {
-            let newValue = SlotValue(attributeValue: value, for: attribute)
-            if newValue.sameValue(as: slots[attribute.slot]) { return }
-            registerUndo(of: attribute)
-            slots[attribute.slot] = newValue
-            markChanged()
+            setAttributeValue(value, attribute)
             return
         }
+        fireFault()
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
             let wanted = objects(from: value)
@@ -197,6 +206,24 @@ extension NSManagedObject {
         } else {
             setToOne(relationship, value as? NSManagedObject)
         }
+    }
+
+    /// Sets an attribute's value through KVC: converted to the attribute's type, kept only when it
+    /// differs, with undo and change tracking.
+    @inline(__always)
+    func setAttributeValue(_ value: Any?, _ attribute: NSAttributeDescription) {
+        fireFault()
+        let newValue = SlotValue(attributeValue: value, for: attribute)
+        let slot = attribute.slot
+        // An equal value changes nothing, and must not make a saved object updated or register
+        // an undo. An inserted object without undo manager has neither to fear: writing the
+        // value again costs less than comparing it.
+        if !flags.contains(.inserted) || contextToken?.hasUndoManager == true, slots.holds(newValue, at: slot) {
+            return
+        }
+        registerUndo(of: attribute)
+        slots[slot] = newValue
+        markChanged()
     }
 
     func markChanged() {

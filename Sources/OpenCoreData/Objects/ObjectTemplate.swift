@@ -11,6 +11,12 @@ struct ObjectTemplate {
     let toManySlots: [Int]
     /// Per slot, what saving an instance of `NSManagedObject` itself must check.
     let checks: [SlotCheck]
+    /// Per slot, whether KVC sets it as a plain attribute: an attribute that is not read-only.
+    let settableAttributes: [Bool]
+    /// The names' in-memory words, when the names are unique and a `String` is two words: a key
+    /// written as a literal in the user's code has its property name's very words, and comparing
+    /// words costs a fraction of comparing strings that differ.
+    private let nameWords: [StringWords]
 
     /// What validation looks at in one slot.
     enum SlotCheck: Equatable {
@@ -28,6 +34,8 @@ struct ObjectTemplate {
 
     init(properties: [NSPropertyDescription]) {
         names = properties.map(\.name)
+        settableAttributes = properties.map { $0 is NSAttributeDescription && !$0.isReadOnly }
+        nameWords = StringWords.areAvailable && Set(names).count == names.count ? names.map(StringWords.init) : []
         var slots = SlotRow(repeating: .null, count: properties.count)
         var toMany: [Int] = []
         checks = properties.map { property in
@@ -53,7 +61,28 @@ struct ObjectTemplate {
     @inline(__always)
     func scannedSlot(of key: String) -> Int? {
         guard names.count <= Self.scanLimit else { return nil }
+        if !nameWords.isEmpty {
+            let words = StringWords(key)
+            if let slot = nameWords.firstIndex(of: words) { return slot }
+        }
         // The last match, as `propertiesByName` keeps the last of equal names.
         return names.lastIndex(of: key)
+    }
+}
+
+/// The two words a `String` is made of on 64-bit platforms. Equal words are an equal string (its
+/// bytes inline, or the same storage with the same count); equal strings may have different words,
+/// so a mismatch proves nothing.
+struct StringWords: Equatable {
+    private let first: UInt
+    private let second: UInt
+
+    /// Whether a `String` is two words here.
+    static let areAvailable = MemoryLayout<String>.size == 2 * MemoryLayout<UInt>.size
+
+    /// The words of `string`; only when `areAvailable`.
+    @inline(__always)
+    init(_ string: String) {
+        (first, second) = withUnsafeBytes(of: string) { ($0.load(as: UInt.self), $0.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)) }
     }
 }

@@ -65,6 +65,12 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
         }
     }
 
+    /// Whether the value at `index` is `value` (`SlotValue.sameValue(as:)`), compared in place.
+    func holds(_ value: SlotValue, at index: Int) -> Bool {
+        precondition(index >= 0 && index < Int(length), "Slot index out of range")
+        return storage!.withUnsafeMutablePointerToElements { value.sameValue(as: $0[Int(start) + index]) }
+    }
+
     /// Whether the value at `index` is missing, of the wrong type, or some value, read in place
     /// (no payload copied).
     func presence(at index: Int) -> SlotPresence {

@@ -30,7 +30,7 @@ extension SlotValue {
 
     /// Converts a value set through KVC to the slot for `attribute`, or `.invalid` when its type does
     /// not fit (refused at save with `NSManagedObjectValidationError`).
-    init(attributeValue value: borrowing Any?, for attribute: NSAttributeDescription) {
+    init(attributeValue value: borrowing Any?, for attribute: borrowing NSAttributeDescription) {
         // The value of the attribute's own type first, read in place: testing `is NSNull` first
         // would, for a String, try bridging it to a Foundation object on every set, and the
         // runtime's cast costs more than the rest of a set.

@@ -52,6 +52,38 @@ import Testing
         }
     }
 
+    /// Setting a value equal to the current one changes nothing a user can see: a saved object
+    /// stays clean, and no undo step is recorded, whether or not the object is new.
+    @Test func anEqualValueChangesNothing() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.context.performAndWait {
+            let item = try savedItem(stack)
+            item.setValue("original", forKey: "name")
+            item.setValue(["orig", "inal"].joined(), forKey: "name")
+            item.setValue(false, forKey: "done")
+            #expect(!item.isUpdated && !stack.context.hasChanges)
+
+            let undo = UndoManager()
+            stack.context.undoManager = undo
+            let fresh = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            fresh.setValue("new", forKey: "name")
+            stack.context.processPendingChanges()
+            fresh.setValue("new", forKey: "name")
+            stack.context.processPendingChanges()
+            #expect(fresh.value(forKey: "name") as? String == "new")
+            // One undo takes back the insertion: the equal value left no step of its own.
+            stack.context.undo()
+            #expect(stack.context.insertedObjects.isEmpty)
+
+            stack.context.undoManager = nil
+            let plain = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            plain.setValue("twice", forKey: "name")
+            plain.setValue("twice", forKey: "name")
+            #expect(plain.value(forKey: "name") as? String == "twice" && plain.isInserted)
+        }
+    }
+
     @Test func deletedAndInsertedObjectsAreTrackedUntilSave() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)

@@ -4,9 +4,12 @@ import GRDBSQLite
 /// it (`SQLITE_STATIC`): each row's bytes are copied into the parameter's buffer, which stays
 /// untouched until the row has been stepped and the next row binds. SQLite's own copy (a malloc and
 /// a free a value) cost a fifth of a batch-inserted row.
+///
+/// Used by one thread at a time, so its arrays skip the runtime's exclusivity checks (two a bound
+/// string otherwise).
 final class SQLiteTextBuffers {
-    private var buffers: [UnsafeMutablePointer<UInt8>?]
-    private var capacities: [Int]
+    @exclusivity(unchecked) private var buffers: [UnsafeMutablePointer<UInt8>?]
+    @exclusivity(unchecked) private var capacities: [Int]
 
     init(parameters: Int) {
         buffers = Array(repeating: nil, count: parameters + 1)

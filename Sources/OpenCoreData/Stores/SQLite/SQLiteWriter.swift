@@ -12,14 +12,17 @@ import GRDBSQLite
 /// (Core Data's tables have no foreign-key constraints); every other write, read and `finish()`
 /// sends all waiting rows first.
 final class SQLiteWriter: StoreWriter {
+    // The state below is marked `@exclusivity(unchecked)`: a writer lives on the one thread that
+    // runs its save, and the runtime's dynamic exclusivity checks on these fields cost about 470
+    // instructions a saved row (docs/performance.md, eleventh round).
     private let store: SQLiteStore
     private let db: Database
-    private var maxKeys: [Int32: Int64] = [:]
-    private var plans: [ObjectIdentifier: EntityPlan] = [:]
+    @exclusivity(unchecked) private var maxKeys: [Int32: Int64] = [:]
+    @exclusivity(unchecked) private var plans: [ObjectIdentifier: EntityPlan] = [:]
     /// The plan of the entity of the previous row: saves write long runs of one entity.
-    private var lastPlan: EntityPlan?
+    @exclusivity(unchecked) private var lastPlan: EntityPlan?
     /// The plans with new rows not written yet.
-    private var waitingPlans: [EntityPlan] = []
+    @exclusivity(unchecked) private var waitingPlans: [EntityPlan] = []
 
     /// Where a slot goes in a row.
     private struct ColumnWrite {
@@ -37,20 +40,20 @@ final class SQLiteWriter: StoreWriter {
         let storeNumber: Int64
         let columns: [ColumnWrite]
         let joinTables: [JoinTable]
-        var insert: Statement?
+        @exclusivity(unchecked) var insert: Statement?
         /// The INSERT of `rowsPerInsert` rows, and a text buffer per parameter for it: its
         /// strings are bound without SQLite copying each one.
-        var insertMany: Statement?
-        var manyText: SQLiteTextBuffers?
+        @exclusivity(unchecked) var insertMany: Statement?
+        @exclusivity(unchecked) var manyText: SQLiteTextBuffers?
         /// Rows a multi-row INSERT carries; 1 for an entity with uniqueness constraints, whose
         /// rows go one at a time so that a broken constraint names its object.
         let rowsPerInsert: Int
         /// New rows waiting for the multi-row INSERT, with their keys.
-        var waitingKeys: [Int64] = []
-        var waitingRows: [RowValues] = []
-        var update: Statement?
-        var delete: Statement?
-        var clearJoins: [Statement] = []
+        @exclusivity(unchecked) var waitingKeys: [Int64] = []
+        @exclusivity(unchecked) var waitingRows: [RowValues] = []
+        @exclusivity(unchecked) var update: Statement?
+        @exclusivity(unchecked) var delete: Statement?
+        @exclusivity(unchecked) var clearJoins: [Statement] = []
 
         init(entity: NSEntityDescription, storeNumber: Int64, columns: [ColumnWrite], constrained: Bool) {
             self.entity = entity
