@@ -15,8 +15,8 @@ final class BatchInsertDictionary: NSMutableDictionary {
     /// array property: every access to a class's array property is checked for exclusivity at
     /// run time, several times a row.
     let attributeValues: UnsafeMutablePointer<Any?>
-    /// Entries under any other key.
-    private(set) var others: [AnyHashable: Any] = [:]
+    /// Entries under any other key. Unchecked, as the values are: one thread fills a row at a time.
+    @exclusivity(unchecked) private(set) var others: [AnyHashable: Any] = [:]
 
     init(names: [String]) {
         self.names = names

@@ -31,8 +31,10 @@ final class BatchInsertRows {
     private let objectHandler: ((NSManagedObject) -> Bool)?
     /// The one dictionary the dictionary handler fills, emptied before each call.
     private let dictionary: BatchInsertDictionary
-    private var index = 0
-    private var finished = false
+    // Unchecked: rows are read on one thread at a time, and the runtime's exclusivity check
+    // cost a call a row.
+    @exclusivity(unchecked) private var index = 0
+    @exclusivity(unchecked) private var finished = false
 
     init(entity: NSEntityDescription, source: Source) {
         self.entity = entity

@@ -18,13 +18,15 @@ final class SQLiteMemorySort {
     }
 
     private let ascending: [Bool]
-    private var entries: [Entry] = []
+    // Unchecked: a sort is filled and used on one thread, and the runtime's exclusivity checks
+    // cost two calls a row read.
+    @exclusivity(unchecked) private var entries: [Entry] = []
     /// The second and later keys of each row, row after row; empty with one sort descriptor.
-    private var laterKeys: [UInt64] = []
+    @exclusivity(unchecked) private var laterKeys: [UInt64] = []
     /// Where the first key is among the statement's columns: after the row's own.
-    private var firstColumn: Int32 = -1
+    @exclusivity(unchecked) private var firstColumn: Int32 = -1
     /// False once a row held a value that the encoding cannot order as SQLite does.
-    private var isExact = true
+    @exclusivity(unchecked) private var isExact = true
 
     init(ascending: [Bool]) {
         self.ascending = ascending

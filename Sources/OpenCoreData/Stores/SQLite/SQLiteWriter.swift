@@ -17,6 +17,9 @@ final class SQLiteWriter: StoreWriter {
     // instructions a saved row (docs/performance.md, eleventh round).
     private let store: SQLiteStore
     private let db: Database
+    /// The database's connection, read once: GRDB's property is checked for exclusive access on
+    /// every read, which an UPDATE or DELETE paid per row for its change count.
+    private let connection: SQLiteConnection?
     @exclusivity(unchecked) private var maxKeys: [Int32: Int64] = [:]
     @exclusivity(unchecked) private var plans: [ObjectIdentifier: EntityPlan] = [:]
     /// The plan of the entity of the previous row: saves write long runs of one entity.
@@ -77,6 +80,7 @@ final class SQLiteWriter: StoreWriter {
     init(store: SQLiteStore, db: Database) {
         self.store = store
         self.db = db
+        connection = db.sqliteConnection
     }
 
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
@@ -156,7 +160,7 @@ final class SQLiteWriter: StoreWriter {
         sqlite3_bind_int64(statement, Int32(plan.columns.count + 2), primaryKey)
         sqlite3_bind_int64(statement, Int32(plan.columns.count + 3), expectedVersion)
         try step(statement, entity: entity, primaryKey: primaryKey)
-        return sqlite3_changes(db.sqliteConnection) == 1
+        return sqlite3_changes(connection) == 1
     }
 
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
@@ -166,7 +170,7 @@ final class SQLiteWriter: StoreWriter {
         sqlite3_bind_int64(statement, 1, primaryKey)
         sqlite3_bind_int64(statement, 2, expectedVersion)
         try step(statement, entity: entity)
-        let deleted = sqlite3_changes(db.sqliteConnection) == 1
+        let deleted = sqlite3_changes(connection) == 1
         if plan.clearJoins.count != plan.joinTables.count {
             plan.clearJoins = try plan.joinTables.map { join in
                 try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
