@@ -18,6 +18,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
         }
         let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
+        releaseUnreferencedObjectsIfDue()
         if request.resultType == .countResultType {
             return [NSNumber(value: try count(for: request)) as! T]
         }

@@ -18,6 +18,7 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
         }
+        releaseUnreferencedObjectsIfDue()
         try checkDenyRules()
         processPendingChanges()
         let posted = lastChange

@@ -54,7 +54,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var stalenessInterval: TimeInterval = -1
     /// Whether faults for deleted rows turn into empty objects instead of stopping the program.
     open var shouldDeleteInaccessibleFaults: Bool = true
-    /// Whether the context keeps strong references to every registered object.
+    /// Whether the context keeps strong references to every registered object. When false (the
+    /// default), objects the app no longer holds and that have no unsaved changes are released
+    /// (`releaseUnreferencedObjectsIfDue()`).
     open var retainsRegisteredObjects: Bool = false
     /// Free-form information attached to the context.
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
@@ -73,9 +75,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // and dynamic exclusivity checks on it ran on every object a fetch or save handles.
 
     /// Objects with permanent IDs, by identity. Core Data keeps these weakly unless
-    /// `retainsRegisteredObjects`; here they are kept until reset or refresh, which bounds memory
-    /// by what a fetch returned.
+    /// `retainsRegisteredObjects`; here the registry holds them, and lets go of those nothing else
+    /// holds when a fetch or save begins (`releaseUnreferencedObjectsIfDue()`): a weak reference
+    /// per object would cost a side-table allocation per fetched row.
     let registry = ObjectRegistry()
+    /// How many registered objects make the next fetch or save look for unreferenced ones.
+    @exclusivity(unchecked) var registeredBeforeRelease = NSManagedObjectContext.registeredToRelease
     /// Inserted objects in insertion order (some may since have been deleted; see flags).
     @exclusivity(unchecked) var insertedList: [NSManagedObject] = []
     @exclusivity(unchecked) var insertedCount = 0
@@ -438,6 +443,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in registry.values { object.managedObjectContext = nil }
         for object in insertedList { object.managedObjectContext = nil }
         registry.removeAll()
+        registeredBeforeRelease = Self.registeredToRelease
         insertedList.removeAll()
         insertedCount = 0
         updatedMap.removeAll()

@@ -125,6 +125,24 @@ final class ObjectRegistry {
         return result
     }
 
+    /// Removes the objects that only the registry holds and that have no unsaved changes, and
+    /// returns how many went. Nothing else can reach such an object, so it goes as it would from
+    /// Core Data's weak registry. Pages stay, so that slot pointers handed out stay valid.
+    @discardableResult
+    func removeUnreferenced() -> Int {
+        var removed = 0
+        for table in tables.values { removed += table.removeUnreferenced() }
+        // The keys copied out first: a view of the dictionary held while testing would share its
+        // storage, and the test's write access would copy it, retaining every object.
+        let unreferenced = Array(others.keys).filter { key in
+            isKnownUniquelyReferenced(&others[key]!) && others[key]!.flags.isEmpty
+        }
+        for key in unreferenced { others[key] = nil }
+        removed += unreferenced.count
+        count -= removed
+        return removed
+    }
+
     func removeAll() {
         tables = RememberingDictionary()
         others = [:]
@@ -219,6 +237,21 @@ final class PrimaryKeyTable {
             }
         }
         return moved
+    }
+
+    /// Empties the slots of objects only this table holds that have no unsaved changes; returns
+    /// how many.
+    func removeUnreferenced() -> Int {
+        var removed = 0
+        for page in pages.values {
+            for slot in 0..<Self.pageSize where page.objects[slot] != nil {
+                if isKnownUniquelyReferenced(&page.objects[slot]!), page.objects[slot]!.flags.isEmpty {
+                    page.objects[slot] = nil
+                    removed += 1
+                }
+            }
+        }
+        return removed
     }
 
     func appendObjects(to result: inout [NSManagedObject]) {

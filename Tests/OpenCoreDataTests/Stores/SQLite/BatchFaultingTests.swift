@@ -54,8 +54,9 @@ import Testing
             let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
             request.fetchBatchSize = 100
             request.predicate = NSPredicate(format: "NOT (name ENDSWITH '5')")
-            let names = try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "?" }
-            return (names, context.registeredObjects.count)
+            let objects = try context.fetch(request)
+            let names = objects.map { $0.value(forKey: "name") as? String ?? "?" }
+            return withExtendedLifetime(objects) { (names, context.registeredObjects.count) }
         }
         let expected = kept.filter { !$0.hasSuffix("5") }
         #expect(names == expected)

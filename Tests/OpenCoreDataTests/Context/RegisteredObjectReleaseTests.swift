@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Core Data holds registered objects weakly: a long-lived context keeps only what the app holds
+/// and what has unsaved changes. Here the context lets go of the rest when a fetch or a save
+/// begins with enough registered objects.
+@Suite struct RegisteredObjectReleaseTests {
+    /// More items than a context registers before it looks for unreferenced ones.
+    private let itemCount = NSManagedObjectContext.registeredToRelease + 500
+
+    private func fetchAll(_ context: NSManagedObjectContext) throws -> [NSManagedObject] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+        request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
+        return try context.fetch(request)
+    }
+
+    private func fetchOne(_ context: NSManagedObjectContext) throws -> NSManagedObject? {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+        request.fetchLimit = 1
+        return try context.fetch(request).first
+    }
+
+    @Test func objectsTheAppLetGoOfAreReleasedByTheNextFetch() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        _ = try BatchFixtures.saveItems(itemCount, in: context)
+        try context.performAndWait {
+            context.reset()
+            weak var dropped: NSManagedObject?
+            var kept: NSManagedObject?
+            try {
+                let objects = try fetchAll(context)
+                dropped = objects[1]
+                kept = objects[2]
+                #expect(context.registry.count == itemCount)
+            }()
+            #expect(dropped != nil, "nothing is released before the next fetch")
+            let first = try fetchOne(context)
+            #expect(dropped == nil)
+            #expect(context.registeredObjects == [kept!, first!])
+            // The released rows come back as new objects, with their values.
+            let again = try fetchAll(context)
+            #expect(again.count == itemCount && again[2] === kept && again[0] === first)
+            #expect(again[1].value(forKey: "name") as? String == "Item 1")
+        }
+    }
+
+    @Test func objectsWithChangesStayUntilSavedAndTheNextSaveReleasesTheRest() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        _ = try BatchFixtures.saveItems(itemCount, in: context)
+        try context.performAndWait {
+            context.reset()
+            weak var dropped: NSManagedObject?
+            weak var changed: NSManagedObject?
+            weak var deleted: NSManagedObject?
+            try {
+                let objects = try fetchAll(context)
+                dropped = objects[1]
+                changed = objects[2]
+                deleted = objects[3]
+                objects[2].setValue("edited", forKey: "name")
+                context.delete(objects[3])
+            }()
+            try context.save()
+            #expect(dropped == nil)
+            #expect(context.registry.count == 1, "the saved change is all that is left")
+            #expect(changed?.value(forKey: "name") as? String == "edited" && deleted == nil)
+            let names = try fetchAll(context).prefix(3).map { $0.value(forKey: "name") as? String }
+            #expect(names == ["Item 0", "Item 1", "edited"])
+        }
+    }
+
+    @Test func retainsRegisteredObjectsKeepsEveryObject() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        _ = try BatchFixtures.saveItems(itemCount, in: context)
+        try context.performAndWait {
+            context.reset()
+            context.retainsRegisteredObjects = true
+            weak var dropped: NSManagedObject?
+            try { dropped = try fetchAll(context)[1] }()
+            _ = try fetchOne(context)
+            #expect(dropped != nil)
+            #expect(context.registeredObjects.count == itemCount)
+        }
+    }
+
+    /// An app that saves batches in one context and keeps none of them: the saved objects do not
+    /// pile up in the context.
+    @Test func savingInALoopKeepsMemoryBounded() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        let rounds = 12
+        try context.performAndWait {
+            for round in 0..<rounds {
+                for i in 0..<1000 {
+                    NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+                        .setValue("Item \(round)-\(i)", forKey: "name")
+                }
+                try context.save()
+            }
+            #expect(context.registry.count <= 2 * NSManagedObjectContext.registeredToRelease + 1000)
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) == rounds * 1000)
+        }
+    }
+}
