@@ -15,6 +15,6 @@ extension NSManagedObjectContext {
     func releaseUnreferencedObjectsIfDue() {
         guard !retainsRegisteredObjects, registry.count >= registeredBeforeRelease else { return }
         registry.removeUnreferenced()
-        registeredBeforeRelease = Swift.max(Self.registeredToRelease, registry.count * 2)
+        registeredBeforeRelease = Swift.max(NSManagedObjectContext.registeredToRelease, registry.count * 2)
     }
 }

@@ -443,7 +443,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in registry.values { object.managedObjectContext = nil }
         for object in insertedList { object.managedObjectContext = nil }
         registry.removeAll()
-        registeredBeforeRelease = Self.registeredToRelease
+        registeredBeforeRelease = NSManagedObjectContext.registeredToRelease
         insertedList.removeAll()
         insertedCount = 0
         updatedMap.removeAll()
