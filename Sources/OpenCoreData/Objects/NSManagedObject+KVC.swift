@@ -45,11 +45,12 @@ extension NSManagedObject {
         {
             // An attribute's own name, the usual case: the template already says it is a settable
             // attribute, so no property is looked up, cast and checked per call. The entity (a
-            // constant of the object) keeps the layout and the attribute alive: unowned, they
-            // cost no retain and release around each call below.
-            unowned(unsafe) let attribute = unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self)
+            // constant of the object) keeps the layout and the attribute alive, so the attribute
+            // is used unretained: a retain and release around the calls below cost more than
+            // the rest of the lookup.
+            let attribute = Unmanaged.passUnretained(unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self))
             willChangeValue(forKey: key)
-            setAttributeValue(value, attribute)
+            attribute._withUnsafeGuaranteedRef { setAttributeValue(value, $0) }
             didChangeValue(forKey: key)
             return
         }
