@@ -363,9 +363,16 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             while replacingPosition < end {
                 let staged = objects[replacingPosition]
                 if let store = staged.store, taken[ObjectIdentifier(store)]?.contains(staged.primaryKey) == true,
-                    let registered = context.registry.pagedTable(store: store, root: root).existingSlot(for: staged.primaryKey)?.pointee
+                    let slot = context.registry.pagedTable(store: store, root: root).existingSlot(for: staged.primaryKey)
                 {
-                    replace(at: replacingPosition, with: registered)
+                    if let registered = slot.pointee {
+                        replace(at: replacingPosition, with: registered)
+                    } else {
+                        // The object that held the row's slot was released meanwhile (nothing held
+                        // it: `releaseUnreferencedObjectsIfDue`): the fetch's own object takes it.
+                        slot.pointee = staged
+                        context.registry.didRegister(1)
+                    }
                 }
                 replacingPosition += 1
                 done += 1

@@ -188,6 +188,10 @@ extension NSManagedObjectContext {
                     let object = registeredObject(for: reference, in: store)
                     destinations.append(object)
                     if object.isFault, object.cachedRow == nil { missing.append(reference.primaryKey) }
+                    // The source holds its destination from now on, as reading the relationship
+                    // would make it: otherwise only the registry would, which lets go of objects
+                    // nothing holds, and the prefetched values with them.
+                    source.slots[slot] = .toOne(object)
                 default: break
                 }
             }

@@ -178,6 +178,11 @@ final class PrimaryKeyTable {
     /// The slots of the page `slot(for:)` used last.
     @exclusivity(unchecked) private var lastNumber: Int64 = -1
     @exclusivity(unchecked) private var lastSlots: UnsafeMutablePointer<NSManagedObject?>?
+    /// The pages that may hold an object: each page a slot pointer was handed out for since a
+    /// release pass last found it empty. A pass looks at these only, so its cost follows the
+    /// objects registered, not every page a long-lived context ever touched (pages are never
+    /// freed, for the slot pointers handed out).
+    @exclusivity(unchecked) private var occupiedPages = Set<Int64>()
 
     private func page(for primaryKey: Int64, creating: Bool) -> Page? {
         let number = primaryKey >> Self.pageBits
@@ -191,6 +196,7 @@ final class PrimaryKeyTable {
         if number != lastNumber || lastSlots == nil {
             lastSlots = pages.value(for: number, orInsert: Page()).objects
             lastNumber = number
+            occupiedPages.insert(number)
         }
         return lastSlots! + Int(primaryKey & Int64(Self.pageSize - 1))
     }
@@ -202,6 +208,7 @@ final class PrimaryKeyTable {
             guard let page = pages.value(for: number) else { return nil }
             lastSlots = page.objects
             lastNumber = number
+            occupiedPages.insert(number)
         }
         return lastSlots! + Int(primaryKey & Int64(Self.pageSize - 1))
     }
@@ -211,11 +218,15 @@ final class PrimaryKeyTable {
         set {
             guard let page = page(for: primaryKey, creating: newValue != nil) else { return }
             page.objects[Int(primaryKey) & (Self.pageSize - 1)] = newValue
+            if newValue != nil { occupiedPages.insert(primaryKey >> Self.pageBits) }
         }
     }
 
     /// The numbers of the pages in use.
     var pageNumbers: [Int64] { Array(pages.keys) }
+
+    /// How many pages a release pass looks at.
+    var occupiedPageCount: Int { occupiedPages.count }
 
     /// Moves the objects of `other`'s page `number` here: the page itself when this table has
     /// none of that number (nothing is copied or retained, and no object is touched), else slot by
@@ -223,6 +234,7 @@ final class PrimaryKeyTable {
     /// Returns how many objects moved. `other` must not be used afterwards but to be dropped.
     func adoptPage(_ number: Int64, from other: PrimaryKeyTable, taken: inout [Int64]) -> Int {
         guard let page = other.pages.value(for: number) else { return 0 }
+        occupiedPages.insert(number)
         guard let mine = pages.value(for: number) else {
             _ = pages.value(for: number, orInsert: page)
             return (0..<Self.pageSize).reduce(0) { $0 + (page.objects[$1] == nil ? 0 : 1) }
@@ -243,13 +255,25 @@ final class PrimaryKeyTable {
     /// how many.
     func removeUnreferenced() -> Int {
         var removed = 0
-        for page in pages.values {
+        var emptied: [Int64] = []
+        for number in occupiedPages {
+            guard let page = pages.value(for: number) else { continue }
+            var kept = 0
             for slot in 0..<Self.pageSize where page.objects[slot] != nil {
                 if isKnownUniquelyReferenced(&page.objects[slot]!), page.objects[slot]!.flags.isEmpty {
                     page.objects[slot] = nil
                     removed += 1
+                } else {
+                    kept += 1
                 }
             }
+            if kept == 0 { emptied.append(number) }
+        }
+        if !emptied.isEmpty {
+            occupiedPages.subtract(emptied)
+            // The next slot handed out marks its page again, even the one remembered last.
+            lastNumber = -1
+            lastSlots = nil
         }
         return removed
     }

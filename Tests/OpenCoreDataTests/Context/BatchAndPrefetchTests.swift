@@ -128,6 +128,27 @@ import Testing
         }
     }
 
+    /// Prefetched to-one destinations belong to their sources: a context that lets go of the
+    /// objects nothing holds (at a later fetch) keeps them, and reading them runs no query.
+    @Test func prefetchedDestinationsOutliveTheReleaseOfUnheldObjects() throws {
+        let directory = TemporaryDirectory()
+        let stack = try library(authors: 1, booksEach: NSManagedObjectContext.registeredToRelease + 10, directory: directory)
+        let recorder = StatementRecorder(stack.store)
+        try stack.context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            request.relationshipKeyPathsForPrefetching = ["author"]
+            let books = try stack.context.fetch(request)
+            // Taken from the registry: reading a book's relationship would itself make the book hold it.
+            weak var author = stack.context.registeredObjects.first { $0.entity.name == "Author" }
+            _ = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Publisher"))
+            let selects = recorder.selects.count
+            #expect(author != nil)
+            let names = Set(books.map { ($0.value(forKey: "author") as? NSManagedObject)?.value(forKey: "name") as? String })
+            #expect(names == ["Author 000"])
+            #expect(recorder.selects.count == selects, "\(recorder.selects.suffix(2))")
+        }
+    }
+
     @Test func withoutPrefetchingEveryRelationshipIsAQuery() throws {
         let directory = TemporaryDirectory()
         let stack = try library(authors: 5, booksEach: 2, directory: directory)

@@ -90,6 +90,29 @@ import Testing
         }
     }
 
+    /// A release pass looks only at pages that hold objects: the pages it empties are left out of
+    /// the next pass until a slot of theirs is handed out again.
+    @Test func aPassLooksOnlyAtPagesThatHoldObjects() {
+        let entity = TestModels.todo().entities[0]
+        let table = PrimaryKeyTable()
+        var held: [NSManagedObject] = []
+        for key in Int64(1)...Int64(10 * 256) {
+            let object = NSManagedObject(entity: entity, insertInto: nil)
+            table.slot(for: key).pointee = object
+            if key == 300 { held.append(object) }
+        }
+        #expect(table.occupiedPageCount == 11)
+        #expect(table.removeUnreferenced() == 10 * 256 - 1)
+        #expect(table.occupiedPageCount == 1)
+        #expect(table[300] === held[0] && table[299] == nil)
+        // A slot handed out again, in an emptied page and in the one remembered last.
+        table.slot(for: 5).pointee = NSManagedObject(entity: entity, insertInto: nil)
+        table.slot(for: 2_000).pointee = NSManagedObject(entity: entity, insertInto: nil)
+        #expect(table.occupiedPageCount == 3)
+        #expect(table.removeUnreferenced() == 2)
+        #expect(table.occupiedPageCount == 1)
+    }
+
     /// An app that saves batches in one context and keeps none of them: the saved objects do not
     /// pile up in the context.
     @Test func savingInALoopKeepsMemoryBounded() throws {
