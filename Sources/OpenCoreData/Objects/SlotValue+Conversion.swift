@@ -144,7 +144,10 @@ extension SlotValue {
         case (.int(let a), .int(let b)): return a == b
         case (.bool(let a), .bool(let b)): return a == b
         case (.double(let a), .double(let b)): return a == b
-        case (.string(let a), .string(let b)): return a == b
+        // Code unit by code unit, as `NSString`'s `isEqual:` and SQLite compare: Swift's `==`
+        // calls canonically equivalent strings equal ("é" composed and decomposed), and a
+        // change between them would not be saved.
+        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
         case (.date(let a), .date(let b)): return a == b
         case (.data(let a), .data(let b)): return a == b
         case (.uuid(let a), .uuid(let b)): return a == b

@@ -63,6 +63,14 @@ import Testing
             item.setValue(["orig", "inal"].joined(), forKey: "name")
             item.setValue(false, forKey: "done")
             #expect(!item.isUpdated && !stack.context.hasChanges)
+            // Canonically equivalent is not equal: a decomposed "é" is a change, saved as such.
+            item.setValue("caf\u{E9}", forKey: "name")
+            try stack.context.save()
+            item.setValue("cafe\u{301}", forKey: "name")
+            #expect(item.isUpdated)
+            try stack.context.save()
+            stack.context.refresh(item, mergeChanges: false)
+            #expect((item.value(forKey: "name") as? String)?.unicodeScalars.count == 5)
 
             let undo = UndoManager()
             stack.context.undoManager = undo
