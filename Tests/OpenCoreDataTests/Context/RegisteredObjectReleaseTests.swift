@@ -21,13 +21,18 @@ import Testing
         return try context.fetch(request).first
     }
 
+    /// A context on a store of `itemCount` saved items, holding none of them.
+    private func savedItems(_ directory: TemporaryDirectory) throws -> NSManagedObjectContext {
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        _ = try BatchFixtures.saveItems(itemCount, in: stack.context)
+        stack.context.performAndWait { stack.context.reset() }
+        return stack.context
+    }
+
     @Test func objectsTheAppLetGoOfAreReleasedByTheNextFetch() throws {
         let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        let context = stack.context
-        _ = try BatchFixtures.saveItems(itemCount, in: context)
+        let context = try savedItems(directory)
         try context.performAndWait {
-            context.reset()
             weak var dropped: NSManagedObject?
             var kept: NSManagedObject?
             try {
@@ -49,11 +54,8 @@ import Testing
 
     @Test func objectsWithChangesStayUntilSavedAndTheNextSaveReleasesTheRest() throws {
         let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        let context = stack.context
-        _ = try BatchFixtures.saveItems(itemCount, in: context)
+        let context = try savedItems(directory)
         try context.performAndWait {
-            context.reset()
             weak var dropped: NSManagedObject?
             weak var changed: NSManagedObject?
             weak var deleted: NSManagedObject?
@@ -76,11 +78,8 @@ import Testing
 
     @Test func retainsRegisteredObjectsKeepsEveryObject() throws {
         let directory = TemporaryDirectory()
-        let stack = try TestStack(model: TestModels.todo(), directory: directory)
-        let context = stack.context
-        _ = try BatchFixtures.saveItems(itemCount, in: context)
+        let context = try savedItems(directory)
         try context.performAndWait {
-            context.reset()
             context.retainsRegisteredObjects = true
             weak var dropped: NSManagedObject?
             try { dropped = try fetchAll(context)[1] }()
