@@ -139,7 +139,7 @@ import Testing
             request.relationshipKeyPathsForPrefetching = ["author"]
             let books = try stack.context.fetch(request)
             // Taken from the registry: reading a book's relationship would itself make the book hold it.
-            weak var author = stack.context.registeredObjects.first { $0.entity.name == "Author" }
+            weak let author = stack.context.registeredObjects.first { $0.entity.name == "Author" }
             _ = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Publisher"))
             let selects = recorder.selects.count
             #expect(author != nil)
