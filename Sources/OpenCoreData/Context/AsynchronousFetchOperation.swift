@@ -89,7 +89,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
 
     /// Registration yields the context's queue after this long (in nanoseconds), so that other
     /// work waits about this long at most.
-    private static var registrationSlice: UInt64 { 250_000 }
+    private var registrationSlice: UInt64 { request.registrationSlice }
 
     init(_ request: NSAsynchronousFetchRequest<ResultType>, context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
         self.request = request
@@ -285,7 +285,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             if allRowsRead { fail(nil) }
             return
         }
-        let deadline = DispatchTime.now().uptimeNanoseconds + Self.registrationSlice
+        let deadline = DispatchTime.now().uptimeNanoseconds + registrationSlice
         while groupIndex < groups.count {
             guard registerRows(until: deadline) else {
                 // Behind whatever was queued meanwhile.
@@ -325,7 +325,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     private func publishSome() {
         guard !ended else { return }
         if monitor.isCancelled { return fail(nil) }
-        let deadline = DispatchTime.now().uptimeNanoseconds + Self.registrationSlice
+        let deadline = DispatchTime.now().uptimeNanoseconds + registrationSlice
         // The registry's tables, found again each block: whatever ran on the queue between blocks
         // (a `reset()`) may have replaced them.
         let root = Int32(entity.layout!.root.layout!.entityNumber)
@@ -355,7 +355,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     private func replaceSome() {
         guard !ended else { return }
         if monitor.isCancelled { return fail(nil) }
-        let deadline = DispatchTime.now().uptimeNanoseconds + Self.registrationSlice
+        let deadline = DispatchTime.now().uptimeNanoseconds + registrationSlice
         let root = Int32(entity.layout!.root.layout!.entityNumber)
         var done = 0
         while replacingRun < replacing.count {
@@ -557,7 +557,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             end()
             return report(error)
         }
-        let deadline = DispatchTime.now().uptimeNanoseconds + Self.registrationSlice
+        let deadline = DispatchTime.now().uptimeNanoseconds + registrationSlice
         while let index = objects.indices.last {
             var key: ObjectKey?
             var created: ObjectIdentifier?

@@ -25,6 +25,9 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest {
     /// How many results you expect; when positive it is the progress's `totalUnitCount` while the
     /// fetch runs (otherwise the total is unknown, -1, until the end).
     open var estimatedResultCount: Int = 0
+    /// How long, in nanoseconds, registering the results holds the context's queue before it lets
+    /// other blocks run; tests shorten it to interleave their own blocks with every step.
+    var registrationSlice: UInt64 = 250_000
 
     /// Creates a request that runs `request` asynchronously and hands its result to `blk`.
     public init(

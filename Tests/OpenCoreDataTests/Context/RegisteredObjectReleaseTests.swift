@@ -112,6 +112,27 @@ import Testing
         #expect(table.occupiedPageCount == 1)
     }
 
+    /// An asynchronous fetch publishes its objects a page at a time; where the context registered
+    /// another object for a row meanwhile, that object takes the fetch's place, unless it was
+    /// released before the fetch got to it, when the fetch's own object must be registered.
+    @Test func anAsynchronousFetchRegistersItsObjectWhereTheContextsWasReleased() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.insertItems(5 * 256)
+        let context = stack.context
+        let (request, probe) = probedRequest(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"), context: context)
+        // A page of the registry a block.
+        request.registrationSlice = 0
+        let result = try execute(request, in: context)
+        let interleaver = FetchAndReleaseWhilePublishing(context: context)
+        interleaver.check()
+        #expect(probe.wait())
+        #expect(interleaver.released > 0)
+        let objects = try #require(result.finalResult)
+        let registered = context.performAndWait { objects.allSatisfy { context.registeredObject(for: $0.objectID) === $0 } }
+        #expect(objects.count == 5 * 256 && registered)
+    }
+
     /// An app that saves batches in one context and keeps none of them: the saved objects do not
     /// pile up in the context.
     @Test func savingInALoopKeepsMemoryBounded() throws {
@@ -129,6 +150,35 @@ import Testing
             }
             #expect(context.registry.count <= 2 * NSManagedObjectContext.registeredToRelease + 1000)
             #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) == rounds * 1000)
+        }
+    }
+}
+
+/// Runs between an asynchronous fetch's blocks (a block on the context's queue that queues
+/// itself again): once the fetch has published its first page into the registry, fetches one row
+/// of each page (the rows of pages not yet published get objects of the context's own, which the
+/// fetch then finds in its way) and lets go of them; after the fetch's next block, releases the
+/// objects nothing holds.
+private final class FetchAndReleaseWhilePublishing: @unchecked Sendable {
+    // @unchecked Sendable: the fields are touched on the context's queue only, and `released` read
+    // after the fetch's completion, which runs on that queue later.
+    private let context: NSManagedObjectContext
+    private var fetched = false
+    private(set) var released = 0
+
+    init(context: NSManagedObjectContext) { self.context = context }
+
+    func check() {
+        context.perform { [self] in
+            guard context.registry.count > 0 else { return check() }
+            if !fetched {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+                request.predicate = NSPredicate(format: "name IN %@", ["Item 1", "Item 257", "Item 513", "Item 769", "Item 1025", "Item 1280"])
+                _ = try? context.fetch(request)
+                fetched = true
+                return check()
+            }
+            released = context.registry.removeUnreferenced()
         }
     }
 }
