@@ -40,9 +40,9 @@ extension NSManagedObject {
     ///
     /// Stops the program, as Core Data raises, when the entity has no such property.
     func kvcSetValue(_ value: Any?, forKey key: String) {
-        if let layout = entity.layout, let slot = layout.objectTemplate.scannedSlot(of: key),
-            layout.objectTemplate.settableAttributes[slot]
-        {
+        let layout = entity.layout
+        let slot = layout?.objectTemplate.scannedSlot(of: key)
+        if let layout, let slot, layout.objectTemplate.settableAttributes[slot] {
             // An attribute's own name, the usual case: the template already says it is a settable
             // attribute, so no property is looked up, cast and checked per call. The entity (a
             // constant of the object) keeps the layout and the attribute alive, so the attribute
@@ -54,7 +54,8 @@ extension NSManagedObject {
             didChangeValue(forKey: key)
             return
         }
-        let property = requireProperty(key)
+        // The slot found above, or the general lookup (which stops the program for an unknown key).
+        let property = slot.map { layout!.properties[$0] } ?? requireProperty(key)
         precondition(
             !property.isReadOnly,
             "The property '\(key)' of entity '\(entity.name ?? "?")' is read-only.")
@@ -219,7 +220,7 @@ extension NSManagedObject {
         // An equal value changes nothing, and must not make a saved object updated or register
         // an undo. An inserted object without undo manager has neither to fear: writing the
         // value again costs less than comparing it.
-        if !flags.contains(.inserted) || contextToken?.hasUndoManager == true, slots.holds(newValue, at: slot) {
+        if !flags.contains(.inserted) || contextToken?.hasUndoManager == true, newValue.sameValue(as: slots[slot]) {
             return
         }
         registerUndo(of: attribute)

@@ -65,21 +65,6 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
         }
     }
 
-    /// Whether the value at `index` is `value` (`SlotValue.sameValue(as:)`), compared in place.
-    func holds(_ value: SlotValue, at index: Int) -> Bool {
-        precondition(index >= 0 && index < Int(length), "Slot index out of range")
-        return storage!.withUnsafeMutablePointerToElements { elements in
-            let current = elements + Int(start) + index
-            // A boxed value's `isEqual` is the app's code, which might write this very slot: it
-            // compares with a copy.
-            if case .object = current.pointee {
-                let copy = current.pointee
-                return value.sameValue(as: copy)
-            }
-            return value.sameValue(as: current.pointee)
-        }
-    }
-
     /// Whether the value at `index` is missing, of the wrong type, or some value, read in place
     /// (no payload copied).
     func presence(at index: Int) -> SlotPresence {

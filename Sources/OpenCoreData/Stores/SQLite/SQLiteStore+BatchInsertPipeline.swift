@@ -113,9 +113,7 @@ final class BatchInsertWriter: @unchecked Sendable {
 
     /// The error a failed step of `statement` reports.
     func failure(_ extended: Int32, _ statement: Statement) -> DatabaseError {
-        DatabaseError(
-            resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(connection)),
-            sql: statementSQL(statement))
+        stepFailure(extended, statement, connection: connection)
     }
 
     /// Writes the first `count` rows of `rows`: whole statements of `perStatement` rows, then

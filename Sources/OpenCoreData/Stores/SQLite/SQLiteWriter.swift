@@ -265,8 +265,8 @@ final class SQLiteWriter: StoreWriter {
     private func step(_ statement: OpaquePointer, entity: NSEntityDescription?, primaryKey: Int64 = 0) throws {
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE || code == SQLITE_ROW else {
-            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-            let extended = sqlite3_extended_errcode(db.sqliteConnection)
+            let message = String(cString: sqlite3_errmsg(connection))
+            let extended = sqlite3_extended_errcode(connection)
             sqlite3_reset(statement)
             if extended == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ || extended == 1555 /* _PRIMARYKEY */, let entity {
                 throw UniquenessViolation(entity: entity, primaryKey: primaryKey, message: message)
