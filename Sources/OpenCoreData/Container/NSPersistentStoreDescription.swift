@@ -27,6 +27,8 @@ open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
     open var shouldInferMappingModelAutomatically: Bool = true
 
     /// A description of a SQLite store at `url`.
+    ///
+    /// - Parameter url: The file URL of the store; change `type` for another kind of store.
     public init(url: URL) {
         self.url = url
         super.init()
@@ -36,9 +38,18 @@ open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
     override public init() { super.init() }
 
     /// Sets an option for `addPersistentStore`.
+    ///
+    /// - Parameters:
+    ///   - option: The option's value, or `nil` to remove the option.
+    ///   - key: The option's name, such as `NSReadOnlyPersistentStoreOption`.
     open func setOption(_ option: NSObject?, forKey key: String) { options[key] = option }
 
     /// Sets a SQLite pragma.
+    ///
+    /// - Parameters:
+    ///   - value: The pragma's value, such as an `NSString` or `NSNumber`, or `nil` to remove it.
+    ///   - name: The pragma's name, such as `"journal_mode"`; the pragmas are passed to the store
+    ///     under `NSSQLitePragmasOption`.
     open func setValue(_ value: NSObject?, forPragmaNamed name: String) {
         sqlitePragmas[name] = value
         options[NSSQLitePragmasOption] = sqlitePragmas as NSDictionary

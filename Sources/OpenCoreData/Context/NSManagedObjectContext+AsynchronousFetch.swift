@@ -32,9 +32,12 @@ extension NSManagedObjectContext {
     /// statement is interrupted, nothing is registered, and this throws `CancellationError`.
     ///
     /// - Parameters:
+    ///   - request: The fetch request to run, wrapped in an `NSAsynchronousFetchRequest`.
     ///   - estimatedResultCount: as `NSAsynchronousFetchRequest.estimatedResultCount`.
     ///   - progress: called on the context's queue with the number of rows read so far, as the
     ///     result's `observeCompletedUnitCount(_:)` is.
+    /// - Returns: The fetched results, of the request's result type; an empty array when the fetch
+    ///   finished without a result.
     /// - Throws: what `execute(_:)` throws, the fetch's `operationError`, or `CancellationError`.
     public func fetchAsynchronously<T>(
         _ request: NSFetchRequest<T>, estimatedResultCount: Int = 0, progress: (@Sendable (Int64) -> Void)? = nil

@@ -22,6 +22,9 @@ extension NSManagedObjectContext {
     ///     print("item changed")
     /// }
     /// ```
+    ///
+    /// - Returns: A stream that yields one `NSManagedObjectContextChanges` per notification, from
+    ///   the moment it is created. Ending the iteration removes its notification observers.
     public func changes() -> AsyncStream<NSManagedObjectContextChanges> {
         AsyncStream { continuation in
             let center = NotificationCenter.default

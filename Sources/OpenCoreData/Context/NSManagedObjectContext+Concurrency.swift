@@ -12,6 +12,14 @@ extension NSManagedObjectContext {
     ///
     /// A block that does not throw needs no `try`; one that throws rethrows its error, as Core
     /// Data's `rethrows` signature does (here through typed throws).
+    ///
+    /// - Parameters:
+    ///   - schedule: `.immediate` (the default) runs `block` at once when the caller is already on
+    ///     the context's queue; `.enqueued` always queues it behind the work already there.
+    ///   - block: The work to run on the context's queue. It takes no arguments; its return value
+    ///     is handed back to the caller.
+    /// - Returns: The value `block` returned.
+    /// - Throws: The error `block` threw, unchanged; nothing when `block` cannot throw.
     public func perform<T, E: Error>(
         schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T
     ) async throws(E) -> T {

@@ -9,7 +9,16 @@ extension NSManagedObjectContext {
     /// deleted ones left out and updated ones judged by their current values, all sorted exactly
     /// as the store sorts.
     ///
+    /// - Parameter request: The fetch request: its entity (or entity name), predicate, sort
+    ///   descriptors, limits and `resultType`.
+    /// - Returns: The results in the request's sort order: managed objects registered in this
+    ///   context, their object IDs, `NSDictionary` rows, or a single `NSNumber` holding the count.
     /// - Throws: an `NSError` naming the entity or key the model does not know, or a store error.
+    ///   In `NSCocoaErrorDomain`: `NSCoreDataError` (134060) when the context has no coordinator,
+    ///   the request has no entity, the model has no entity of that name, a key path is unknown, or
+    ///   the results do not fit the result type `T`; `NSPersistentStoreUnsupportedRequestTypeError`
+    ///   (134091) for a predicate or sort descriptor the store can't translate. A failed read of the
+    ///   SQLite file is passed on as the store reports it.
     /// - Complexity: O(n) in the number of rows returned, plus the sort when pending inserts are
     ///   merged into a sorted result.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
@@ -65,6 +74,15 @@ extension NSManagedObjectContext {
     }
 
     /// The number of objects `request` would return.
+    ///
+    /// - Parameter request: The fetch request to count; its sort descriptors do not matter. With
+    ///   `includesPendingChanges` and unsaved changes in the context, those changes are counted too.
+    /// - Returns: How many objects a fetch with `request` would return.
+    /// - Throws: An `NSError` in `NSCocoaErrorDomain`: `NSCoreDataError` (134060) when the context
+    ///   has no coordinator, the request has no entity, the model has no entity of that name or a
+    ///   key path is unknown; `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a
+    ///   predicate the store can't translate. A failed read of the SQLite file is passed on as the
+    ///   store reports it.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")

@@ -4,6 +4,10 @@ extension NSManagedObjectContext {
     /// Updates this context with the changes another context saved, given its did-save
     /// notification. Updated objects take the saved values in place (keeping this context's own
     /// unsaved changes on top), deleted ones leave the context.
+    ///
+    /// - Parameter notification: A did-save notification of another context on the same
+    ///   coordinator; its `userInfo` holds the inserted, updated and deleted objects (or their IDs).
+    ///   The merge runs on this context's queue, and the call waits for it.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         let ids = SavedObjectIDs(notification.userInfo ?? [:])
         performAndWait { mergeSaved(ids) }
@@ -12,6 +16,13 @@ extension NSManagedObjectContext {
     /// Merges changes given as object IDs (or their URIs) under `NSInsertedObjectsKey`,
     /// `NSUpdatedObjectsKey` and `NSDeletedObjectsKey` into each context — how the results of batch
     /// requests reach contexts.
+    ///
+    /// - Parameters:
+    ///   - changeNotificationData: The changes, keyed by `NSInsertedObjectsKey`, `NSUpdatedObjectsKey`
+    ///     and `NSDeletedObjectsKey` (or their `…ObjectIDsKey` forms); each value is a set or array of
+    ///     object IDs, managed objects or URI representations.
+    ///   - contexts: The contexts to update. Each merges on its own queue, one after the other;
+    ///     contexts without a coordinator are skipped.
     public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
         for context in contexts {
             guard let coordinator = context.persistentStoreCoordinator else { continue }

@@ -10,7 +10,9 @@ extension NSManagedObjectContext {
     ///   `NSDetailedErrorsKey` for several), `NSValidationRelationshipDeniedDeleteError` for a deny
     ///   rule, `NSManagedObjectConstraintMergeError` for a broken uniqueness constraint,
     ///   `NSManagedObjectMergeError` for an optimistic-locking conflict, or a store error. After a
-    ///   failed save the store is unchanged and the context still holds its changes.
+    ///   failed save the store is unchanged and the context still holds its changes. The codes
+    ///   above are of `NSError`s in `NSCocoaErrorDomain`; `NSPersistentStoreSaveError` (134030),
+    ///   in the same domain, means the context has no coordinator or the store was opened read-only.
     /// - Complexity: O(changed objects × properties).
     public func save() throws {
         assertOnQueue("save()")
@@ -444,7 +446,7 @@ final class SaveWrite {
     }
 
     /// Positions in ordered one-to-many relationships whose order may have changed, spaced by 1024
-    /// as Core Data spaces them (format notes §5.3).
+    /// as Core Data spaces them (docs/sqlite-format.md §5.3).
     private func writeOrders(_ writer: any StoreWriter) throws {
         for object in [inserted, updated].joined() where facts(for: object.entity).writesOrders {
             for property in object.entity.properties {

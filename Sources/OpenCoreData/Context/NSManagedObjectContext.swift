@@ -107,6 +107,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) private(set) var token: ContextToken!
 
     /// Creates a context of the given type.
+    ///
+    /// - Parameter concurrencyType: Which queue the context works on: a private queue of its own
+    ///   (`.privateQueueConcurrencyType`), the main queue (`.mainQueueConcurrencyType`), or the
+    ///   caller's thread (`.confinementConcurrencyType`, deprecated in Core Data).
     public init(concurrencyType: NSManagedObjectContextConcurrencyType) {
         self.concurrencyType = concurrencyType
         switch concurrencyType {
@@ -149,11 +153,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` asynchronously on the context's queue.
+    ///
+    /// - Parameter block: The work to run; it takes no arguments and returns nothing. A confinement
+    ///   context, which has no queue, runs it at once on the caller's thread.
     open func perform(_ block: @escaping @Sendable () -> Void) {
         if let queue { queue.async(execute: block) } else { block() }
     }
 
     /// Runs `block` on the context's queue and waits for it; runs inline when already there.
+    ///
+    /// - Parameter block: The work to run; it takes no arguments, and its return value is handed
+    ///   back to the caller.
+    /// - Returns: The value `block` returned.
+    /// - Throws: Only what `block` throws, passed on unchanged (the method `rethrows`).
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue || queue == nil { return try block() }
         return try queue!.sync(execute: block)
@@ -184,6 +196,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Inserting and deleting
 
     /// Inserts `object`; it is written at the next save.
+    ///
+    /// - Parameter object: The object to insert. It must belong to no context or to this one; the
+    ///   program stops when it is in another context. Inserting a deleted saved object of this
+    ///   context cancels its deletion.
     open func insert(_ object: NSManagedObject) {
         assertOnQueue("insert(_:)", object: object)
         if owns(object), object.isDeleted, object.primaryKey != 0 {
@@ -218,6 +234,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Marks `object` for deletion at the next save; delete rules run when pending changes are
     /// processed.
+    ///
+    /// - Parameter object: The object to delete. An object of another context is ignored; an object
+    ///   inserted and not yet saved is simply dropped at the next save.
     open func delete(_ object: NSManagedObject) {
         assertOnQueue("delete(_:)", object: object)
         guard owns(object) else { return }
@@ -285,6 +304,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     ///
     /// Stops the program on first access, as Core Data does, if no such row exists; use
     /// `existingObject(with:)` to get an error instead.
+    ///
+    /// - Parameter objectID: The ID of the object, from this context's coordinator. A temporary ID
+    ///   must be registered in this context, or come from its parent context.
+    /// - Returns: The registered object, or a new fault for the ID, registered in this context.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         assertOnQueue("object(with:)")
         if let object = registeredObject(for: objectID) { return object }
@@ -302,7 +325,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The object for `objectID`, filled from the store.
     ///
+    /// - Parameter objectID: The ID of the object to find, from this context's coordinator.
+    /// - Returns: The object, registered in this context, with its values loaded (or already held
+    ///   from its fetched row).
     /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when the object does not exist.
+    ///   In a context without a parent, an error from reading the store's row is passed on.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registeredObject(for: objectID), !object.isFault || object.cachedRow != nil {
             return object
@@ -330,11 +357,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// The object for `objectID` if the context has it registered; nil otherwise.
+    ///
+    /// - Parameter objectID: The ID to look up.
+    /// - Returns: The registered object, possibly a fault, or `nil`; the store is never read.
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
         registry[objectID.key]
     }
 
     /// Gives permanent IDs to `objects` now, reserving their primary keys in the store.
+    ///
+    /// - Parameter objects: The objects to give permanent IDs; those that already have one are left
+    ///   alone. Nothing happens when the context has no coordinator.
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091, in `NSCocoaErrorDomain`)
+    ///   from a store that cannot reserve primary keys; from the SQLite store, the error its write
+    ///   transaction reports (for example on a read-only file). Objects whose keys were reserved
+    ///   before the error keep their permanent IDs.
     open func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         let pending = objects.filter { $0.hasTemporaryID }
         guard let coordinator = persistentStoreCoordinator else { return }
@@ -372,6 +409,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Turns `object` back into a fault (dropping its changes when `flag` is false) or refreshes its
     /// saved values while keeping its changes (`flag` true).
+    ///
+    /// - Parameters:
+    ///   - object: An object of this context. Objects of other contexts and inserted, unsaved
+    ///     objects are left alone.
+    ///   - flag: `true` to reread the saved values and re-apply the object's unsaved changes on top;
+    ///     `false` to discard its changes (and a pending deletion) and make it a fault.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard owns(object), !object.isInserted else { return }
         // A refresh asks for the store's current values: rows read ahead may be older.

@@ -15,6 +15,9 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     public let mergeType: NSMergePolicyType
 
     /// Creates a policy of `ty`.
+    ///
+    /// - Parameter ty: How the policy resolves conflicts; the shared instances such as
+    ///   `NSMergePolicy.error` and `NSMergePolicy.mergeByPropertyObjectTrump` cover every kind.
     public init(merge ty: NSMergePolicyType) {
         self.mergeType = ty
         super.init()
@@ -59,6 +62,16 @@ open class NSConstraintConflict: NSObject {
     public let conflictingSnapshots: [[AnyHashable: Any]]
 
     /// Creates a conflict description.
+    ///
+    /// - Parameters:
+    ///   - contraint: The property names of the broken uniqueness constraint.
+    ///   - databaseObject: The saved object the conflict is with, or `nil` when the conflict is only
+    ///     between objects being saved.
+    ///   - databaseSnapshot: The stored row's values by property name, or `nil`.
+    ///   - conflictingObjects: The context's objects that share the constraint's values. The first
+    ///     one's values for `contraint` become `constraintValues`.
+    ///   - conflictingSnapshots: A snapshot dictionary for each conflicting object; elements that are
+    ///     not dictionaries are dropped.
     public init(
         constraint contraint: [String], database databaseObject: NSManagedObject?,
         databaseSnapshot: [AnyHashable: Any]?, conflicting conflictingObjects: [NSManagedObject],
@@ -92,6 +105,13 @@ open class NSMergeConflict: NSObject {
     public let newVersionNumber: Int
 
     /// Creates a conflict description.
+    ///
+    /// - Parameters:
+    ///   - srcObject: The object whose save conflicted.
+    ///   - newvers: The row's version number in the store now.
+    ///   - oldvers: The row's version number when the object read it.
+    ///   - cachesnap: The values the object had when it was read, or `nil`.
+    ///   - persnap: The values the row has in the store, or `nil` when the row was deleted.
     public init(
         source srcObject: NSManagedObject, newVersion newvers: Int, oldVersion oldvers: Int,
         cachedSnapshot cachesnap: [String: Any]?, persistedSnapshot persnap: [String: Any]?

@@ -86,6 +86,15 @@ open class UndoManager: NSObject {
     open var isUndoRegistrationEnabled: Bool { disabled == 0 }
 
     /// Records `handler` to be run on `target` when the current group is undone.
+    ///
+    /// Ignored while registration is disabled. With no group open, a registration opens one by
+    /// itself when `groupsByEvent` is on, and stops the program otherwise.
+    ///
+    /// - Parameters:
+    ///   - target: The object the action applies to; the undo manager keeps a strong reference to it
+    ///     until the action runs or is removed.
+    ///   - handler: The undo action. It receives `target` when the group is undone; actions it
+    ///     registers in turn become the redo.
     open func registerUndo<TargetType: AnyObject>(withTarget target: TargetType, handler: @escaping (TargetType) -> Void) {
         guard isUndoRegistrationEnabled else { return }
         if openGroup == nil {
@@ -146,6 +155,9 @@ open class UndoManager: NSObject {
     }
 
     /// Forgets the actions registered with `target`.
+    ///
+    /// - Parameter target: The object whose undo and redo actions to remove, compared by identity.
+    ///   Groups left with no actions are removed too.
     open func removeAllActions(withTarget target: Any) {
         let object = target as AnyObject
         for group in undoStack + redoStack { group.actions.removeAll { $0.target === object } }
@@ -154,6 +166,9 @@ open class UndoManager: NSObject {
     }
 
     /// Names the current group, as a menu would show it ("Undo Typing").
+    ///
+    /// - Parameter actionName: The name to give the open group, or the last closed group when none
+    ///   is open.
     open func setActionName(_ actionName: String) {
         if let openGroup { openGroup.name = actionName } else { undoStack.last?.name = actionName }
     }

@@ -1,5 +1,5 @@
 /// Computes, once per model, what Core Data derives from it: entity numbers, slots, table and column
-/// names, join tables (format notes §2.1, §3, §5).
+/// names, join tables (docs/sqlite-format.md §2.1, §3, §5).
 enum ModelLayoutBuilder {
     /// Roots sorted by name, each hierarchy walked depth-first, pre-order, siblings by name.
     static func storeOrder(of entities: [NSEntityDescription]) -> [NSEntityDescription] {
@@ -95,7 +95,7 @@ enum ModelLayoutBuilder {
     }
 
     /// Core Data puts a many-to-many in a table named after the side whose entity number is lower
-    /// (format notes §5.2): `Z_<n><REL>(Z_<n><INVERSE>, Z_<m><REL>)`.
+    /// (docs/sqlite-format.md §5.2): `Z_<n><REL>(Z_<n><INVERSE>, Z_<m><REL>)`.
     private static func joinTable(for relationship: NSRelationshipDescription, entity: NSEntityDescription) -> JoinTable {
         let myNumber = entity.layout!.entityNumber
         let inverse = relationship.inverseRelationship

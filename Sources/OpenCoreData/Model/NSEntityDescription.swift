@@ -85,11 +85,19 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     }
 
     /// The relationships of this entity whose destination is `entity`.
+    ///
+    /// - Parameter entity: The destination entity to look for. Only relationships whose destination
+    ///   is exactly this entity count, not those to its superentity or subentities.
+    /// - Returns: The matching relationships, inherited ones included, in property order; empty when
+    ///   there are none.
     open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
         relationshipList.filter { $0.destinationEntity === entity }
     }
 
     /// Whether this entity is `entity` or inherits from it.
+    ///
+    /// - Parameter entity: The possible ancestor.
+    /// - Returns: `true` when `entity` is this entity or one of its superentities, at any depth.
     open func isKindOf(entity: NSEntityDescription) -> Bool {
         var current: NSEntityDescription? = self
         while let e = current {
@@ -103,9 +111,17 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// version; bit-exact with Apple's.
     open var versionHash: Data { layout?.versionHash ?? VersionHasher.hash(of: self) }
 
+    /// Creates an empty entity, with no name and no properties, to be configured before its model
+    /// is used by a coordinator.
     override public init() { super.init() }
 
     /// The entity named `entityName` in the model of `context`'s coordinator.
+    ///
+    /// - Parameters:
+    ///   - entityName: The name of the entity to find.
+    ///   - context: The context whose persistent store coordinator's model is searched.
+    /// - Returns: The entity, or `nil` when the model has none of that name or the context has no
+    ///   coordinator.
     open class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
         context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName]
     }
@@ -113,6 +129,11 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Creates, configures and inserts a new object of the named entity into `context`.
     ///
     /// Stops the program, as Core Data does, if the context's model has no such entity.
+    ///
+    /// - Parameters:
+    ///   - entityName: The name of the entity of the new object.
+    ///   - context: The context to insert the object into; its coordinator's model holds the entity.
+    /// - Returns: The new object, an instance of the entity's managed object class, already inserted.
     open class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
         // Inserting loops ask for one entity over and over: comparing the name with the last one
         // costs less than hashing it into the model's dictionary. The context forgets it when its
@@ -159,7 +180,7 @@ final class EntityLayout: @unchecked Sendable {
     // @unchecked Sendable: built once inside `NSManagedObjectModel.freeze()`, never mutated after.
     let properties: [NSPropertyDescription]
     let propertiesByName: [String: NSPropertyDescription]
-    /// Z_ENT: entity number in the store, from Core Data's ordering (format notes §2.1).
+    /// Z_ENT: entity number in the store, from Core Data's ordering (docs/sqlite-format.md §2.1).
     let entityNumber: Int
     unowned(unsafe) let root: NSEntityDescription
     /// `Z` + the root entity's name, upper-cased.

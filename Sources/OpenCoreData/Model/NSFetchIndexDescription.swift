@@ -12,6 +12,11 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     open internal(set) unowned(unsafe) var entity: NSEntityDescription?
 
     /// Creates an index named `name` over `elements`.
+    ///
+    /// - Parameters:
+    ///   - name: The index's name, unique within its entity.
+    ///   - elements: The indexed properties in index order, or `nil` for none yet. Each element is
+    ///     attached to the new index.
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
         self.name = name
         self.elements = elements ?? []
@@ -44,6 +49,11 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     open internal(set) unowned(unsafe) var indexDescription: NSFetchIndexDescription?
 
     /// Creates an element over `property`.
+    ///
+    /// - Parameters:
+    ///   - property: The property to index; its name becomes `propertyName`. The element sorts
+    ///     ascending until `isAscending` is changed.
+    ///   - collationType: Whether the element goes into a B-tree (`.binary`) or an R-tree (`.rTree`).
     public init(property: NSPropertyDescription, collationType: NSFetchIndexElementType) {
         self.property = property
         self.propertyName = property.name

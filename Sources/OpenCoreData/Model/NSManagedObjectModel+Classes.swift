@@ -20,6 +20,10 @@ extension NSManagedObjectModel {
     /// Makes `type` the class of the entity named `entityName` (by default the class's own name)
     /// in every model. Needed when a model's `representedClassName` has no module prefix and
     /// objects of that entity are fetched before any is created with `init(context:)`.
+    ///
+    /// - Parameters:
+    ///   - type: The `NSManagedObject` subclass to use for the entity's objects.
+    ///   - entityName: The name of the entity, or `nil` to use the class's unqualified name.
     public static func registerClass(_ type: NSManagedObject.Type, forEntityName entityName: String? = nil) {
         let name = entityName ?? shortName(of: type)
         let models = classes.withLock {

@@ -32,12 +32,21 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     open var configurations: [String] { configurationEntities.keys.sorted() }
 
     /// The entities of a configuration; nil for an unknown name.
+    ///
+    /// - Parameter configuration: The configuration's name; `nil` or `"PF_DEFAULT_CONFIGURATION_NAME"`
+    ///   stands for the default configuration, which holds every entity of the model.
+    /// - Returns: The configuration's entities, or `nil` when the model has no configuration of that name.
     open func entities(forConfigurationName configuration: String?) -> [NSEntityDescription]? {
         guard let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME" else { return entities }
         return configurationEntities[configuration]
     }
 
     /// Puts `entities` into the configuration named `configuration`.
+    ///
+    /// - Parameters:
+    ///   - entities: The entities of the configuration, replacing any it had; they should be entities
+    ///     of this model.
+    ///   - configuration: The configuration's name; it is created if the model does not have it yet.
     open func setEntities(_ entities: [NSEntityDescription], forConfigurationName configuration: String) {
         assertMutable()
         configurationEntities[configuration] = entities
@@ -50,11 +59,18 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     open var fetchRequestTemplatesByName: [String: NSFetchRequest<NSFetchRequestResult>] { templates }
 
     /// The fetch request template named `name`.
+    ///
+    /// - Parameter name: The name the template was stored under.
+    /// - Returns: The stored request itself (not a copy), or `nil` when there is no template of that name.
     open func fetchRequestTemplate(forName name: String) -> NSFetchRequest<NSFetchRequestResult>? {
         templates[name]
     }
 
     /// Stores `fetchRequest` under `name`.
+    ///
+    /// - Parameters:
+    ///   - fetchRequest: The request to keep as a template, or `nil` to remove the one named `name`.
+    ///   - name: The template's name, replacing any template already stored under it.
     open func setFetchRequestTemplate(_ fetchRequest: NSFetchRequest<NSFetchRequestResult>?, forName name: String) {
         assertMutable()
         templates[name] = fetchRequest
@@ -68,6 +84,13 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     }
 
     /// Whether a store with `metadata` was written with this model's entities (same version hashes).
+    ///
+    /// - Parameters:
+    ///   - configuration: The configuration whose entities are compared, or `nil` for all entities.
+    ///   - metadata: A store's metadata; its `NSStoreModelVersionHashes` entry is what is compared.
+    /// - Returns: `true` when the store lists exactly the configuration's entities, each with the same
+    ///   version hash; `false` otherwise, including when the metadata has no hashes or the
+    ///   configuration is unknown.
     open func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]) -> Bool {
         guard let stored = metadata["NSStoreModelVersionHashes"] as? [String: Any],
             let mine = entities(forConfigurationName: configuration)
@@ -85,6 +108,10 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     override public init() { super.init() }
 
     /// A model that holds the entities of all `models`; nil if two define the same entity name.
+    ///
+    /// - Parameter models: The models whose entities to gather, or `nil` for an empty model. The
+    ///   entities are not copied: the new model becomes their owner. An entity without a name also
+    ///   makes the initializer return `nil`.
     public convenience init?(byMerging models: [NSManagedObjectModel]?) {
         self.init()
         var seen = Set<String>()

@@ -37,6 +37,11 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     open private(set) var validationWarnings: [Any] = []
 
     /// Sets the validation predicates and their warnings together.
+    ///
+    /// - Parameters:
+    ///   - predicates: The predicates a value must satisfy, evaluated with the value as `SELF`;
+    ///     `nil` removes them all.
+    ///   - warnings: The message for each predicate, matched by position; `nil` for none.
     open func setValidationPredicates(_ predicates: [NSPredicate]?, withValidationWarnings warnings: [String]?) {
         assertMutable()
         validationPredicates = predicates ?? []
@@ -51,6 +56,8 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// relationships only); assigned when the model is frozen.
     var columnName: String?
 
+    /// Creates a property with an empty name, optional and persistent, to be configured before its
+    /// model is used by a coordinator.
     override public init() { super.init() }
 
     /// The SHA-256 hash Core Data uses to tell model versions apart.

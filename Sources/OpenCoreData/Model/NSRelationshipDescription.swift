@@ -20,10 +20,10 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     open var isToMany: Bool { maxCount != 1 }
 
     /// `Z<n>_<NAME>`: the column holding the destination's entity number, present when the
-    /// destination has subentities (format notes §5.1).
+    /// destination has subentities (docs/sqlite-format.md §5.1).
     var entityColumnName: String?
     /// `Z_FOK_<NAME>`: on a to-one whose inverse is an ordered to-many, the column holding the
-    /// object's position in that ordered set (format notes §5.3).
+    /// object's position in that ordered set (docs/sqlite-format.md §5.3).
     var orderColumnName: String?
     /// For a to-many without a to-one inverse, the join table that holds its pairs (§5.2).
     var joinTable: JoinTable?
@@ -32,6 +32,8 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     var destinationEntityName: String?
     var inverseRelationshipName: String?
 
+    /// Creates a to-many relationship with no destination, no inverse and the nullify delete rule,
+    /// to be configured before its model is used by a coordinator.
     override public init() { super.init() }
 }
 

@@ -9,6 +9,12 @@ public enum ValueTransformerRegistry {
         public var decode: @Sendable (Data) -> Any?
 
         /// Creates a transformer from its two directions.
+        ///
+        /// - Parameters:
+        ///   - encode: Receives an attribute's value (anything but `Data`, which is stored as it is)
+        ///     and returns the bytes to store, or `nil` to store NULL.
+        ///   - decode: Receives the bytes read from the store and returns the attribute's value, or
+        ///     `nil` to leave the value as the raw `Data`.
         public init(encode: @escaping @Sendable (Any) -> Data?, decode: @escaping @Sendable (Data) -> Any?) {
             self.encode = encode
             self.decode = decode
@@ -18,6 +24,11 @@ public enum ValueTransformerRegistry {
     private static let transformers = Locked<[String: Transformer]>([:])
 
     /// Registers `transformer` under `name` (a model's `valueTransformerName`).
+    ///
+    /// - Parameters:
+    ///   - transformer: The encoder and decoder to use for attributes that name it.
+    ///   - name: The transformer's name, as the model's attributes give it; a transformer already
+    ///     registered under it is replaced.
     public static func register(_ transformer: Transformer, forName name: String) {
         transformers.withLock { $0[name] = transformer }
     }

@@ -1,6 +1,6 @@
 import Crypto
 
-/// Core Data's entity and property version hashes, bit-exact with Apple's (format notes §11,
+/// Core Data's entity and property version hashes, bit-exact with Apple's (docs/sqlite-format.md §11,
 /// checked against every fixture model and store).
 enum VersionHasher {
     static func hash(of property: NSPropertyDescription) -> Data {

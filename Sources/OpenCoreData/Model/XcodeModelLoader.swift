@@ -1,4 +1,4 @@
-/// Reads Xcode's `.xcdatamodeld` / `.xcdatamodel` / `contents` model source (format notes §12).
+/// Reads Xcode's `.xcdatamodeld` / `.xcdatamodel` / `contents` model source (docs/sqlite-format.md §12).
 enum XcodeModelLoader {
     static func load(_ url: URL, versionName: String? = nil) throws -> NSManagedObjectModel {
         let contents = try contentsFile(for: url.standardizedFileURL, versionName: versionName)

@@ -101,6 +101,10 @@ extension NSManagedObject {
     // MARK: Change tracking
 
     /// The properties changed since the last save or fetch, with their new values.
+    ///
+    /// - Returns: A dictionary from property name to current value, holding only the properties whose
+    ///   value differs from the committed one; a `nil` value appears as `NSNull`. A fault has no
+    ///   changes, so it returns an empty dictionary.
     public func changedValues() -> [String: Any] {
         guard !isFault else { return [:] }
         var changes: [String: Any] = [:]
@@ -115,6 +119,12 @@ extension NSManagedObject {
     }
 
     /// The values last saved or fetched for `keys` (all properties when nil).
+    ///
+    /// - Parameter keys: The names of the properties to report, or `nil` for every persistent property.
+    ///   Transient properties are never included.
+    /// - Returns: A dictionary from property name to its committed value, with `NSNull` for a `nil`
+    ///   attribute; to-many relationships come back as sets of objects. It is empty for an object
+    ///   that has never been saved or fetched.
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
         guard let committed = committed ?? cachedRow else { return [:] }
         var result: [String: Any] = [:]
@@ -137,6 +147,8 @@ extension NSManagedObject {
     }
 
     /// The values changed since the last `processPendingChanges`; approximated by `changedValues()`.
+    ///
+    /// - Returns: The same dictionary as `changedValues()`: property names mapped to their new values.
     public func changedValuesForCurrentEvent() -> [String: Any] { changedValues() }
 
     // MARK: Internals

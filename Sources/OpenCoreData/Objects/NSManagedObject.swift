@@ -69,6 +69,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// Creates an object of `entity` and inserts it into `context` (pass nil to insert later with
     /// `context.insert(_:)`).
+    ///
+    /// - Parameters:
+    ///   - entity: The entity the new object is an instance of; it decides the object's properties.
+    ///   - context: The context to insert the object into right away, or `nil` to leave it unattached.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
         self.slots = SlotRow()
@@ -81,6 +85,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The entity is the one of the context's model whose `managedObjectClassName` names this
     /// class (with or without module prefix), or the one registered with
     /// `NSManagedObjectModel.registerClass(_:forEntityName:)`.
+    /// Stops the program when no entity of that model has this class.
+    ///
+    /// - Parameter context: The context to insert the object into; the entity is looked up in the
+    ///   model of its persistent store coordinator.
     public convenience init(context: NSManagedObjectContext) {
         guard let model = context.persistentStoreCoordinator?.managedObjectModel,
             let entity = model.entity(for: Self.self)
@@ -108,6 +116,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// The entity description of this class in the default model; Core Data's generated code calls
     /// it. On Linux it finds the entity through the models coordinators have loaded.
+    ///
+    /// - Returns: The entity whose managed object class is this class. The program stops when no
+    ///   loaded model has one.
     open class func entity() -> NSEntityDescription {
         guard let entity = NSManagedObjectModel.entityForClass(self) else {
             preconditionFailure("No loaded model has an entity whose class is '\(String(reflecting: self))'.")
@@ -116,6 +127,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// A fetch request for this class's entity.
+    ///
+    /// - Returns: A new request whose `entity` is `entity()`, with no predicate or sort descriptors.
     open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
         let request = NSFetchRequest<NSFetchRequestResult>()
         request.entity = entity()
@@ -203,56 +216,107 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// `Set<NSManagedObject>` (`NSOrderedSet` when ordered).
     ///
     /// Stops the program, as Core Data raises, when the entity has no such property.
+    ///
+    /// - Parameter key: The name of a property of the entity, or a dotted key path.
+    /// - Returns: The property's current value, filling the object first if it is a fault; `nil` when
+    ///   the value is unset.
     open func value(forKey key: String) -> Any? {
         checkQueue("value(forKey: \"\(key)\")")
         return kvcValue(forKey: key)
     }
 
     /// The value at a dotted key path through to-one relationships.
+    ///
+    /// - Parameter keyPath: Property names joined with dots, such as `"owner.address.city"`; every
+    ///   part but the last must name a to-one relationship.
+    /// - Returns: The value of the last property, or `nil` when a relationship on the way is empty.
     open func value(forKeyPath keyPath: String) -> Any? { kvcValue(forKeyPath: keyPath) }
 
     /// Sets the property named `key`. Relationships keep their inverse in step; a value of the wrong
     /// type is kept and refused when the context saves (`NSManagedObjectValidationError`).
     ///
     /// Stops the program, as Core Data raises, when the entity has no such property.
+    ///
+    /// - Parameters:
+    ///   - value: The new value, or `nil` to clear the property. For a to-many relationship, a set
+    ///     (or ordered set) of managed objects.
+    ///   - key: The name of the property to set; it must not be read-only.
     open func setValue(_ value: Any?, forKey key: String) {
         checkQueue("setValue(_:forKey: \"\(key)\")")
         kvcSetValue(value, forKey: key)
     }
 
     /// The stored value of `key` without access notifications.
+    ///
+    /// - Parameter key: The name of a property of the entity (not a key path).
+    /// - Returns: The value held for the property, or `nil` when it is unset.
     open func primitiveValue(forKey key: String) -> Any? {
         checkQueue("primitiveValue(forKey: \"\(key)\")")
         return kvcPrimitiveValue(forKey: key)
     }
 
     /// Sets the stored value of `key` without change notifications; inverses are not maintained.
+    ///
+    /// - Parameters:
+    ///   - value: The value to store, or `nil` to clear the property.
+    ///   - key: The name of a property of the entity (not a key path).
     open func setPrimitiveValue(_ value: Any?, forKey key: String) {
         checkQueue("setPrimitiveValue(_:forKey: \"\(key)\")")
         kvcSetPrimitiveValue(value, forKey: key)
     }
 
     /// A mutable set that edits the to-many relationship `key` in place, inverses included.
+    ///
+    /// - Parameter key: The name of a to-many relationship; the program stops for any other property.
+    /// - Returns: A live set: adding or removing objects changes the relationship of this object.
     open func mutableSetValue(forKey key: String) -> NSMutableSet { kvcMutableSetValue(forKey: key) }
 
     /// A mutable ordered set that edits the ordered to-many relationship `key` in place.
+    ///
+    /// - Parameter key: The name of a to-many relationship; the program stops for any other property.
+    /// - Returns: A live ordered set: inserting, removing or moving objects changes the relationship of
+    ///   this object.
     open func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet { kvcMutableOrderedSetValue(forKey: key) }
 
     /// Checks the object before it is inserted: every property against the model's rules.
     /// Override to add checks; call `super` to keep the model's.
     ///
     /// - Throws: the validation error, or `NSValidationMultipleErrorsError` with the list.
+    ///   Both are `NSError`s in `NSCocoaErrorDomain`: a single property's error carries a code
+    ///   such as `NSValidationMissingMandatoryPropertyError` or `NSManagedObjectValidationError`,
+    ///   and the combined one lists them under `NSDetailedErrorsKey`.
     open func validateForInsert() throws { try validateAllProperties() }
 
     /// Checks the object before its changes are saved.
+    ///
+    /// - Throws: An `NSError` in `NSCocoaErrorDomain` for the first broken rule of a property
+    ///   (for example `NSValidationMissingMandatoryPropertyError`, `NSValidationStringTooLongError`
+    ///   or `NSManagedObjectValidationError`), or `NSValidationMultipleErrorsError` listing them
+    ///   under `NSDetailedErrorsKey` when several properties fail.
     open func validateForUpdate() throws { try validateAllProperties() }
 
     /// Checks the object before it is deleted. Deny rules are checked by the context's save.
+    ///
+    /// - Throws: Nothing in this implementation; an override throws a validation error (an `NSError`
+    ///   in `NSCocoaErrorDomain`) to stop the save that would delete the object.
     open func validateForDelete() throws {}
 
     /// Checks one value for `key` against the model's rules. Core Data's signature takes an
     /// `AutoreleasingUnsafeMutablePointer`, which Linux lacks; `inout` lets an override replace the
     /// value the same way.
+    ///
+    /// - Parameters:
+    ///   - value: The value to check. This implementation checks the value the object currently holds
+    ///     for `key` and leaves `value` alone; an override may inspect or replace it.
+    ///   - key: The name of a property of the entity; the program stops when there is none.
+    /// - Throws: An `NSError` in `NSCocoaErrorDomain` for the first model rule the value breaks:
+    ///   `NSManagedObjectValidationError` (wrong type, or a failed validation predicate),
+    ///   `NSValidationMissingMandatoryPropertyError`, `NSValidationNumberTooSmallError` /
+    ///   `NSValidationNumberTooLargeError`, `NSValidationDateTooSoonError` /
+    ///   `NSValidationDateTooLateError`, `NSValidationStringTooShortError` /
+    ///   `NSValidationStringTooLongError`, `NSValidationStringPatternMatchingError`, or
+    ///   `NSValidationRelationshipLacksMinimumCountError` /
+    ///   `NSValidationRelationshipExceedsMaximumCountError`.
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
         let property = requireProperty(key)
         if let error = modelRuleError(for: property) { throw error }
@@ -266,12 +330,22 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// Called before a value changes; a hook for subclasses (no KVO on Linux).
+    ///
+    /// - Parameter key: The name of the property about to change.
     open func willChangeValue(forKey key: String) {}
     /// Called after a value changed.
+    ///
+    /// - Parameter key: The name of the property that changed.
     open func didChangeValue(forKey key: String) {}
     /// Called before a value is read.
+    ///
+    /// - Parameter key: The name of the property about to be read, or `nil` when the access is not
+    ///   about one property.
     open func willAccessValue(forKey key: String?) {}
     /// Called after a value was read.
+    ///
+    /// - Parameter key: The name of the property that was read, or `nil` when the access was not
+    ///   about one property.
     open func didAccessValue(forKey key: String?) {}
 
     override open var description: String {

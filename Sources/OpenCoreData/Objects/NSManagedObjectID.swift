@@ -72,6 +72,8 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
 
     /// A URI that names the object: `x-coredata://<store UUID>/<Entity>/p<pk>` for saved objects,
     /// `x-coredata:///<Entity>/t<UUID>` for temporary ones.
+    ///
+    /// - Returns: The URI of this ID. A temporary ID's URI stops naming the object once it is saved.
     public func uriRepresentation() -> URL {
         let name = entity.name ?? ""
         if let temporaryIdentifier {
@@ -83,6 +85,10 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
 
     /// Equal to `other.key == key`, comparing the cheap fields first: sets of IDs (the save
     /// notifications') call this on every probe that lands on another ID.
+    ///
+    /// - Parameter object: The value to compare with.
+    /// - Returns: `true` when `object` is an `NSManagedObjectID` for the same store, entity
+    ///   hierarchy and primary key, or the same temporary identifier; `false` otherwise.
     override public func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
         if other === self { return true }
@@ -99,6 +105,10 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
         return Int(truncatingIfNeeded: primaryKey) &* 31 &+ Int(root)
     }
 
+    /// Returns the ID itself: an ID is immutable, so a copy would be indistinguishable.
+    ///
+    /// - Parameter zone: Ignored; kept for `NSCopying`.
+    /// - Returns: This same instance.
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     override public var description: String { "<\(uriRepresentation().absoluteString)>" }

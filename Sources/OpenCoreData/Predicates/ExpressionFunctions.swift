@@ -57,6 +57,12 @@ extension NSExpression {
     /// NSExpression.registerFunction("double:") { target, _ in (target as? NSNumber).map { $0.intValue * 2 } }
     /// NSPredicate(format: "FUNCTION(pages, 'double:') > 10")
     /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The selector name the format string gives, colons included (`"double:"`). It
+    ///     replaces an earlier registration of that name and takes precedence over a built-in one.
+    ///   - body: The function. It receives the target expression's value and the values of the
+    ///     remaining arguments, in order, and returns the expression's value (`nil` for none).
     public static func registerFunction(_ name: String, _ body: @escaping @Sendable (_ target: Any?, _ arguments: [Any?]) -> Any?) {
         ExpressionFunctions.register(name, body)
     }

@@ -44,6 +44,9 @@ open class NSComparisonPredicate: Foundation.NSPredicate {
     public struct Options: OptionSet, Sendable, Hashable {
         public let rawValue: UInt
         /// Creates options from Apple's raw bits.
+        ///
+        /// - Parameter rawValue: The bits of `NSComparisonPredicate.Options`: 1 for case-insensitive,
+        ///   2 for diacritic-insensitive, 4 for normalized.
         public init(rawValue: UInt) { self.rawValue = rawValue }
         /// `[c]`: letters compare without regard to case.
         public static let caseInsensitive = Options(rawValue: 1)
@@ -87,14 +90,26 @@ open class NSComparisonPredicate: Foundation.NSPredicate {
     }
 
     /// Whether `object` satisfies the comparison, with `$variables` read from `bindings`.
+    ///
+    /// - Parameters:
+    ///   - object: The value key paths are read from, usually a managed object or a dictionary.
+    ///   - bindings: Values for the predicate's `$variables`, by name without the `$`, or `nil`.
+    /// - Returns: `true` when the comparison holds for `object`.
     override open func evaluate(with object: Any?, substitutionVariables bindings: [String: Any]?) -> Bool {
         PredicateEvaluator.evaluate(self, object: object, bindings: bindings)
     }
 
     /// Comparison predicates are immutable: a copy is the predicate itself.
+    ///
+    /// - Parameter zone: Ignored; kept for `NSCopying`.
+    /// - Returns: This same predicate.
     override open func copy(with zone: NSZone? = nil) -> Any { self }
 
     /// Structural equality: same operator, modifier, options and equal expressions.
+    ///
+    /// - Parameter object: The value to compare with.
+    /// - Returns: `true` when `object` is an `NSComparisonPredicate` with the same operator,
+    ///   modifier and options and equal left and right expressions.
     override open func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSComparisonPredicate else { return false }
         return other === self

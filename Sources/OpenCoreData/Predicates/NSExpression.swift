@@ -60,28 +60,43 @@ open class NSExpression: NSObject, NSCopying {
     }
 
     /// An expression that always evaluates to `obj` (nil, a string, a number, a date, an array…).
+    ///
+    /// - Parameter obj: The constant value; `NSNull` is kept as `nil`.
     public convenience init(forConstantValue obj: Any?) {
         self.init(storage: .constant(obj is NSNull ? nil : obj))
     }
 
     /// An expression that reads the value at `keyPath` (dotted, through relationships) of the
     /// evaluated object.
+    ///
+    /// - Parameter keyPath: A property name or dotted key path, such as `"author.name"`; it may end
+    ///   with a collection operator such as `@count`.
     public convenience init(forKeyPath keyPath: String) {
         self.init(storage: .keyPath(keyPath))
     }
 
     /// An expression for the substitution variable `$string`, replaced through
     /// `withSubstitutionVariables(_:)` or the bindings of `evaluate(with:substitutionVariables:)`.
+    ///
+    /// - Parameter string: The variable's name, without the leading `$`.
     public convenience init(forVariable string: String) {
         self.init(storage: .variable(string))
     }
 
     /// A literal collection of expressions, as `{1, 2, 3}` in a format string.
+    ///
+    /// - Parameter subexpressions: The elements, in order: expressions, or plain values that are
+    ///   wrapped as constant expressions.
     public convenience init(forAggregate subexpressions: [Any]) {
         self.init(storage: .aggregate(subexpressions.map { $0 as? NSExpression ?? NSExpression(forConstantValue: $0) }))
     }
 
     /// A function such as `"add:to:"`, `"sum:"` or `"now"` applied to `parameters` (expressions).
+    ///
+    /// - Parameters:
+    ///   - name: The function's name as Core Data spells it, colons included.
+    ///   - parameters: The function's arguments, in order: expressions, or plain values that are
+    ///     wrapped as constant expressions.
     public convenience init(forFunction name: String, arguments parameters: [Any]) {
         self.init(storage: .function(name, arguments: parameters.map { $0 as? NSExpression ?? NSExpression(forConstantValue: $0) }))
     }
@@ -91,6 +106,12 @@ open class NSExpression: NSObject, NSCopying {
     ///
     /// The predicate is evaluated on the element, so `$b.pages` and `pages` both read the element's
     /// pages, in memory and in SQL alike.
+    ///
+    /// - Parameters:
+    ///   - expression: The collection to filter, usually a to-many key path.
+    ///   - variable: The iterator variable's name, without the leading `$`.
+    ///   - predicate: The `NSPredicate` each element is tested with; anything else is taken as a
+    ///     predicate that never holds.
     public convenience init(forSubquery expression: NSExpression, usingIteratorVariable variable: String, predicate: Any) {
         let predicate = predicate as? Foundation.NSPredicate ?? Foundation.NSPredicate(value: false)
         self.init(storage: .subquery(expression, variable: variable, predicate: predicate))
@@ -98,6 +119,11 @@ open class NSExpression: NSObject, NSCopying {
 
     /// `trueExpression`'s value when `predicate` holds for the evaluated object, else
     /// `falseExpression`'s: `TERNARY(predicate, a, b)` in a format string.
+    ///
+    /// - Parameters:
+    ///   - predicate: The condition, evaluated with the evaluated object.
+    ///   - trueExpression: The expression whose value is used when the condition holds.
+    ///   - falseExpression: The expression whose value is used otherwise.
     public convenience init(forConditional predicate: Foundation.NSPredicate, trueExpression: NSExpression, falseExpression: NSExpression) {
         self.init(storage: .conditional(predicate, trueExpression, falseExpression))
     }
@@ -105,30 +131,52 @@ open class NSExpression: NSObject, NSCopying {
     /// `FUNCTION(target, "name", arguments…)`: calls the function registered under `name` with
     /// `registerFunction(_:_:)` on the target's value. Linux has no Objective-C runtime to send an
     /// arbitrary selector, so only registered names (and the built-in string ones) evaluate.
+    ///
+    /// - Parameters:
+    ///   - target: The expression whose value the function receives as its target.
+    ///   - name: The selector name the function is registered under, colons included.
+    ///   - parameters: The remaining arguments, in order (expressions, or plain values wrapped as
+    ///     constants), or `nil` for none.
     public convenience init(forFunction target: NSExpression, selectorName name: String, arguments parameters: [Any]?) {
         let arguments = (parameters ?? []).map { $0 as? NSExpression ?? NSExpression(forConstantValue: $0) }
         self.init(storage: .method(target, name, arguments: arguments))
     }
 
     /// The union of two collections: `left UNION right` in a format string.
+    ///
+    /// - Parameters:
+    ///   - left: The expression for the first collection.
+    ///   - right: The expression for the second collection.
     public convenience init(forUnionSet left: NSExpression, with right: NSExpression) {
         self.init(storage: .setOperation(.unionSet, left, right))
     }
 
     /// The elements of `left` that are also in `right`: `left INTERSECT right`.
+    ///
+    /// - Parameters:
+    ///   - left: The expression for the collection whose elements are kept.
+    ///   - right: The expression for the collection they must also be in.
     public convenience init(forIntersectSet left: NSExpression, with right: NSExpression) {
         self.init(storage: .setOperation(.intersectSet, left, right))
     }
 
     /// The elements of `left` that are not in `right`: `left MINUS right`.
+    ///
+    /// - Parameters:
+    ///   - left: The expression for the collection whose elements are kept.
+    ///   - right: The expression for the collection whose elements are removed.
     public convenience init(forMinusSet left: NSExpression, with right: NSExpression) {
         self.init(storage: .setOperation(.minusSet, left, right))
     }
 
     /// The expression for the object being evaluated: `SELF` in a format string.
+    ///
+    /// - Returns: A new expression whose value is the evaluated object itself.
     public class func expressionForEvaluatedObject() -> NSExpression { NSExpression(storage: .evaluatedObject) }
 
     /// The expression that matches any key of the evaluated object.
+    ///
+    /// - Returns: A new expression of type `.anyKey`.
     public class func expressionForAnyKey() -> NSExpression { NSExpression(storage: .anyKey) }
 
     /// The kind of the expression.
@@ -255,6 +303,13 @@ open class NSExpression: NSObject, NSCopying {
 
     /// The value of the expression for `object`: the constant, the value at the key path, the
     /// result of the function. Variables are read from `context` (Apple's bindings dictionary).
+    ///
+    /// - Parameters:
+    ///   - object: The evaluated object that key paths and `SELF` refer to, or `nil`.
+    ///   - context: Values for `$variables`, keyed by name without the `$`; entries whose key is
+    ///     not a string are ignored. `nil` when there are no variables.
+    /// - Returns: The expression's value, or `nil` when it has none (for example a missing key or
+    ///   an unregistered function).
     open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
         var bindings: [String: Any]?
         if let context {
@@ -297,10 +352,16 @@ open class NSExpression: NSObject, NSCopying {
     // MARK: NSObject
 
     /// Expressions are immutable: a copy is the expression itself.
+    ///
+    /// - Parameter zone: Ignored; kept for `NSCopying`.
+    /// - Returns: This same expression.
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     /// Structural equality: same kind and contents; numbers compare by value, and a constant
     /// collection equals an aggregate of the same constants.
+    ///
+    /// - Parameter object: The value to compare with.
+    /// - Returns: `true` when `object` is an `NSExpression` of the same kind with equal contents.
     override open func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSExpression else { return false }
         if other === self { return true }

@@ -16,6 +16,10 @@ extension _FormatPredicateInitializable {
     ///
     /// Stops the program with the parse error (position and what was expected) when the string is
     /// malformed, as Apple raises; use `init(validatingFormat:argumentArray:)` to get an error.
+    ///
+    /// - Parameters:
+    ///   - predicateFormat: The predicate in Apple's format syntax.
+    ///   - args: The values for the format's `%@`, `%K`, `%d`… placeholders, in order.
     public init(format predicateFormat: String, _ args: any CVarArg...) {
         self.init(format: predicateFormat, argumentArray: args.map { $0 as Any })
     }
@@ -26,6 +30,10 @@ extension _FormatPredicateInitializable {
     /// ```swift
     /// let p = NSPredicate(format: "createdAt > %@ AND owner == %@", startDate, owner)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - predicateFormat: The predicate in Apple's format syntax.
+    ///   - args: The values for the format's placeholders, in order; `nil` is passed as `NSNull`.
     @_disfavoredOverload
     public init(format predicateFormat: String, _ args: Any?...) {
         self.init(format: predicateFormat, argumentArray: args.map { $0 ?? NSNull() })
@@ -33,6 +41,10 @@ extension _FormatPredicateInitializable {
 
     /// A predicate parsed from `predicateFormat` with the values of `arguments` (use `NSNull` for
     /// nil) substituted in order. Stops the program on a malformed string, as Apple raises.
+    ///
+    /// - Parameters:
+    ///   - predicateFormat: The predicate in Apple's format syntax.
+    ///   - arguments: The values for the format's placeholders, in order, or `nil` when it has none.
     public init(format predicateFormat: String, argumentArray arguments: [Any]?) {
         do {
             try self.init(validatingFormat: predicateFormat, argumentArray: arguments)
@@ -43,6 +55,10 @@ extension _FormatPredicateInitializable {
 
     /// A predicate parsed from `predicateFormat`, or an error instead of Apple's exception.
     ///
+    /// - Parameters:
+    ///   - predicateFormat: The predicate in Apple's format syntax.
+    ///   - arguments: The values for the format's placeholders, in order (`NSNull` for nil), or
+    ///     `nil` when it has none.
     /// - Throws: an `NSError` in `NSCocoaErrorDomain` with code `NSFormattingError`, whose
     ///   description names the offset and what was expected there; `userInfo` carries the offset
     ///   under `PredicateFormatErrorOffsetKey`.
@@ -79,6 +95,11 @@ extension Foundation.NSPredicate {
     /// let template = NSPredicate(format: "count > $minimum")
     /// let p = template.withSubstitutionVariables(["minimum": 3])
     /// ```
+    ///
+    /// - Parameter variables: Values by variable name, without the `$`. A value that is an
+    ///   `NSExpression` is put in as it is; others become constants. Variables missing from the
+    ///   dictionary stay in the copy.
+    /// - Returns: A new predicate of the same kind; the receiver is unchanged.
     public func withSubstitutionVariables(_ variables: [String: Any]) -> Self {
         PredicateSubstitution.substitute(self, variables) as! Self
     }
@@ -87,11 +108,20 @@ extension Foundation.NSPredicate {
 extension NSExpression {
     /// An expression parsed from `expressionFormat`, with `args` substituted in order. Stops the
     /// program on a malformed string, as Apple raises.
+    ///
+    /// - Parameters:
+    ///   - expressionFormat: The expression in Apple's format syntax, such as `"price * 2"`.
+    ///   - args: The values for the format's placeholders, in order.
     public convenience init(format expressionFormat: String, _ args: any CVarArg...) {
         self.init(format: expressionFormat, argumentArray: args.map { $0 as Any })
     }
 
     /// An expression parsed from `expressionFormat` with `arguments` substituted in order.
+    /// Stops the program with the parse error on a malformed string.
+    ///
+    /// - Parameters:
+    ///   - expressionFormat: The expression in Apple's format syntax.
+    ///   - arguments: The values for the format's placeholders, in order (`NSNull` for nil).
     public convenience init(format expressionFormat: String, argumentArray arguments: [Any]) {
         do {
             let expression = try PredicateParser.parseExpression(expressionFormat, arguments: arguments)

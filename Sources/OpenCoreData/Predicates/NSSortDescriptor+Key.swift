@@ -7,6 +7,10 @@ extension Foundation.NSSortDescriptor: _KeyedSortDescriptorInitializable {}
 
 extension _KeyedSortDescriptorInitializable {
     /// A sort descriptor that orders by the value at `key` (a key path through to-one relationships).
+    ///
+    /// - Parameters:
+    ///   - key: The key path whose values are compared, such as `"name"` or `"owner.name"`.
+    ///   - ascending: `true` to put smaller values first, `false` for the reverse.
     public init(key: String?, ascending: Bool) {
         self = KeyedSortDescriptor(key: key, ascending: ascending, selectorName: nil) as! Self
     }
@@ -14,6 +18,11 @@ extension _KeyedSortDescriptorInitializable {
     /// A sort descriptor that orders by `key` with the comparison Apple names by selector:
     /// `compare:`, `caseInsensitiveCompare:`, `localizedCompare:`,
     /// `localizedCaseInsensitiveCompare:` or `localizedStandardCompare:`.
+    ///
+    /// - Parameters:
+    ///   - key: The key path whose values are compared.
+    ///   - ascending: `true` to put smaller values first, `false` for the reverse.
+    ///   - selector: The name of the comparison, one of those above; `nil` means `compare:`.
     public init(key: String?, ascending: Bool, selector: String?) {
         self = KeyedSortDescriptor(key: key, ascending: ascending, selectorName: selector) as! Self
     }

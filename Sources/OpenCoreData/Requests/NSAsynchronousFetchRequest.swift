@@ -30,6 +30,12 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest {
     var registrationSlice: UInt64 = 250_000
 
     /// Creates a request that runs `request` asynchronously and hands its result to `blk`.
+    ///
+    /// - Parameters:
+    ///   - request: The fetch to run; its `affectedStores` are the request's.
+    ///   - blk: Called once, on the context's queue, when the fetch has finished, failed or been
+    ///     cancelled. It receives the same `NSAsynchronousFetchResult` that `execute(_:)` returned,
+    ///     with `finalResult` set on success and `operationError` on failure. `nil` for no callback.
     public init(
         fetchRequest request: NSFetchRequest<ResultType>,
         completionBlock blk: ((NSAsynchronousFetchResult<ResultType>) -> Void)? = nil

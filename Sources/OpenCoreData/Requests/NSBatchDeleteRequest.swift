@@ -28,6 +28,9 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest {
     open var resultType: NSBatchDeleteRequestResultType = .resultTypeStatusOnly
 
     /// Creates a request that deletes the objects `fetch` matches.
+    ///
+    /// - Parameter fetch: The fetch request that chooses the objects: its entity, predicate,
+    ///   `includesSubentities`, and with sort descriptors its `fetchLimit` and `fetchOffset`.
     public init(fetchRequest fetch: NSFetchRequest<NSFetchRequestResult>) {
         fetchRequest = fetch
         objectIDs = nil
@@ -37,6 +40,10 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest {
     /// Creates a request that deletes `fetch`'s objects, for a fetch request of another result
     /// type: an OpenCoreData addition, since Swift on Linux cannot cast `NSFetchRequest<T>` to
     /// `NSFetchRequest<NSFetchRequestResult>` as Apple's platforms do.
+    ///
+    /// - Parameter fetch: The fetch request that chooses the objects. Its entity (or entity name),
+    ///   predicate, sort descriptors, limits, `includesSubentities` and `affectedStores` are copied
+    ///   into a new request; later changes to `fetch` do not reach this one.
     @_disfavoredOverload
     public convenience init<ResultType>(fetchRequest fetch: NSFetchRequest<ResultType>) {
         let request = fetch.entityName.map { NSFetchRequest<NSFetchRequestResult>(entityName: $0) } ?? NSFetchRequest<NSFetchRequestResult>()
@@ -51,6 +58,9 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest {
     }
 
     /// Creates a request that deletes the objects with these IDs, which must all be of one entity.
+    ///
+    /// - Parameter objects: The IDs of the objects to delete; the first one's entity becomes the
+    ///   request's entity.
     public init(objectIDs objects: [NSManagedObjectID]) {
         let request = NSFetchRequest<NSFetchRequestResult>()
         request.entity = objects.first?.entity

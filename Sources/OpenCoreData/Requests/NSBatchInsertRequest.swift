@@ -45,6 +45,10 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest {
     open var resultType: NSBatchInsertRequestResultType = .statusOnly
 
     /// Creates a request that inserts `dictionaries` as objects of the entity named `entityName`.
+    ///
+    /// - Parameters:
+    ///   - entityName: The name of the entity, looked up in the model when the request runs.
+    ///   - dictionaries: One dictionary per object, from attribute name to value.
     public init(entityName: String, objects dictionaries: [[String: Any]]) {
         storedEntityName = entityName
         objectsToInsert = dictionaries
@@ -52,6 +56,10 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest {
     }
 
     /// Creates a request that inserts `dictionaries` as objects of `entity`.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity of the new objects.
+    ///   - dictionaries: One dictionary per object, from attribute name to value.
     public init(entity: NSEntityDescription, objects dictionaries: [[String: Any]]) {
         storedEntityName = entity.name ?? ""
         storedEntity = entity
@@ -61,6 +69,12 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest {
 
     /// Creates a request that inserts objects of the entity named `entityName`, filled by
     /// `handler` one dictionary at a time until it returns `true`.
+    ///
+    /// - Parameters:
+    ///   - entityName: The name of the entity, looked up in the model when the request runs.
+    ///   - handler: Receives an empty mutable dictionary on each call. It fills it with one object's
+    ///     attribute values and returns `false`, or returns `true` to stop; the dictionary of that
+    ///     last call is not inserted.
     public convenience init(entityName: String, dictionaryHandler handler: @escaping (NSMutableDictionary) -> Bool) {
         self.init(entityName: entityName, objects: [])
         objectsToInsert = nil
@@ -69,6 +83,12 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest {
 
     /// Creates a request that inserts objects of `entity`, filled by `handler` one dictionary at a
     /// time until it returns `true`.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity of the new objects.
+    ///   - handler: Receives an empty mutable dictionary on each call. It fills it with one object's
+    ///     attribute values and returns `false`, or returns `true` to stop; the dictionary of that
+    ///     last call is not inserted.
     public convenience init(entity: NSEntityDescription, dictionaryHandler handler: @escaping (NSMutableDictionary) -> Bool) {
         self.init(entity: entity, objects: [])
         objectsToInsert = nil
@@ -77,6 +97,12 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest {
 
     /// Creates a request that inserts objects of the entity named `entityName`, set up by
     /// `handler` one object at a time until it returns `true`.
+    ///
+    /// - Parameters:
+    ///   - entityName: The name of the entity, looked up in the model when the request runs.
+    ///   - handler: Receives an object of the entity's class, in no context, on each call. It sets
+    ///     the object's attributes and returns `false`, or returns `true` to stop; the object of
+    ///     that last call is not inserted.
     public convenience init(entityName: String, managedObjectHandler handler: @escaping (NSManagedObject) -> Bool) {
         self.init(entityName: entityName, objects: [])
         objectsToInsert = nil
@@ -85,6 +111,12 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest {
 
     /// Creates a request that inserts objects of `entity`, set up by `handler` one object at a
     /// time until it returns `true`.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity of the new objects.
+    ///   - handler: Receives an object of the entity's class, in no context, on each call. It sets
+    ///     the object's attributes and returns `false`, or returns `true` to stop; the object of
+    ///     that last call is not inserted.
     public convenience init(entity: NSEntityDescription, managedObjectHandler handler: @escaping (NSManagedObject) -> Bool) {
         self.init(entity: entity, objects: [])
         objectsToInsert = nil

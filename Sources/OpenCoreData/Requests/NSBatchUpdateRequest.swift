@@ -44,12 +44,17 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest {
     open var propertiesToUpdate: [AnyHashable: Any]?
 
     /// Creates a request that updates objects of the entity named `entityName`.
+    ///
+    /// - Parameter entityName: The name of the entity, looked up in the model when the request runs.
     public init(entityName: String) {
         storedEntityName = entityName
         super.init()
     }
 
     /// Creates a request that updates objects of `entity`.
+    ///
+    /// - Parameter entity: The entity whose objects are updated (with its subentities' unless
+    ///   `includesSubentities` is turned off).
     public init(entity: NSEntityDescription) {
         storedEntityName = entity.name ?? ""
         storedEntity = entity

@@ -17,6 +17,8 @@ open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
     /// (`NSNumber` of an integer or a double, `Date`, `String`, `NSManagedObjectID`…).
     open var expressionResultType: NSAttributeType = .undefinedAttributeType
 
+    /// Creates a description with no name, no expression and an undefined result type; set all
+    /// three before adding it to `propertiesToFetch`.
     override public init() { super.init() }
 
     override open var description: String {

@@ -7,6 +7,9 @@ extension NSDictionary: NSFetchRequestResult {}
 /// What a fetch request returns.
 public struct NSFetchRequestResultType: OptionSet, Sendable {
     public let rawValue: UInt
+    /// Creates a result type from Core Data's raw value.
+    ///
+    /// - Parameter rawValue: 0 for managed objects, 1 for object IDs, 2 for dictionaries, 4 for a count.
     public init(rawValue: UInt) { self.rawValue = rawValue }
     /// Managed objects (the default).
     public static let managedObjectResultType = NSFetchRequestResultType([])
@@ -65,6 +68,9 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
     override public init() { super.init() }
 
     /// Creates a request for the entity named `entityName`.
+    ///
+    /// - Parameter entityName: The name of the entity to fetch, looked up in the context's model when
+    ///   the request runs.
     public convenience init(entityName: String) {
         self.init()
         storedEntityName = entityName
@@ -74,6 +80,9 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
 
     /// A request with the same entity, predicate, order and options (the arrays are copied; the
     /// predicate and descriptors, immutable, are shared).
+    ///
+    /// - Parameter zone: Ignored; kept for `NSCopying`.
+    /// - Returns: A new `NSFetchRequest` of the same result type, configured as this one.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSFetchRequest<ResultType>()
         copy.entity = entity

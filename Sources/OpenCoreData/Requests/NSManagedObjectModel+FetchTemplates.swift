@@ -10,6 +10,12 @@ extension NSManagedObjectModel {
     ///
     /// A variable missing from `variables` stays in the predicate, and the SQLite store refuses
     /// to run it (`NSPersistentStoreUnsupportedRequestTypeError`).
+    ///
+    /// - Parameters:
+    ///   - name: The name of the template in the model.
+    ///   - variables: Values for the predicate's `$variables`, by name without the `$`.
+    /// - Returns: A copy of the template with the values put in, or `nil` when the model has no
+    ///   template of that name.
     public func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any]) -> NSFetchRequest<NSFetchRequestResult>? {
         guard let template = fetchRequestTemplate(forName: name) else { return nil }
         let request = template.copy() as! NSFetchRequest<NSFetchRequestResult>

@@ -75,6 +75,10 @@ open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchec
     /// OpenCoreData: calls `handler` on the context's queue with the progress's
     /// `completedUnitCount`, first its current value, then each new value until the request
     /// finishes: what a KVO observer of `progress.completedUnitCount` would see, without KVO.
+    ///
+    /// - Parameter handler: Receives the number of rows read so far, on the context's queue: once
+    ///   with the current count when it is added, then with each new count. It is kept until the
+    ///   request finishes.
     public func observeCompletedUnitCount(_ handler: @escaping (Int64) -> Void) {
         addObserver(.handler(UncheckedTransfer(handler)))
     }

@@ -15,5 +15,6 @@ open class NSPersistentStoreRequest: NSObject {
     /// The kind of request.
     open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
 
+    /// Creates a request that runs against every store of the coordinator; subclasses call it.
     override public init() { super.init() }
 }

@@ -2,6 +2,7 @@
 /// results (`NSBatchUpdateResult`, `NSBatchDeleteResult`, `NSBatchInsertResult`,
 /// `NSAsynchronousFetchResult`).
 open class NSPersistentStoreResult: NSObject {
+    /// Creates an empty result; the concrete result classes call it.
     override public init() { super.init() }
 }
 

@@ -94,7 +94,7 @@ extension SQLPredicateCompiler {
 }
 
 extension SlotValue {
-    /// The value as the attribute's column stores it (format notes): what `SQLiteBind` binds,
+    /// The value as the attribute's column stores it (docs/sqlite-format.md): what `SQLiteBind` binds,
     /// for statements built as `SQLFragment`s.
     func storedValue(for attribute: NSAttributeDescription) -> (any DatabaseValueConvertible)? {
         switch self {

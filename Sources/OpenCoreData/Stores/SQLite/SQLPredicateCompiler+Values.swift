@@ -170,7 +170,7 @@ extension SQLPredicateCompiler {
         }
     }
 
-    /// A constant in the form its column stores (format notes): dates as seconds since 2001,
+    /// A constant in the form its column stores (docs/sqlite-format.md): dates as seconds since 2001,
     /// booleans 0/1, UUIDs as 16 bytes, URLs as text, objects and object IDs as their primary key.
     /// Nil when the constant is of another class than the column, so that it can never match.
     private func storageValue(_ value: Any, _ kind: SQLValueKind, _ predicate: NSComparisonPredicate) throws -> (any DatabaseValueConvertible)? {

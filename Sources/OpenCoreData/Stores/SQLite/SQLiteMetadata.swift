@@ -1,4 +1,4 @@
-/// The store metadata in `Z_METADATA` (format notes §2.2): a binary property list plus the store UUID.
+/// The store metadata in `Z_METADATA` (docs/sqlite-format.md §2.2): a binary property list plus the store UUID.
 enum SQLiteMetadata {
     /// The Core Data build number OpenCoreData writes as `NSPersistenceFrameworkVersion`: the
     /// version seen in the newest Apple stores we checked.

@@ -1,4 +1,4 @@
-/// The DDL Core Data writes for a model (format notes §2, §3, §5, §6), so a store created here has
+/// The DDL Core Data writes for a model (docs/sqlite-format.md §2, §3, §5, §6), so a store created here has
 /// the tables, columns, types and indexes of one created by Apple's Core Data.
 enum SQLiteSchema {
     static let fixedTables = [
