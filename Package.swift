@@ -3,17 +3,27 @@ import PackageDescription
 
 let package = Package(
     name: "OpenCoreData",
+    // Synchronization's Mutex sets the floor on Apple platforms; on Linux, Windows and Android any
+    // Swift 6.1 toolchain builds it.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
-        .executable(name: "done", targets: ["done"]),
+        .executable(name: "todo", targets: ["todo"]),
     ],
     dependencies: [
-        // SQLite access: WAL pool with one writer and concurrent readers (docs/design.md).
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // SQLite access: WAL pool with one writer and concurrent readers (docs/design.md). A range,
+        // so that an app that depends on another GRDB 7 release still resolves.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // SHA-256 / SHA-512 for Core Data's version hashes and metadata digests.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
-        // The `done` command-line program.
+        // SQL logging (`-com.apple.CoreData.SQLDebug`): the server ecosystem's logging API, so that
+        // an app routes the store's statements to whatever backend it already bootstrapped.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // The `todo` command-line program.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        // `swift package generate-documentation`: builds the DocC catalog (CI checks it has no
+        // warnings). A command plugin only: nothing of it links into the library.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .target(
@@ -22,20 +32,22 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
-            name: "done",
+            name: "todo",
             dependencies: [
                 "OpenCoreData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Done.xcdatamodeld")]
         ),
-        // Runs the built `done` program; `swift test` builds every product, `done` among them,
+        // Runs the built `todo` program; `swift test` builds every product, `todo` among them,
         // before it runs the tests.
         .testTarget(
-            name: "doneTests",
+            name: "todoTests",
             dependencies: ["OpenCoreData"]
         ),
         .testTarget(
@@ -43,6 +55,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreData",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

@@ -10,7 +10,7 @@ let package = Package(
         .package(name: "OpenCoreData", path: ".."),
         // The GRDB records baseline, and raw sqlite3 C calls through GRDBSQLite (the system SQLite
         // the library links too, so all three ways run on the same SQLite).
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // The `bench` command line.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
     ],

@@ -1,3 +1,5 @@
+import Logging
+
 /// Connects contexts to persistent stores: it owns the model and the stores, and serializes every
 /// store access.
 ///
@@ -10,6 +12,30 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     public let managedObjectModel: NSManagedObjectModel
     /// A name for debugging.
     open var name: String?
+
+    /// How much SQL the stores added from now on log: 0 (nothing) to 4 (every statement with its
+    /// bound values and query plan); see ``SQLDebug``. Starts at the level of the process's
+    /// `-com.apple.CoreData.SQLDebug` argument or `OPENCOREDATA_SQL_DEBUG` variable.
+    ///
+    /// Not in Apple's API, where the level is a process-wide default: here each coordinator may
+    /// have its own, which a test or a server with several stores needs.
+    public var sqlDebugLevel: Int {
+        get { logging.withLock { $0.level } }
+        set { logging.withLock { $0.level = newValue } }
+    }
+
+    /// Where the stores added from now on send their SQL log (swift-log's `Logger`, label
+    /// `com.apple.CoreData.SQLDebug` by default). The library never bootstraps the logging
+    /// system: an app that wants the messages elsewhere bootstraps it or sets its own logger.
+    public var logger: Logger {
+        get { logging.withLock { $0.logger } }
+        set { logging.withLock { $0.logger = newValue } }
+    }
+
+    private let logging = Locked(StoreLogging(level: SQLDebug.processLevel, logger: SQLDebug.defaultLogger))
+
+    /// The logging a store takes when it opens.
+    var storeLogging: StoreLogging { logging.withLock { $0 } }
 
     let lock = NSRecursiveLock()
     private var stores: [NSPersistentStore] = []

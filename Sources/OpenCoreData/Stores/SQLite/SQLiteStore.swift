@@ -2,7 +2,7 @@ import GRDB
 import GRDBSQLite
 import Synchronization
 
-/// Core Data's SQLite store, reading and writing Apple's on-disk format (format notes), over a GRDB
+/// Core Data's SQLite store, reading and writing Apple's on-disk format (docs/sqlite-format.md), over a GRDB
 /// `DatabasePool`: WAL, one writer, concurrent readers.
 final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     // @unchecked Sendable: `pool` is thread-safe; the plans and number maps are built in `load`
@@ -13,7 +13,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     var metadataChanged = false
     private(set) var plans: [Int32: SQLiteHierarchyPlan] = [:]
     /// Model entity number → the Z_ENT this file uses for it, and back. Apple stores are read
-    /// through Z_PRIMARYKEY names rather than assuming our numbering (format notes §13).
+    /// through Z_PRIMARYKEY names rather than assuming our numbering (docs/sqlite-format.md §13).
     private var storeNumberOf: [Int32: Int32] = [:]
     private(set) var modelNumberOf: [Int32: Int32] = [:]
     /// The coordinator's model, kept here so that a read on another thread (a batch read ahead)
@@ -31,6 +31,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Sees the SQL text of every statement the store's connections run (for tests that count
     /// queries, and for debugging).
     let statementLog = SQLStatementLog()
+    /// The SQL debug tracers of the store's connections (`-com.apple.CoreData.SQLDebug`), kept
+    /// as long as the store: SQLite holds them unretained.
+    private let tracers = Locked<[SQLiteStatementTracer]>([])
 
     override func load(model: NSManagedObjectModel) throws {
         self.model = model
@@ -94,12 +97,19 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         config.label = "OpenCoreData.SQLiteStore"
         let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).map { ($0.key, "\($0.value)") }
         let log = statementLog
+        let logging = persistentStoreCoordinator?.storeLogging ?? .off
+        let tracers = self.tracers
         config.prepareDatabase { db in
-            db.trace(options: .statement) { event in
-                if case .statement(let statement) = event { log.record(statement.sql) }
+            if logging.level > 0 {
+                let tracer = SQLiteStatementTracer.install(on: db, logging: logging, statementLog: log)
+                tracers.withLock { $0.append(tracer) }
+            } else {
+                db.trace(options: .statement) { event in
+                    if case .statement(let statement) = event { log.record(statement.sql) }
+                }
             }
             // Apple stores with derived attributes carry triggers that call these functions;
-            // writes to those tables fail unless they exist (format notes §3).
+            // writes to those tables fail unless they exist (docs/sqlite-format.md §3).
             for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
                 db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
             }
@@ -114,7 +124,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     private func createSchema(entities: [NSEntityDescription]) throws {
         try pool!.barrierWriteWithoutTransaction { db in
-            // Core Data stores use incremental auto-vacuum (format notes §1). The pragma only takes
+            // Core Data stores use incremental auto-vacuum (docs/sqlite-format.md §1). The pragma only takes
             // on an empty file once VACUUM rewrites it, which costs nothing before any table exists.
             try db.execute(sql: "PRAGMA auto_vacuum = 2")
             try db.execute(sql: "VACUUM")
@@ -424,7 +434,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let handOver: ([StoreRow]) -> Void
     }
 
-    /// Reads a file of `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store (format notes §9).
+    /// Reads a file of `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store (docs/sqlite-format.md §9).
     /// The folder is found when a row names a file, not per read: batched iteration reads many
     /// small runs of rows, and building the folder's URL cost more than a row.
     var externalDataReader: (String) -> Data? {
