@@ -1,7 +1,7 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done add NAME…`: one new item per name, saved together.
+/// `todo add NAME…`: one new item per name, saved together.
 struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Add to-do items.")
 

@@ -2,7 +2,7 @@ import Dispatch
 import OpenCoreData
 
 /// The tutorials' asynchronous fetch of every item, sorted by createdAt, with a `Progress` of one
-/// unit current while it is executed, as `done fetch --async` and `done demo` run it.
+/// unit current while it is executed, as `todo fetch --async` and `todo demo` run it.
 final class AsynchronousFetch: @unchecked Sendable {
     // @unchecked Sendable: `lastCount` is only touched on the context's queue, where the progress
     // handler and the completion block run.

@@ -1,11 +1,11 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done check ID…`: marks items done, as tapping a row does in the tutorials' table.
+/// `todo check ID…`: marks items done, as tapping a row does in the tutorials' table.
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Mark items as done.")
 
-    @Argument(help: "The ids of the items, as `done list` shows them.")
+    @Argument(help: "The ids of the items, as `todo list` shows them.")
     var ids: [String]
 
     @OptionGroup var options: StoreOptions
@@ -14,7 +14,7 @@ struct Check: AsyncParsableCommand {
         try await Check.mark(ids, done: true, options: options, verb: "Checked")
     }
 
-    /// Sets `done` on the items through their objects and saves once, so that an unknown id among
+    /// Sets `todo` on the items through their objects and saves once, so that an unknown id among
     /// `ids` changes nothing.
     static func mark(_ ids: [String], done: Bool, options: StoreOptions, verb: String) async throws {
         let store = try TodoStore(options, access: .update)

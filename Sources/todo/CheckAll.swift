@@ -1,7 +1,7 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done check-all`: the tutorials' "Check All": one batch update marks every item done in the
+/// `todo check-all`: the tutorials' "Check All": one batch update marks every item done in the
 /// store, then the context refreshes the objects it holds so that they show the new value.
 struct CheckAll: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done clear-done`: deletes every done item with one batch delete, straight in the store.
+/// `todo clear-done`: deletes every done item with one batch delete, straight in the store.
 struct ClearDone: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clear-done", abstract: "Delete every done item with one batch delete.")

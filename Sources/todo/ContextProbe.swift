@@ -12,7 +12,7 @@ final class ContextProbe: @unchecked Sendable {
     private let timer: DispatchSourceTimer
 
     init(_ context: NSManagedObjectContext) {
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "done.demo.probe"))
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "todo.demo.probe"))
         timer.schedule(deadline: .now(), repeating: .milliseconds(1))
         timer.setEventHandler { [self] in
             let sent = ContinuousClock.now

@@ -1,11 +1,11 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done delete ID…`: deletes items through their objects.
+/// `todo delete ID…`: deletes items through their objects.
 struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete items.")
 
-    @Argument(help: "The ids of the items, as `done list` shows them.")
+    @Argument(help: "The ids of the items, as `todo list` shows them.")
     var ids: [String]
 
     @OptionGroup var options: StoreOptions

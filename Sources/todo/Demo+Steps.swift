@@ -1,6 +1,6 @@
 import OpenCoreData
 
-/// The steps of `done demo`, each a stage of the tutorials.
+/// The steps of `todo demo`, each a stage of the tutorials.
 extension DemoStep {
     /// Builds the stack from the model file that ships with the program, on a new store.
     static var openStack: DemoStep {
@@ -31,7 +31,7 @@ extension DemoStep {
             let probe = ContextProbe(context)
             let outcome = try await AsynchronousFetch().run(in: context, estimatedResultCount: run.count) { bar.update($0) }
             let (answered, longest) = probe.stop()
-            guard case .fetched(let items) = outcome else { throw DoneError("The demo's asynchronous fetch was cancelled.") }
+            guard case .fetched(let items) = outcome else { throw TodoError("The demo's asynchronous fetch was cancelled.") }
             bar.finish(items.count)
             run.items = items
             return "\(items.count) items by createdAt, asynchronously; meanwhile the context ran \(answered) blocks, longest wait \(String(format: "%.1f ms", ProgressBar.seconds(longest) * 1000))"

@@ -1,7 +1,7 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done demo`: the tutorials' walkthrough in a fresh store, ending with a table of what each step
+/// `todo demo`: the tutorials' walkthrough in a fresh store, ending with a table of what each step
 /// did and how long it took.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,15 +15,15 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "How many items to populate.")
     var count = 100_000
 
-    @Flag(help: "Keep the store at the end, for `done list --store PATH`.")
+    @Flag(help: "Keep the store at the end, for `todo list --store PATH`.")
     var keep = false
 
-    @Option(
-        name: .customLong("store"),
-        help: ArgumentHelp(
-            "Make the demo's store here (a new file, kept at the end) instead of in a temporary folder.",
-            valueName: "path"))
-    var storePath: String?
+    /// `--store PATH`: make the demo's store there (a new file, kept at the end) instead of in a
+    /// temporary folder. The option group every command shares, so that `todo --store PATH demo`
+    /// means the same.
+    @OptionGroup var options: StoreOptions
+
+    private var storePath: String? { options.path }
 
     func validate() throws {
         if count < 1 { throw ValidationError("--count must be at least 1.") }
@@ -35,10 +35,10 @@ struct Demo: AsyncParsableCommand {
         if let storePath {
             storeURL = URL(fileURLWithPath: storePath)
             if FileManager.default.fileExists(atPath: storeURL.path) {
-                throw DoneError("The demo makes a new store, and \(storeURL.path) already exists.")
+                throw TodoError("The demo makes a new store, and \(storeURL.path) already exists.")
             }
         } else {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("done-demo-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("todo-demo-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             storeURL = folder.appendingPathComponent("Done.sqlite")
             temporaryFolder = folder
@@ -50,7 +50,7 @@ struct Demo: AsyncParsableCommand {
             if !kept, let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
         }
 
-        print("done demo: the Core Data tutorials' to-do app, on OpenCoreData")
+        print("todo demo: the Core Data tutorials' to-do app, on OpenCoreData")
         print("store: \(storeURL.path)\n")
         let clock = ContinuousClock()
         var rows: [(step: String, what: String, time: Duration)] = []
@@ -61,7 +61,7 @@ struct Demo: AsyncParsableCommand {
         }
         print("")
         Demo.printTable(rows)
-        if kept { print("\nKept the store: done list --store \(storeURL.path) --limit 10") }
+        if kept { print("\nKept the store: todo list --store \(storeURL.path) --limit 10") }
     }
 
     /// step, what it did, time; and the total.

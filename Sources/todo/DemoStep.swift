@@ -1,6 +1,6 @@
 import OpenCoreData
 
-/// One step of `done demo`: a name for the final table, and the work, which returns what it did in
+/// One step of `todo demo`: a name for the final table, and the work, which returns what it did in
 /// a few words. Steps run in order and share a `DemoRun`.
 struct DemoStep {
     let name: String

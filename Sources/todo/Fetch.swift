@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `done fetch [--async]`: fetches every item sorted by createdAt and says how many and how long;
+/// `todo fetch [--async]`: fetches every item sorted by createdAt and says how many and how long;
 /// with `--async`, as the tutorials do, an asynchronous fetch showing "Fetched N records" as it
 /// goes, which Ctrl-C cancels.
 struct Fetch: AsyncParsableCommand {
@@ -49,7 +49,7 @@ struct Fetch: AsyncParsableCommand {
             print("Fetched \(items.count) records in \(Demo.format(ContinuousClock.now - started)).")
         case .cancelled(let count):
             bar.show("cancelled", completed: count)
-            throw DoneError("Cancelled the fetch after \(count) of \(total) records; nothing was kept.")
+            throw TodoError("Cancelled the fetch after \(count) of \(total) records; nothing was kept.")
         }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done list`: the items, oldest first, with their ids and check marks.
+/// `todo list`: the items, oldest first, with their ids and check marks.
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the items, oldest first.")
 
@@ -32,7 +32,7 @@ struct List: AsyncParsableCommand {
     func run() async throws {
         // Reading never creates a store: a missing one is an empty list.
         guard FileManager.default.fileExists(atPath: options.url.path) else {
-            print("No items yet: there is no store at \(options.url.path). Add one with `done add NAME`.")
+            print("No items yet: there is no store at \(options.url.path). Add one with `todo add NAME`.")
             return
         }
         let store = try TodoStore(options, access: .read)

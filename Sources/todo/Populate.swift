@@ -1,7 +1,7 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done populate --count N`: the tutorials' `populateDatabase`, many items for testing.
+/// `todo populate --count N`: the tutorials' `populateDatabase`, many items for testing.
 struct Populate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Insert many numbered items, for testing.",

@@ -1,7 +1,7 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done stats`: how many items, how many done, and where the store is and how big.
+/// `todo stats`: how many items, how many done, and where the store is and how big.
 struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show counts, the store's size and its path.")
 

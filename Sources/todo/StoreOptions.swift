@@ -6,7 +6,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .customLong("store"),
         help: ArgumentHelp(
-            "The store file (default: $XDG_DATA_HOME/done/Done.sqlite or ~/.local/share/done/Done.sqlite).",
+            "The store file (default: $XDG_DATA_HOME/todo/Done.sqlite or ~/.local/share/todo/Done.sqlite).",
             valueName: "path"))
     var path: String?
 
@@ -23,7 +23,7 @@ struct StoreOptions: ParsableArguments {
     /// keeps its store in its Application Support folder.
     static var defaultURL: URL {
         NSPersistentContainer.defaultDirectoryURL()
-            .appendingPathComponent("done", isDirectory: true)
+            .appendingPathComponent("todo", isDirectory: true)
             .appendingPathComponent("Done.sqlite")
     }
 }

@@ -2,7 +2,7 @@ import OpenCoreData
 
 /// A failure worth one line on standard error: ArgumentParser prints it as `Error: <description>`
 /// and exits with status 1.
-struct DoneError: Error, CustomStringConvertible {
+struct TodoError: Error, CustomStringConvertible {
     let description: String
 
     init(_ description: String) { self.description = description }
@@ -10,7 +10,7 @@ struct DoneError: Error, CustomStringConvertible {
     /// The message of a Core Data error, on one line: its `NSError` printout lists the whole
     /// `userInfo`, which tells a user nothing more.
     init(_ error: any Error) {
-        if let error = error as? DoneError {
+        if let error = error as? TodoError {
             self = error
         } else {
             let message = (error as NSError).localizedDescription
@@ -18,11 +18,11 @@ struct DoneError: Error, CustomStringConvertible {
         }
     }
 
-    static func noStore(at url: URL) -> DoneError {
-        DoneError("There is no store at \(url.path) yet: add an item first with `done add NAME`.")
+    static func noStore(at url: URL) -> TodoError {
+        TodoError("There is no store at \(url.path) yet: add an item first with `todo add NAME`.")
     }
 
-    static func unknownID(_ id: String, in url: URL) -> DoneError {
-        DoneError("No item with id \(id) in \(url.path) (`done list` shows the ids).")
+    static func unknownID(_ id: String, in url: URL) -> TodoError {
+        TodoError("No item with id \(id) in \(url.path) (`todo list` shows the ids).")
     }
 }

@@ -21,12 +21,12 @@ final class TodoStore {
 
     /// Opens the store at `url` with the model that ships with the program.
     ///
-    /// - Throws: `DoneError.noStore` when the store must exist and does not; Core Data's error when
+    /// - Throws: `TodoError.noStore` when the store must exist and does not; Core Data's error when
     ///   the file is not a store, was written with another model, or cannot be created.
     init(at url: URL, access: Access, createFolder: Bool = false) throws {
         self.url = url
         if access != .create, !FileManager.default.fileExists(atPath: url.path) {
-            throw DoneError.noStore(at: url)
+            throw TodoError.noStore(at: url)
         }
         if access == .create, createFolder {
             let folder = url.deletingLastPathComponent()
@@ -36,7 +36,7 @@ final class TodoStore {
                 // The system's reason ("Permission denied", "Read-only file system") says more than
                 // Foundation's wrapper around it.
                 let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError) ?? (error as NSError)
-                throw DoneError("Can't create the folder \(folder.path) for the store: \(reason.localizedDescription).")
+                throw TodoError("Can't create the folder \(folder.path) for the store: \(reason.localizedDescription).")
             }
         }
         // Core Data's way: the container finds Done.xcdatamodeld among the program's resources.
@@ -77,7 +77,7 @@ final class TodoStore {
 
     // MARK: Short ids
 
-    /// The id `done list` shows: the primary key at the end of the object's URI
+    /// The id `todo list` shows: the primary key at the end of the object's URI
     /// (`x-coredata://<store UUID>/TSPItem/p42` → `42`).
     static func shortID(of objectID: NSManagedObjectID) -> String {
         String(objectID.uriRepresentation().lastPathComponent.dropFirst())
@@ -95,15 +95,15 @@ final class TodoStore {
 
     /// The items that `ids` name, registered in `context`; call on the context's queue.
     ///
-    /// - Throws: `DoneError.unknownID` for the first id that names no item, before the caller has
+    /// - Throws: `TodoError.unknownID` for the first id that names no item, before the caller has
     ///   changed anything.
     func items(withShortIDs ids: [String], in context: NSManagedObjectContext) throws -> [NSManagedObject] {
         try ids.map { id in
-            guard let objectID = objectID(forShortID: id) else { throw DoneError.unknownID(id, in: url) }
+            guard let objectID = objectID(forShortID: id) else { throw TodoError.unknownID(id, in: url) }
             do {
                 return try context.existingObject(with: objectID)
             } catch let error as NSError where error.code == NSManagedObjectReferentialIntegrityError {
-                throw DoneError.unknownID(id, in: url)
+                throw TodoError.unknownID(id, in: url)
             }
         }
     }

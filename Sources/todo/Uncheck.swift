@@ -1,11 +1,11 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `done uncheck ID…`: marks items as not done again.
+/// `todo uncheck ID…`: marks items as not done again.
 struct Uncheck: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Mark items as not done.")
 
-    @Argument(help: "The ids of the items, as `done list` shows them.")
+    @Argument(help: "The ids of the items, as `todo list` shows them.")
     var ids: [String]
 
     @OptionGroup var options: StoreOptions

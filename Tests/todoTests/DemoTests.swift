@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `done demo`: the walkthrough and its table.
+/// `todo demo`: the walkthrough and its table.
 @Suite struct DemoTests {
     @Test func theDemoWalksThroughEveryStepAndCleansUp() throws {
         let sandbox = try DoneSandbox()
@@ -36,7 +36,7 @@ import Testing
         let result = try sandbox.runDone(["demo", "--count", "20", "--keep"])
         #expect(result.status == 0)
         let kept = try #require(result.lines.last)
-        #expect(kept.hasPrefix("Kept the store: done list --store "))
+        #expect(kept.hasPrefix("Kept the store: todo list --store "))
         let store = try #require(kept.split(separator: " ").dropFirst(6).first.map(String.init))
         defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: store).deletingLastPathComponent()) }
         // The walkthrough ends by deleting every item, all done after Check All.
@@ -50,7 +50,7 @@ import Testing
         let sandbox = try DoneSandbox()
         let result = try sandbox.run("demo", "--count", "10")
         #expect(result.status == 0)
-        #expect(result.lines.last == "Kept the store: done list --store \(sandbox.store.path) --limit 10")
+        #expect(result.lines.last == "Kept the store: todo list --store \(sandbox.store.path) --limit 10")
         #expect(try sandbox.run("stats").lines.prefix(3) == ["items:   0", "done:    0", "pending: 0"])
     }
 

@@ -17,7 +17,7 @@ import Darwin
         try sandbox.run("add", "a", "b")
         try sandbox.run("check", "2")
         let error = try sandbox.expectFailure(command, "1", "2", "99")
-        #expect(error == "Error: No item with id 99 in \(sandbox.store.path) (`done list` shows the ids).")
+        #expect(error == "Error: No item with id 99 in \(sandbox.store.path) (`todo list` shows the ids).")
     }
 
     @Test(arguments: ["abc", "0", "1.5", "p1", "x-coredata://whatever/TSPItem/p1"])
@@ -32,7 +32,7 @@ import Darwin
     func changingItemsOfAMissingStoreCreatesNoStore(command: String) throws {
         let sandbox = try DoneSandbox()
         let error = try sandbox.expectFailure(command, "1")
-        #expect(error == "Error: There is no store at \(sandbox.store.path) yet: add an item first with `done add NAME`.")
+        #expect(error == "Error: There is no store at \(sandbox.store.path) yet: add an item first with `todo add NAME`.")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
     }
 
@@ -58,7 +58,7 @@ import Darwin
     func batchCommandsOnAMissingStoreCreateNoStore(command: String) throws {
         let sandbox = try DoneSandbox()
         let error = try sandbox.expectFailure(command)
-        #expect(error == "Error: There is no store at \(sandbox.store.path) yet: add an item first with `done add NAME`.")
+        #expect(error == "Error: There is no store at \(sandbox.store.path) yet: add an item first with `todo add NAME`.")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
     }
 
@@ -79,7 +79,7 @@ import Darwin
         defer { _ = chmod(parent.path, 0o755) }
         let result = try sandbox.runDone(["add", "x"], environment: ["XDG_DATA_HOME": parent.path])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Error: Can't create the folder \(parent.appendingPathComponent("done").path) for the store: "))
+        #expect(result.stderr.hasPrefix("Error: Can't create the folder \(parent.appendingPathComponent("todo").path) for the store: "))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
@@ -91,7 +91,7 @@ import Darwin
         let result = try sandbox.runDone(arguments + ["--store", sandbox.store.path])
         #expect(result.status == 64)  // EX_USAGE, ArgumentParser's status for a usage error
         #expect(result.stderr.hasPrefix("Error: "))
-        #expect(result.stderr.contains("Usage: done"))
+        #expect(result.stderr.contains("Usage: todo"))
         #expect(try sandbox.snapshot(of: sandbox.store) == before)
     }
 

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `done fetch`, synchronous and asynchronous, and Ctrl-C cancelling the asynchronous one.
+/// `todo fetch`, synchronous and asynchronous, and Ctrl-C cancelling the asynchronous one.
 @Suite struct FetchCommandTests {
     @Test func fetchSaysHowManyRecords() throws {
         let sandbox = try DoneSandbox()

@@ -39,7 +39,7 @@ import Testing
         let sandbox = try DoneSandbox()
         let result = try sandbox.run("list")
         #expect(result.status == 0)
-        #expect(result.lines == ["No items yet: there is no store at \(sandbox.store.path). Add one with `done add NAME`."])
+        #expect(result.lines == ["No items yet: there is no store at \(sandbox.store.path). Add one with `todo add NAME`."])
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
     }
 

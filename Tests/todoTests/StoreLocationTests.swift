@@ -8,7 +8,7 @@ import Testing
         let data = sandbox.folder.appendingPathComponent("data")
         let added = try sandbox.runDone(["add", "x"], environment: ["XDG_DATA_HOME": data.path])
         #expect(added.status == 0)
-        let store = data.appendingPathComponent("done/Done.sqlite")
+        let store = data.appendingPathComponent("todo/Done.sqlite")
         #expect(FileManager.default.fileExists(atPath: store.path))
         let stats = try sandbox.runDone(["stats"], environment: ["XDG_DATA_HOME": data.path])
         #expect(stats.lines.contains("store:   \(store.path)"))
@@ -19,6 +19,6 @@ import Testing
         let home = sandbox.folder.appendingPathComponent("home")
         let added = try sandbox.runDone(["add", "x"], environment: ["XDG_DATA_HOME": "", "HOME": home.path])
         #expect(added.status == 0)
-        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent(".local/share/done/Done.sqlite").path))
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent(".local/share/todo/Done.sqlite").path))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// What one run of the `done` program did.
+/// What one run of the `todo` program did.
 struct DoneResult {
     let status: Int32
     let stdout: String
@@ -12,12 +12,12 @@ struct DoneResult {
 }
 
 /// A fresh folder for one test, with a store path in it, removed when the value is released; runs
-/// the built `done` program with its data folder inside, so that no test touches the real one.
+/// the built `todo` program with its data folder inside, so that no test touches the real one.
 final class DoneSandbox {
     let folder: URL
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("doneTests-\(UUID().uuidString)")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("todoTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -26,13 +26,13 @@ final class DoneSandbox {
     /// The store most tests use, by `--store`.
     var store: URL { folder.appendingPathComponent("Done.sqlite") }
 
-    /// Runs `done arguments… --store <the sandbox's store>`.
+    /// Runs `todo arguments… --store <the sandbox's store>`.
     @discardableResult
     func run(_ arguments: String...) throws -> DoneResult {
         try runDone(arguments + ["--store", store.path])
     }
 
-    /// Runs `done` with exactly `arguments`. `XDG_DATA_HOME` and `HOME` point into the sandbox
+    /// Runs `todo` with exactly `arguments`. `XDG_DATA_HOME` and `HOME` point into the sandbox
     /// unless `environment` says otherwise.
     func runDone(_ arguments: [String], environment: [String: String] = [:]) throws -> DoneResult {
         let process = Process()
@@ -93,7 +93,7 @@ final class DoneSandbox {
         return String(errorLines.first ?? "")
     }
 
-    /// The store's bytes and, when it is a store, what `done list` shows of it.
+    /// The store's bytes and, when it is a store, what `todo list` shows of it.
     func snapshot(of store: URL) throws -> StoreSnapshot {
         guard FileManager.default.fileExists(atPath: store.path) else { return StoreSnapshot(bytes: nil, listing: nil) }
         let listing = try runDone(["list", "--store", store.path])
@@ -101,20 +101,20 @@ final class DoneSandbox {
             bytes: try Data(contentsOf: store), listing: listing.status == 0 ? listing.stdout : nil)
     }
 
-    /// The built `done` program: `DONE_EXECUTABLE` if set, else next to the test bundle in the
+    /// The built `todo` program: `TODO_EXECUTABLE` if set, else next to the test bundle in the
     /// build products folder (swift test builds every product first).
     static func executable() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["DONE_EXECUTABLE"] { return URL(fileURLWithPath: path) }
+        if let path = ProcessInfo.processInfo.environment["TODO_EXECUTABLE"] { return URL(fileURLWithPath: path) }
         // Linux runs `<products>/<Package>PackageTests.xctest` itself; macOS loads a bundle
         // `<products>/<Package>PackageTests.xctest/Contents/MacOS/…`: look upwards from either.
         var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         for _ in 0..<5 {
             folder = folder.deletingLastPathComponent()
-            let candidate = folder.appendingPathComponent("done")
+            let candidate = folder.appendingPathComponent("todo")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
         for bundle in Bundle.allBundles {
-            let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("done")
+            let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("todo")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
         throw DoneNotBuilt()
@@ -128,5 +128,5 @@ struct StoreSnapshot: Equatable {
 }
 
 struct DoneNotBuilt: Error, CustomStringConvertible {
-    var description: String { "The `done` program is not built next to the tests; run `swift build` or set DONE_EXECUTABLE." }
+    var description: String { "The `todo` program is not built next to the tests; run `swift build` or set TODO_EXECUTABLE." }
 }
