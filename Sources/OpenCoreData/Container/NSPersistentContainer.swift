@@ -8,8 +8,9 @@
 /// let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: container.viewContext)
 /// ```
 open class NSPersistentContainer: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: `persistentStoreDescriptions` is set up before loading; the coordinator
-    // and contexts are themselves Sendable.
+    // @unchecked Sendable: `persistentStoreDescriptions` is set up before loading, as Core Data
+    // asks; `viewContext` is made once under its lock, whichever threads ask for it first; the
+    // coordinator and contexts are themselves Sendable.
 
     /// The container's name: the model's and the default store file's.
     public let name: String
@@ -21,11 +22,18 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     open var persistentStoreDescriptions: [NSPersistentStoreDescription]
 
     /// The main-queue context for the user interface (or the main thread of a command-line program).
-    public private(set) lazy var viewContext: NSManagedObjectContext = {
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = persistentStoreCoordinator
-        return context
-    }()
+    ///
+    /// Made on first use, once: threads that ask at the same time all get the same context.
+    public var viewContext: NSManagedObjectContext {
+        viewContextStorage.withLock { stored in
+            if let stored { return stored }
+            let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = persistentStoreCoordinator
+            stored = context
+            return context
+        }
+    }
+    private let viewContextStorage = Locked<NSManagedObjectContext?>(nil)
 
     /// The folder where stores go by default: `$XDG_DATA_HOME`, or `$HOME/.local/share`.
     open class func defaultDirectoryURL() -> URL {

@@ -1,8 +1,15 @@
 /// A persistent store: where a coordinator keeps objects. Core Data's SQLite and in-memory stores
 /// are subclasses; create stores through `NSPersistentStoreCoordinator.addPersistentStore`.
 open class NSPersistentStore: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is touched only under the coordinator's lock, which
-    // serializes every call into a store.
+    // @unchecked Sendable: contexts call a store directly, from their own queues, not through the
+    // coordinator's lock, so the store's own state must be safe on its own:
+    // - `url`, `identifier`, `isReadOnly` and `configurationName` are set while the coordinator
+    //   adds the store, under the coordinator's lock and before any context can reach the store;
+    //   after that only an app that sets them itself changes them (Apple's are settable too);
+    // - `metadata`, which saves and `setMetadata(_:for:)` replace while contexts read it, is
+    //   kept under a lock of its own;
+    // - each subclass serializes its data: the SQLite store through GRDB's pool (one writer,
+    //   readers on WAL snapshots), the in-memory store under its lock.
 
     /// Store types by name, as Core Data spells them.
     public struct StoreType: RawRepresentable, Hashable, Sendable {
@@ -29,7 +36,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Whether the store refuses saves.
     open var isReadOnly: Bool = false
     /// The store's metadata: `NSStoreType`, `NSStoreUUID`, version hashes and the app's own keys.
-    open var metadata: [String: Any]! = [:]
+    open var metadata: [String: Any]! {
+        get { metadataStorage.withLock { $0 } }
+        set { metadataStorage.withLock { $0 = newValue ?? [:] } }
+    }
+    private let metadataStorage = Locked<[String: Any]>([:])
 
     /// The store's type name (`NSSQLiteStoreType`…).
     open var type: String { "" }

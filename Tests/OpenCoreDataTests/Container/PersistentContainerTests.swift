@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import OpenCoreData
 
@@ -23,6 +24,23 @@ import Testing
         try context.performAndWait {
             let item = try context.existingObject(with: saved)
             #expect(item.value(forKey: "name") as? String == "from the background")
+        }
+    }
+
+    /// `viewContext` was a lazy var: two threads asking first could each make a context, and the
+    /// app's objects would then live in two main-queue contexts.
+    @Test func threadsAskingForTheViewContextAtOnceAllGetTheSameContext() throws {
+        for _ in 0..<20 {
+            let container = NSPersistentContainer(name: "Todo", managedObjectModel: TestModels.todo())
+            let contexts = Locked<[ObjectIdentifier]>([])
+            DispatchQueue.concurrentPerform(iterations: 16) { _ in
+                let context = container.viewContext
+                contexts.withLock { $0.append(ObjectIdentifier(context)) }
+            }
+            #expect(contexts.withLock { $0.count } == 16)
+            #expect(Set(contexts.withLock { $0 }).count == 1)
+            #expect(container.viewContext.concurrencyType == .mainQueueConcurrencyType)
+            #expect(container.viewContext.persistentStoreCoordinator === container.persistentStoreCoordinator)
         }
     }
 
