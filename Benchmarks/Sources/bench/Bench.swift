@@ -22,6 +22,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Run only these ways (comma-separated: raw, grdb, ocd), e.g. one way under a profiler.")
     var ways: String = "raw,grdb,ocd"
 
+    @Flag(inversion: .prefixedNo, help: "Measure the asynchronous fetch's responsiveness too (the context's longest wait, the cancellation's latency): on by default with every case, off with --only.")
+    var responsiveness: Bool?
+
     @Flag(help: "Do not give the heap's free pages back before each run: runs then reuse what earlier runs (of any way) freed, as a long-running process does, and their times depend on the order of the ways.")
     var warmHeap = false
 
@@ -71,9 +74,19 @@ struct Bench: ParsableCommand {
         for benchCase in cases {
             report.lines.append(Report.Row(benchCase: benchCase, measurements: try harness.measure(benchCase, log: log)))
         }
+        var responsivenessReport: Responsiveness?
+        if responsiveness ?? (only == nil) {
+            log("Responsiveness of the asynchronous fetch…")
+            responsivenessReport = try Responsiveness.measure(
+                fixture: harness.fixture, in: scratch.appendingPathComponent("responsiveness"), attempts: runs, log: log)
+        }
         let heap = warmHeap ? "warm heap (freed pages kept between runs)" : "each run from a trimmed heap"
         print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, \(heap), SQLite \(String(cString: sqlite3_libversion())), release build")
         print("")
         print(report.render())
+        if let responsivenessReport {
+            print("")
+            print(responsivenessReport.render())
+        }
     }
 }

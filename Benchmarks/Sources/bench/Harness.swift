@@ -13,7 +13,7 @@ final class Harness {
         var count = 0
     }
 
-    private let fixture: Fixture
+    let fixture: Fixture
     private let runs: Int
     /// Indexes into `ways` of the ways to run; the others keep empty measurements.
     private let selectedWays: [Int]
