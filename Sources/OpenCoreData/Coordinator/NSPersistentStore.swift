@@ -64,6 +64,26 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Replaces the store's metadata (through `NSPersistentStoreCoordinator.setMetadata`).
     func replaceMetadata(_ metadata: [String: Any]) { self.metadata = metadata }
 
+    /// Removes or empties the store at `url` for `destroyPersistentStore`; a store with nothing
+    /// on disk has nothing to do.
+    class func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws {}
+
+    /// Copies the store at `source` over `destination` for `replacePersistentStore`.
+    class func replaceStore(at destination: URL, withStoreFrom source: URL) throws {
+        throw CoreDataError.make(
+            NSPersistentStoreOperationError, "Stores of this type can't be replaced from a file.", userInfo: [NSFilePathErrorKey: destination.path])
+    }
+
+    /// Deletes the files of a store this process just made at `url` and could not open.
+    class func discardStoreFiles(at url: URL) {}
+
+    /// Copies this open store into a new store file at `destination`, with a store UUID of its
+    /// own, for `migratePersistentStore`.
+    func copyForMigration(to destination: URL) throws {
+        throw CoreDataError.make(
+            NSPersistentStoreOperationError, "Stores of type '\(type)' can't be migrated to a file yet.", userInfo: [NSFilePathErrorKey: destination.path])
+    }
+
     /// Called after the store is added to a coordinator.
     open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
     /// Called before the store is removed from a coordinator.

@@ -43,7 +43,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     private let modelError: NSError?
 
     /// Creates a coordinator for `model`; the model may no longer be edited afterwards.
-    public init(managedObjectModel model: NSManagedObjectModel) {
+    ///
+    /// `required`, so that a class method can create a coordinator of its own class,
+    /// `Self.init(managedObjectModel:)`, as code written for Apple platforms does (there the
+    /// initializer comes from Objective-C, which Swift exempts from the rule).
+    ///
+    /// - Parameter model: The model of every object the coordinator's stores will hold.
+    public required init(managedObjectModel model: NSManagedObjectModel) {
         self.managedObjectModel = model
         var error: NSError?
         do { try model.freeze() } catch let e as NSError { error = e }
@@ -60,7 +66,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Store types by name, as `registerStoreClass` knows them.
-    private static let registeredTypes = Locked<[String: NSPersistentStore.Type]>([
+    static let registeredTypes = Locked<[String: NSPersistentStore.Type]>([
         NSSQLiteStoreType: SQLiteStore.self,
         NSInMemoryStoreType: InMemoryStore.self,
     ])
@@ -93,6 +99,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
         options: [AnyHashable: Any]? = nil
     ) throws -> NSPersistentStore {
+        let store = try addStore(ofType: storeType, configurationName: configuration, at: storeURL, options: options)
+        postStoresDidChange([NSAddedPersistentStoresKey: [store]])
+        return store
+    }
+
+    /// Adds and opens a store without telling observers, for `addPersistentStore` and for a
+    /// migration, which posts one notification for the whole exchange.
+    func addStore(
+        ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+        options: [AnyHashable: Any]?
+    ) throws -> NSPersistentStore {
         if let modelError { throw modelError }
         let storeClass = NSPersistentStoreCoordinator.registeredTypes.withLock { $0[storeType] }
         guard let storeClass else {
@@ -123,8 +140,23 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return store
     }
 
-    /// Removes `store` from the coordinator and closes it.
+    /// Removes `store` from the coordinator and closes it; observers hear of it through
+    /// `.NSPersistentStoreCoordinatorWillRemoveStore` before and
+    /// `.NSPersistentStoreCoordinatorStoresDidChange` after.
+    ///
+    /// - Parameter store: A store of this coordinator.
+    /// - Throws: `NSPersistentStoreOperationError` when the store is not in this coordinator.
     open func remove(_ store: NSPersistentStore) throws {
+        guard persistentStores.contains(where: { $0 === store }) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store is not in this coordinator.")
+        }
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
+        try removeStore(store)
+        postStoresDidChange([NSRemovedPersistentStoresKey: [store]])
+    }
+
+    /// Removes and closes `store` without telling observers.
+    func removeStore(_ store: NSPersistentStore) throws {
         lock.lock()
         defer { lock.unlock() }
         guard let index = stores.firstIndex(where: { $0 === store }) else {
@@ -134,6 +166,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         store.close()
         store.identity.detach()
         stores.remove(at: index)
+    }
+
+    /// Posts `.NSPersistentStoreCoordinatorStoresDidChange` with `userInfo`, outside the lock, so
+    /// that an observer may call the coordinator.
+    func postStoresDidChange(_ userInfo: [String: Any]) {
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: userInfo)
     }
 
     deinit {

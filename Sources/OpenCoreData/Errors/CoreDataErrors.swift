@@ -48,6 +48,10 @@ public let NSEntityMigrationPolicyError = 134170
 public let NSSQLiteError = 134180
 public let NSInferredMappingModelError = 134190
 public let NSExternalRecordImportError = 134200
+public let NSPersistentHistoryTokenExpiredError = 134301
+public let NSManagedObjectModelReferenceNotFoundError = 134504
+public let NSStagedMigrationFrameworkVersionMismatchError = 134505
+public let NSStagedMigrationBackwardMigrationError = 134506
 
 /// The key of the object that failed validation, in a validation error's `userInfo`.
 public let NSValidationObjectErrorKey = "NSValidationErrorObject"

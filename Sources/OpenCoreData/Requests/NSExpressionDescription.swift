@@ -16,6 +16,11 @@ open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
     /// The type of the value the expression returns, which decides how the result is handed out
     /// (`NSNumber` of an integer or a double, `Date`, `String`, `NSManagedObjectID`…).
     open var expressionResultType: NSAttributeType = .undefinedAttributeType
+    /// `expressionResultType` in the iOS 15 spelling: `description.resultType = .integer64`.
+    public var resultType: NSAttributeDescription.AttributeType {
+        get { NSAttributeDescription.AttributeType(rawValue: expressionResultType) }
+        set { expressionResultType = newValue.rawValue }
+    }
 
     /// Creates a description with no name, no expression and an undefined result type; set all
     /// three before adding it to `propertiesToFetch`.

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The shared Apple Core Data fixtures, read in place from `../shared/fixtures/apple-core-data/`
-/// next to the package so that they are never copied into the repository.
+/// The stores and models written by Apple's Core Data that the tests read, in
+/// `Tests/Fixtures/AppleCoreData/` (data with their licence and README), read in place: a test
+/// that writes copies the file into its temporary directory first.
 enum Fixtures {
     /// The package root: the nearest folder above this file that holds `Package.swift`.
     static let packageRoot: URL = {
@@ -15,9 +16,9 @@ enum Fixtures {
         fatalError("No Package.swift above \(#filePath)")
     }()
 
-    /// `shared/fixtures/apple-core-data/`, beside the package.
-    static let root: URL = packageRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/fixtures/apple-core-data", isDirectory: true)
+    /// `Tests/Fixtures/AppleCoreData/` in the package.
+    static let root: URL = packageRoot
+        .appendingPathComponent("Tests/Fixtures/AppleCoreData", isDirectory: true)
 
     /// A fixture by its path relative to `root`, e.g. `"SampleModel/SampleModel.xcdatamodeld"`.
     static func url(_ relativePath: String) -> URL {

@@ -8,6 +8,23 @@ enum SQLiteFileCheck {
         return size > 0
     }
 
+    /// Whether the file at `path` is a SQLite database with nothing in it: no table, index, view
+    /// or trigger. Such a file (left by `destroyPersistentStore`, or by a process killed while it
+    /// created the store) is taken as a new store rather than refused for its missing metadata.
+    static func isEmptyDatabase(atPath path: String) -> Bool {
+        let header = FileHandle(forReadingAtPath: path).map { handle in
+            defer { try? handle.close() }
+            return (try? handle.read(upToCount: 16)) ?? Data()
+        } ?? Data()
+        guard header == Data("SQLite format 3\0".utf8) else { return false }
+        var config = Configuration()
+        config.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return false }
+        defer { try? queue.close() }
+        let objects = try? queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        return objects == 0
+    }
+
     /// Reads Z_METADATA through a read-only connection.
     ///
     /// - Throws: `NSFileReadCorruptFileError` (259) when the file is not a SQLite database or not a

@@ -28,6 +28,14 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override var type: String { NSSQLiteStoreType }
 
+    // The coordinator's file operations, in SQLiteStoreFiles (overrides must be in the class body).
+    override class func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws { try SQLiteStoreFiles.destroyStore(at: url) }
+    override class func replaceStore(at destination: URL, withStoreFrom source: URL) throws {
+        try SQLiteStoreFiles.replaceStore(at: destination, withStoreFrom: source)
+    }
+    override func copyForMigration(to destination: URL) throws { try SQLiteStoreFiles.copy(self, forMigrationTo: destination) }
+    override class func discardStoreFiles(at url: URL) { SQLiteFileCheck.removeStoreFiles(atPath: url.path) }
+
     /// Sees the SQL text of every statement the store's connections run (for tests that count
     /// queries, and for debugging).
     let statementLog = SQLStatementLog()
@@ -43,7 +51,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let path = url.path
         isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let entities = self.entities
-        let existing = SQLiteFileCheck.hasContent(atPath: path)
+        let fileExisted = FileManager.default.fileExists(atPath: path)
+        let existing = SQLiteFileCheck.hasContent(atPath: path) && !SQLiteFileCheck.isEmptyDatabase(atPath: path)
         if existing {
             let found = try SQLiteFileCheck.readMetadata(atPath: path)
             guard SQLiteMetadata.hashesMatch(found.metadata, entities: entities) else {
@@ -65,7 +74,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             try loadEntityNumbers(entities: entities)
         } catch {
             pool = nil
-            if !existing { SQLiteFileCheck.removeStoreFiles(atPath: path) }
+            // Only files this open made: an empty file that was there stays the user's.
+            if !fileExisted { SQLiteFileCheck.removeStoreFiles(atPath: path) }
             throw SQLiteFileCheck.coreDataError(error, path: path)
         }
         for entity in entities where entity.superentity == nil {

@@ -2,7 +2,7 @@ import GRDB
 import Testing
 @testable import OpenCoreData
 
-/// Stores written by Apple's Core Data (shared/fixtures/apple-core-data), opened with their Xcode
+/// Stores written by Apple's Core Data (Tests/Fixtures/AppleCoreData), opened with their Xcode
 /// models and read back exactly.
 @Suite struct AppleStoreReadTests {
     /// A coordinator on a copy of an Apple store, with the model version it was written with.
