@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func checkAllMarksEveryItemDone() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "a", "b", "c")
         try sandbox.run("check", "2")
         let result = try sandbox.run("check-all")
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func clearDoneDeletesOnlyTheDoneItems() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "a", "b", "c", "d")
         try sandbox.run("check", "1", "3")
         let result = try sandbox.run("clear-done")
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func checkAllThenClearDoneEmptiesThePopulatedStore() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("populate", "--count", "500")
         #expect(count(in: try sandbox.run("check-all").lines.first, prefix: "Checked all ", suffix: "items") == 500)
         #expect(count(in: try sandbox.run("clear-done").lines.first, prefix: "Deleted ", suffix: "done items") == 500)

@@ -4,8 +4,8 @@ import Testing
 /// `todo demo`: the walkthrough and its table.
 @Suite struct DemoTests {
     @Test func theDemoWalksThroughEveryStepAndCleansUp() throws {
-        let sandbox = try DoneSandbox()
-        let result = try sandbox.runDone(["demo", "--count", "500"])
+        let sandbox = try TodoSandbox()
+        let result = try sandbox.runTodo(["demo", "--count", "500"])
         #expect(result.status == 0)
         #expect(result.stderr == "")
         let lines = result.lines
@@ -32,22 +32,22 @@ import Testing
     }
 
     @Test func keepLeavesTheStoreForList() throws {
-        let sandbox = try DoneSandbox()
-        let result = try sandbox.runDone(["demo", "--count", "20", "--keep"])
+        let sandbox = try TodoSandbox()
+        let result = try sandbox.runTodo(["demo", "--count", "20", "--keep"])
         #expect(result.status == 0)
         let kept = try #require(result.lines.last)
         #expect(kept.hasPrefix("Kept the store: todo list --store "))
         let store = try #require(kept.split(separator: " ").dropFirst(6).first.map(String.init))
         defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: store).deletingLastPathComponent()) }
         // The walkthrough ends by deleting every item, all done after Check All.
-        let list = try sandbox.runDone(["list", "--store", store, "--limit", "4"])
+        let list = try sandbox.runTodo(["list", "--store", store, "--limit", "4"])
         #expect(list.lines == ["No items."])
-        #expect(try sandbox.runDone(["add", "after the demo", "--store", store]).status == 0)
-        #expect(try sandbox.runDone(["list", "--store", store]).lines == ["21 · after the demo"])
+        #expect(try sandbox.runTodo(["add", "after the demo", "--store", store]).status == 0)
+        #expect(try sandbox.runTodo(["list", "--store", store]).lines == ["21 · after the demo"])
     }
 
     @Test func aChosenStoreIsKept() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let result = try sandbox.run("demo", "--count", "10")
         #expect(result.status == 0)
         #expect(result.lines.last == "Kept the store: todo list --store \(sandbox.store.path) --limit 10")
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func theDemoRefusesToReuseAStore() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "mine")
         let error = try sandbox.expectFailure("demo", "--count", "10")
         #expect(error == "Error: The demo makes a new store, and \(sandbox.store.path) already exists.")

@@ -9,11 +9,11 @@ import Darwin
 #endif
 
 /// Every failure is one `Error:` line, status 1, and leaves the store as it was
-/// (`DoneSandbox.expectFailure` checks all three).
+/// (`TodoSandbox.expectFailure` checks all three).
 @Suite struct ErrorTests {
     @Test(arguments: ["check", "uncheck", "delete"])
     func anUnknownIDFailsBeforeAnyItemChanges(command: String) throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "a", "b")
         try sandbox.run("check", "2")
         let error = try sandbox.expectFailure(command, "1", "2", "99")
@@ -22,7 +22,7 @@ import Darwin
 
     @Test(arguments: ["abc", "0", "1.5", "p1", "x-coredata://whatever/TSPItem/p1"])
     func somethingThatIsNotAnIDIsAnUnknownID(id: String) throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "a")
         let error = try sandbox.expectFailure("check", id)
         #expect(error.hasPrefix("Error: No item with id \(id) in "))
@@ -30,7 +30,7 @@ import Darwin
 
     @Test(arguments: ["check", "uncheck", "delete"])
     func changingItemsOfAMissingStoreCreatesNoStore(command: String) throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let error = try sandbox.expectFailure(command, "1")
         #expect(error == "Error: There is no store at \(sandbox.store.path) yet: add an item first with `todo add NAME`.")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
@@ -38,7 +38,7 @@ import Darwin
 
     @Test(arguments: [["list"], ["add", "x"], ["check", "1"], ["delete", "1"], ["check-all"], ["clear-done"], ["stats"], ["populate", "--count", "5"]])
     func aFileThatIsNotAStoreIsRefusedAndLeftAlone(arguments: [String]) throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try Data("groceries: milk, eggs\n".utf8).write(to: sandbox.store)
         let error = try sandbox.expectFailure(arguments)
         #expect(error == "Error: The file at \(sandbox.store.path) is not a Core Data store: it is not a SQLite database.")
@@ -47,7 +47,7 @@ import Darwin
 
     @Test(arguments: [["list"], ["add", "x"], ["check", "1"], ["delete", "1"], ["check-all"], ["clear-done"], ["stats"], ["populate", "--count", "5"]])
     func aStoreWrittenWithAnotherModelIsRefusedAndLeftAlone(arguments: [String]) throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try Self.makeNotesStore(at: sandbox.store)
         let error = try sandbox.expectFailure(arguments)
         #expect(
@@ -56,7 +56,7 @@ import Darwin
 
     @Test(arguments: ["check-all", "clear-done"])
     func batchCommandsOnAMissingStoreCreateNoStore(command: String) throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let error = try sandbox.expectFailure(command)
         #expect(error == "Error: There is no store at \(sandbox.store.path) yet: add an item first with `todo add NAME`.")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
@@ -64,7 +64,7 @@ import Darwin
 
     @Test(arguments: [["add", "x"], ["populate", "--count", "5"]])
     func aReadOnlyLocationIsAClearError(arguments: [String]) throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let folder = try Self.readOnlyFolder(in: sandbox)
         defer { _ = chmod(folder.path, 0o755) }
         let store = folder.appendingPathComponent("Done.sqlite")
@@ -74,10 +74,10 @@ import Darwin
     }
 
     @Test func aDefaultFolderThatCannotBeCreatedIsAClearError() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let parent = try Self.readOnlyFolder(in: sandbox)
         defer { _ = chmod(parent.path, 0o755) }
-        let result = try sandbox.runDone(["add", "x"], environment: ["XDG_DATA_HOME": parent.path])
+        let result = try sandbox.runTodo(["add", "x"], environment: ["XDG_DATA_HOME": parent.path])
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("Error: Can't create the folder \(parent.appendingPathComponent("todo").path) for the store: "))
         #expect(result.stderr.split(separator: "\n").count == 1)
@@ -85,10 +85,10 @@ import Darwin
 
     @Test(arguments: [["check"], ["delete"], ["add"], ["add", " "], ["list", "--limit", "0"], ["list", "--done", "--pending"], ["populate"], ["frobnicate"]])
     func aMisusedCommandIsAUsageErrorAndChangesNothing(arguments: [String]) throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "a")
         let before = try sandbox.snapshot(of: sandbox.store)
-        let result = try sandbox.runDone(arguments + ["--store", sandbox.store.path])
+        let result = try sandbox.runTodo(arguments + ["--store", sandbox.store.path])
         #expect(result.status == 64)  // EX_USAGE, ArgumentParser's status for a usage error
         #expect(result.stderr.hasPrefix("Error: "))
         #expect(result.stderr.contains("Usage: todo"))
@@ -118,7 +118,7 @@ import Darwin
 
     /// A folder no file can be created in: a folder without write permission, or, for root, whom
     /// permissions don't stop, /proc, where even root can't create files.
-    static func readOnlyFolder(in sandbox: DoneSandbox) throws -> URL {
+    static func readOnlyFolder(in sandbox: TodoSandbox) throws -> URL {
         if getuid() == 0 { return URL(fileURLWithPath: "/proc") }
         let folder = sandbox.folder.appendingPathComponent("read-only")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

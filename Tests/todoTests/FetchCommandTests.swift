@@ -10,7 +10,7 @@ import Darwin
 /// `todo fetch`, synchronous and asynchronous, and Ctrl-C cancelling the asynchronous one.
 @Suite struct FetchCommandTests {
     @Test func fetchSaysHowManyRecords() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("populate", "--count", "2500")
         let result = try sandbox.run("fetch")
         #expect(result.status == 0)
@@ -19,7 +19,7 @@ import Darwin
     }
 
     @Test func asynchronousFetchShowsItsProgressThenTheCount() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("populate", "--count", "2500")
         let result = try sandbox.run("fetch", "--async")
         #expect(result.status == 0)
@@ -36,7 +36,7 @@ import Darwin
     }
 
     @Test func asynchronousFetchOfAMissingStoreIsAnError() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let error = try sandbox.expectFailure("fetch", "--async")
         #expect(error.hasPrefix("Error: "))
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
@@ -45,14 +45,14 @@ import Darwin
     /// Ctrl-C while rows are read: the fetch is cancelled, reported on standard error, and the
     /// program exits 1 instead of being killed by the signal.
     @Test func interruptCancelsTheAsynchronousFetch() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("populate", "--count", "200000")
         let output = sandbox.folder.appendingPathComponent("fetch-output")
         let errors = sandbox.folder.appendingPathComponent("fetch-errors")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let process = Process()
-        process.executableURL = try DoneSandbox.executable()
+        process.executableURL = try TodoSandbox.executable()
         process.arguments = ["fetch", "--async", "--store", sandbox.store.path]
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)

@@ -4,7 +4,7 @@ import Testing
 /// add, list, check, uncheck and delete, as a user runs them one after another.
 @Suite struct ItemCommandTests {
     @Test func addPrintsEachNewItemWithItsID() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let result = try sandbox.run("add", "Buy milk", "Walk the dog")
         #expect(result.status == 0)
         #expect(result.lines == ["Added 1 · Buy milk", "Added 2 · Walk the dog"])
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func listShowsItemsOldestFirstWithCheckMarksAndFilters() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         for name in ["first", "second", "third"] { try sandbox.run("add", name) }
         try sandbox.run("check", "2")
 
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func listSaysWhenNothingMatches() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "only")
         #expect(try sandbox.run("list", "--done").lines == ["No done items."])
         try sandbox.run("delete", "1")
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func listOnAMissingStoreSaysSoAndCreatesNothing() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let result = try sandbox.run("list")
         #expect(result.status == 0)
         #expect(result.lines == ["No items yet: there is no store at \(sandbox.store.path). Add one with `todo add NAME`."])
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func checkAndUncheckChangeTheStoredItems() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "a", "b", "c")
 
         let checked = try sandbox.run("check", "1", "3")
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func deleteRemovesTheItemsAndKeepsTheOthersIDs() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "a", "b", "c")
         let deleted = try sandbox.run("delete", "1", "3")
         #expect(deleted.status == 0)
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func idsLineUpWhenTheyHaveDifferentWidths() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("populate", "--count", "10")
         try sandbox.run("add", "eleventh")
         let lines = try sandbox.run("list").lines

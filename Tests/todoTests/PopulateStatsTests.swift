@@ -4,7 +4,7 @@ import Testing
 /// populate and stats.
 @Suite struct PopulateStatsTests {
     @Test func populateInsertsNumberedItemsWithOneSave() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let result = try sandbox.run("populate", "--count", "50")
         #expect(result.status == 0)
         #expect(result.stderr == "")
@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func populatedItemsListAfterOlderItemsAndBeforeNewerOnes() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "older")
         try sandbox.run("populate", "--count", "3")
         try sandbox.run("add", "newer")
@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func populateSavesEveryBatch() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let result = try sandbox.run("populate", "--count", "25", "--batch", "10")
         #expect(result.status == 0)
         #expect(result.lines.last == "Inserted 25 items in 3 saves into \(sandbox.store.path).")
@@ -33,7 +33,7 @@ import Testing
 
     /// Standard output is a file here: plain progress lines, one per tenth, then the total.
     @Test func populateShowsPlainProgressLinesWhenNotOnATerminal() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let lines = try sandbox.run("populate", "--count", "1000").lines
         let progress = lines.filter { $0.hasPrefix("populate: ") }
         #expect(progress.count == 11)  // 10 %, …, 90 %, saving, and the final line
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func statsCountsItemsAndShowsTheStoresPathAndSize() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         try sandbox.run("add", "a", "b", "c")
         try sandbox.run("check", "2")
         let result = try sandbox.run("stats")
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func statsOnAMissingStoreCreatesNothing() throws {
-        let sandbox = try DoneSandbox()
+        let sandbox = try TodoSandbox()
         let result = try sandbox.run("stats")
         #expect(result.status == 0)
         #expect(result.lines == ["items:   0", "store:   \(sandbox.store.path) (not created yet)"])

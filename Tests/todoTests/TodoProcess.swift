@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// What one run of the `todo` program did.
-struct DoneResult {
+struct TodoResult {
     let status: Int32
     let stdout: String
     let stderr: String
@@ -13,7 +13,7 @@ struct DoneResult {
 
 /// A fresh folder for one test, with a store path in it, removed when the value is released; runs
 /// the built `todo` program with its data folder inside, so that no test touches the real one.
-final class DoneSandbox {
+final class TodoSandbox {
     let folder: URL
 
     init() throws {
@@ -28,15 +28,20 @@ final class DoneSandbox {
 
     /// Runs `todo arguments… --store <the sandbox's store>`.
     @discardableResult
-    func run(_ arguments: String...) throws -> DoneResult {
-        try runDone(arguments + ["--store", store.path])
+    func run(_ arguments: String...) throws -> TodoResult {
+        try runTodo(arguments + ["--store", store.path])
     }
 
     /// Runs `todo` with exactly `arguments`. `XDG_DATA_HOME` and `HOME` point into the sandbox
     /// unless `environment` says otherwise.
-    func runDone(_ arguments: [String], environment: [String: String] = [:]) throws -> DoneResult {
+    func runTodo(_ arguments: [String], environment: [String: String] = [:]) throws -> TodoResult {
+        try runProgram(try TodoSandbox.executable(), arguments, environment: environment)
+    }
+
+    /// Runs `program` with `arguments` in the sandbox's environment, as `runTodo` does.
+    func runProgram(_ program: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> TodoResult {
         let process = Process()
-        process.executableURL = try DoneSandbox.executable()
+        process.executableURL = program
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path
@@ -62,7 +67,7 @@ final class DoneSandbox {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
         }
-        return DoneResult(
+        return TodoResult(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
@@ -83,7 +88,7 @@ final class DoneSandbox {
     ) throws -> String {
         let store = store ?? self.store
         let before = try snapshot(of: store)
-        let result = try runDone(arguments + ["--store", store.path])
+        let result = try runTodo(arguments + ["--store", store.path])
         #expect(result.status == 1, "exit status", sourceLocation: sourceLocation)
         #expect(result.stdout == "", sourceLocation: sourceLocation)
         let errorLines = result.stderr.split(separator: "\n")
@@ -96,7 +101,7 @@ final class DoneSandbox {
     /// The store's bytes and, when it is a store, what `todo list` shows of it.
     func snapshot(of store: URL) throws -> StoreSnapshot {
         guard FileManager.default.fileExists(atPath: store.path) else { return StoreSnapshot(bytes: nil, listing: nil) }
-        let listing = try runDone(["list", "--store", store.path])
+        let listing = try runTodo(["list", "--store", store.path])
         return StoreSnapshot(
             bytes: try Data(contentsOf: store), listing: listing.status == 0 ? listing.stdout : nil)
     }
@@ -117,7 +122,7 @@ final class DoneSandbox {
             let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("todo")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        throw DoneNotBuilt()
+        throw TodoNotBuilt()
     }
 }
 
@@ -127,6 +132,6 @@ struct StoreSnapshot: Equatable {
     let listing: String?
 }
 
-struct DoneNotBuilt: Error, CustomStringConvertible {
+struct TodoNotBuilt: Error, CustomStringConvertible {
     var description: String { "The `todo` program is not built next to the tests; run `swift build` or set TODO_EXECUTABLE." }
 }
