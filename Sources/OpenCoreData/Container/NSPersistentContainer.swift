@@ -36,6 +36,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     private let viewContextStorage = Locked<NSManagedObjectContext?>(nil)
 
     /// The folder where stores go by default: `$XDG_DATA_HOME`, or `$HOME/.local/share`.
+    ///
+    /// - Returns: The folder, which may not exist yet (`loadPersistentStores` creates it).
     open class func defaultDirectoryURL() -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
@@ -52,6 +54,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     ///
     /// Stops the program, as Core Data does, when no such model exists; use
     /// `init(name:managedObjectModel:)` with `NSManagedObjectModel(contentsOf:)` to handle that.
+    ///
+    /// - Parameter name: The model's name, and the default store file's (`<name>.sqlite`).
     public convenience init(name: String) {
         guard let url = NSPersistentContainer.findModel(named: name),
             let model = NSManagedObjectModel(contentsOf: url)
@@ -61,7 +65,12 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         self.init(name: name, managedObjectModel: model)
     }
 
-    /// A container for `model`.
+    /// A container for `model`, with one SQLite store description at
+    /// `defaultDirectoryURL()/<name>.sqlite`.
+    ///
+    /// - Parameters:
+    ///   - name: The container's name and the default store file's.
+    ///   - model: The model of the container's objects.
     public init(name: String, managedObjectModel model: NSManagedObjectModel) {
         self.name = name
         self.managedObjectModel = model
@@ -73,6 +82,10 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
 
     /// Adds every store in `persistentStoreDescriptions`, calling `block` once per store with the
     /// error, if any. Creates the default folder when a store goes there.
+    ///
+    /// - Parameter block: Called on the calling thread once per description, with the error that
+    ///   kept its store from loading (`NSPersistentStoreIncompatibleVersionHashError`,
+    ///   `NSFileReadCorruptFileError`…) or nil.
     open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void) {
         for description in persistentStoreDescriptions {
             do {
@@ -93,6 +106,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     }
 
     /// A new private-queue context on the container's coordinator.
+    ///
+    /// - Returns: The context; each call makes a new one.
     open func newBackgroundContext() -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = persistentStoreCoordinator
@@ -100,12 +115,18 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` on a new private-queue context.
+    ///
+    /// - Parameter block: The work, given the context; it runs on the context's queue.
     open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
         let context = newBackgroundContext()
         context.perform { block(context) }
     }
 
     /// Runs `block` on a new private-queue context and returns its value.
+    ///
+    /// - Parameter block: The work, given the context; it runs on the context's queue.
+    /// - Returns: What `block` returned.
+    /// - Throws: What `block` threw.
     open func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) throws -> T) async throws -> T {
         let context = newBackgroundContext()
         return try await withCheckedThrowingContinuation { continuation in

@@ -14,6 +14,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Store types by name, as Core Data spells them.
     public struct StoreType: RawRepresentable, Hashable, Sendable {
         public let rawValue: String
+        /// A type by its name.
+        ///
+        /// - Parameter rawValue: The type name (`NSSQLiteStoreType`…).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The SQLite store, in Apple's on-disk format.
         public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
@@ -46,6 +49,12 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     open var type: String { "" }
 
     /// Creates a store for `coordinator`; `addPersistentStore` is the way to get one.
+    ///
+    /// - Parameters:
+    ///   - root: The coordinator that will own the store.
+    ///   - name: The model configuration whose entities the store holds; nil for all.
+    ///   - url: The store's URL.
+    ///   - options: The options the store is added with.
     public required init(
         persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?,
         at url: URL, options: [AnyHashable: Any]? = nil
@@ -85,11 +94,20 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     }
 
     /// Called after the store is added to a coordinator.
+    ///
+    /// - Parameter coordinator: The coordinator.
     open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
     /// Called before the store is removed from a coordinator.
+    ///
+    /// - Parameter coordinator: The coordinator.
     open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
 
     /// Reads metadata without opening the store through a coordinator.
+    ///
+    /// - Parameter url: The store's file.
+    /// - Returns: The metadata.
+    /// - Throws: `NSPersistentStoreInvalidTypeError` from this base class; a store type's own
+    ///   errors from a subclass (`NSFileReadCorruptFileError` for a file that is not a SQLite store).
     open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown store type.")
     }

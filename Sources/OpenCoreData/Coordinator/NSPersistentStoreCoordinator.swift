@@ -75,6 +75,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     public class var registeredStoreTypes: [String: NSValue] { [:] }
 
     /// Registers a store class under a type name.
+    ///
+    /// - Parameters:
+    ///   - storeClass: A subclass of `NSPersistentStore`, or nil to forget the type.
+    ///   - storeType: The type name `addPersistentStore` will know it by.
     public class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
         registeredTypes.withLock { $0[storeType.rawValue] = storeClass as? NSPersistentStore.Type }
     }
@@ -85,6 +89,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   with another model, `NSPersistentStoreInvalidTypeError` for an unknown type,
     ///   `NSFileReadCorruptFileError`/`NSPersistentStoreOpenError`/`NSSQLiteError` when the file is
     ///   not a usable store. A failed open leaves the file untouched.
+    ///
+    /// - Parameters:
+    ///   - type: The store's type (`.sqlite`, `.inMemory` or a registered one).
+    ///   - configuration: The model configuration whose entities the store holds; nil for all.
+    ///   - storeURL: The store's file.
+    ///   - options: Store options (`NSReadOnlyPersistentStoreOption`, `NSSQLitePragmasOption`…).
+    /// - Returns: The store, added and open.
     @discardableResult
     open func addPersistentStore(
         type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL,
@@ -94,6 +105,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The older spelling of `addPersistentStore(type:configuration:at:options:)`.
+    ///
+    /// - Parameters:
+    ///   - storeType: The store's type name (`NSSQLiteStoreType`…).
+    ///   - configuration: The model configuration whose entities the store holds; nil for all.
+    ///   - storeURL: The store's file; nil for an in-memory store.
+    ///   - options: Store options.
+    /// - Returns: The store, added and open.
+    /// - Throws: As `addPersistentStore(type:configuration:at:options:)`; observers get
+    ///   `.NSPersistentStoreCoordinatorStoresDidChange` only when it succeeds.
     @discardableResult
     open func addPersistentStore(
         ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
@@ -179,14 +199,25 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The store at `url`, if the coordinator has it.
+    ///
+    /// - Parameter url: A store's URL.
+    /// - Returns: The store, or nil.
     open func persistentStore(for url: URL) -> NSPersistentStore? {
         persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
     }
 
     /// The metadata of `store`.
+    ///
+    /// - Parameter store: A store of this coordinator.
+    /// - Returns: Its metadata, with the changes `setMetadata(_:for:)` made since the last save.
     open func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
 
     /// Replaces the metadata of `store`; written at the next save.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata; its `NSStoreUUID` and `NSStoreType` are the store's whatever
+    ///     it says.
+    ///   - store: A store of this coordinator.
     open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
         lock.lock()
         defer { lock.unlock() }
@@ -197,6 +228,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The metadata of the store at `url`, read without adding it.
+    ///
+    /// - Parameters:
+    ///   - type: The store's type; only SQLite stores have metadata on disk.
+    ///   - url: The store's file.
+    ///   - options: Store options (unused).
+    /// - Returns: The metadata (`NSStoreType`, `NSStoreUUID`, the version hashes…).
+    /// - Throws: `NSPersistentStoreInvalidTypeError` for another type, `NSFileReadCorruptFileError`
+    ///   when the file is not a store, `NSFileReadNoPermissionError` when it cannot be read.
     open class func metadataForPersistentStore(
         type: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil
     ) throws -> [String: Any] {
@@ -204,6 +243,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The older spelling of `metadataForPersistentStore(type:at:options:)`.
+    ///
+    /// - Parameters:
+    ///   - storeType: The store's type name.
+    ///   - url: The store's file.
+    ///   - options: Store options (unused).
+    /// - Returns: The metadata.
+    /// - Throws: As `metadataForPersistentStore(type:at:options:)`.
     open class func metadataForPersistentStore(
         ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
     ) throws -> [String: Any] {
@@ -215,6 +261,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The object ID named by a URI from `NSManagedObjectID.uriRepresentation()`; nil if no store
     /// or entity of this coordinator matches.
+    ///
+    /// - Parameter url: A URI such as `x-coredata://<store UUID>/<Entity>/p<key>`.
+    /// - Returns: The object ID, or nil.
     open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
         guard url.scheme == "x-coredata", let host = url.host else { return nil }
         let parts = url.path.split(separator: "/")

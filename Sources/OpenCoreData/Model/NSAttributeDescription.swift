@@ -20,6 +20,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// Bounds and patterns from the model (Xcode's min/max/regex fields), checked at save.
     var rules = AttributeRules() { willSet { assertMutable() } }
 
+    /// An attribute with no name and an undefined type; set both before adding it to an entity.
     override public init() { super.init() }
 
     /// Whether the attribute holds a number of any kind (including Boolean).
