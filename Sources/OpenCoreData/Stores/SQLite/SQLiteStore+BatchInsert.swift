@@ -31,7 +31,11 @@ extension SQLiteStore {
             let oneStatement = try db.makeStatement(sql: insertSQL + values)
             let manyStatement = perStatement > 1
                 ? try db.makeStatement(sql: insertSQL + Array(repeating: values, count: perStatement).joined(separator: ", ")) : nil
-            let firstKey = try (Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0) + 1
+            let maxKey = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0
+            // Keys are counted up one a row: a damaged store's Z_MAX near the top of Int64 is
+            // refused here rather than trapped on later (no real store comes near half of it).
+            guard maxKey >= 0, maxKey < Int64.max / 2 else { throw SQLiteWriter.keysExhausted(root, max: maxKey, path: url?.path ?? "") }
+            let firstKey = maxKey + 1
             let writer = BatchInsertWriter(
                 many: manyStatement, one: oneStatement, perStatement: perStatement, attributes: attributes, firstKey: firstKey, db: db)
             var outcome = StoreBatchOutcome()

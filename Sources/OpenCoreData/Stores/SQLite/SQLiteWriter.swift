@@ -91,8 +91,22 @@ final class SQLiteWriter: StoreWriter {
         } else {
             current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [number]) ?? 0
         }
-        maxKeys[number] = current + Int64(count)
+        // A damaged or hostile store may hold a Z_MAX no key can follow: refuse the save rather
+        // than trap on the overflow.
+        let (last, overflow) = current.addingReportingOverflow(Int64(count))
+        guard !overflow, current >= 0 else {
+            throw SQLiteWriter.keysExhausted(entity, max: current, path: store.url?.path ?? "")
+        }
+        maxKeys[number] = last
         return current + 1
+    }
+
+    /// The error of a hierarchy whose `Z_MAX` leaves no room for new primary keys.
+    static func keysExhausted(_ entity: NSEntityDescription, max: Int64, path: String) -> NSError {
+        CoreDataError.make(
+            NSPersistentStoreSaveError,
+            "The store at \(path) can't number new \(entity.name ?? "objects"): its Z_PRIMARYKEY says \(max) are taken.",
+            userInfo: [NSFilePathErrorKey: path])
     }
 
     func finish() throws {
