@@ -13,7 +13,7 @@ struct TodoResult {
 
 /// A fresh folder for one test, with a store path in it, removed when the value is released; runs
 /// the built `todo` program with its data folder inside, so that no test touches the real one.
-final class TodoSandbox {
+final class TodoSandbox: Sendable {
     let folder: URL
 
     init() throws {

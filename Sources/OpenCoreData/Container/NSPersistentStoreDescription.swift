@@ -15,7 +15,8 @@ open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
         get { (options[NSReadOnlyPersistentStoreOption] as? NSNumber)?.boolValue ?? false }
         set { options[NSReadOnlyPersistentStoreOption] = NSNumber(value: newValue) }
     }
-    /// How long to wait for the store file's lock, in seconds.
+    /// How long to wait for the store file's lock, in seconds: passed to the store as
+    /// `NSPersistentStoreTimeoutOption` unless the options set it.
     open var timeout: TimeInterval = 240
     /// SQLite pragmas applied to every connection.
     open private(set) var sqlitePragmas: [String: NSObject] = [:]
@@ -57,7 +58,7 @@ open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
 
     /// The options as `addPersistentStore` takes them.
     var storeOptions: [AnyHashable: Any] {
-        var result: [AnyHashable: Any] = [:]
+        var result: [AnyHashable: Any] = [NSPersistentStoreTimeoutOption: timeout]
         for (key, value) in options {
             if key == NSSQLitePragmasOption {
                 var pragmas: [String: Any] = [:]

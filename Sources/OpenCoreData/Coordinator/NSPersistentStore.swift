@@ -225,6 +225,10 @@ public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentSt
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
 /// Option: SQLite pragmas, as a dictionary of name to value.
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option: how long, in seconds, to wait for a store that another connection or process is
+/// writing before giving up with `NSPersistentStoreTimeoutError` (240 by default, the default of
+/// `NSPersistentStoreDescription.timeout`).
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// Option: track persistent history (recorded; history is not written yet).
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
 

@@ -95,6 +95,22 @@ enum SQLiteFileCheck {
 
     /// Core Data's error for a SQLite failure: corrupt and foreign files are 259 with the SQLite code
     /// in `NSSQLiteErrorDomain`; anything else is `NSSQLiteError` (134180).
+    /// Core Data's error for a SQLite failure while reading or writing an open store: a lock
+    /// another connection held past the timeout is `NSPersistentStoreTimeoutError` (134090),
+    /// anything else `NSSQLiteError` (134180), with SQLite's code under `NSSQLiteErrorDomain`.
+    static func operationError(_ error: DatabaseError, path: String, timeout: TimeInterval) -> NSError {
+        let code = error.resultCode
+        if code == .SQLITE_BUSY || code == .SQLITE_LOCKED {
+            return CoreDataError.make(
+                NSPersistentStoreTimeoutError,
+                "The store at \(path) is locked by another connection or process; waited \(Int(timeout)) s (NSPersistentStoreTimeoutOption).",
+                userInfo: [NSFilePathErrorKey: path, NSSQLiteErrorDomain: Int(error.extendedResultCode.rawValue)])
+        }
+        return CoreDataError.make(
+            NSSQLiteError, "SQLite error \(code.rawValue) on the store at \(path): \(error.message ?? "")",
+            userInfo: [NSFilePathErrorKey: path, NSSQLiteErrorDomain: Int(error.extendedResultCode.rawValue)])
+    }
+
     static func coreDataError(_ error: Error, path: String) -> NSError {
         if let error = error as NSError?, error.domain == NSCocoaErrorDomain { return error }
         guard let dbError = error as? DatabaseError else {
@@ -114,7 +130,7 @@ enum SQLiteFileCheck {
             userInfo: [NSFilePathErrorKey: path, NSSQLiteErrorDomain: Int(dbError.extendedResultCode.rawValue)])
     }
 
-    private static func notAStore(_ path: String, reason: String, sqliteCode: Int?) -> NSError {
+    static func notAStore(_ path: String, reason: String, sqliteCode: Int?) -> NSError {
         var info: [String: Any] = [NSFilePathErrorKey: path]
         if let sqliteCode { info[NSSQLiteErrorDomain] = sqliteCode }
         return CoreDataError.make(

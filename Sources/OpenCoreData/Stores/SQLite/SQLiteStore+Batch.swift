@@ -23,7 +23,7 @@ extension SQLiteStore {
                     NSManagedObjectConstraintMergeError, "The \(kind) broke a uniqueness constraint: \(error.message ?? "").",
                     userInfo: [NSSQLiteErrorDomain: Int(code)])
             }
-            throw SQLiteFileCheck.coreDataError(error, path: url!.path)
+            throw SQLiteFileCheck.operationError(error, path: url!.path, timeout: Self.timeout(in: options))
         }
     }
 

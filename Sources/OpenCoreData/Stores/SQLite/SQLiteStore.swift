@@ -28,6 +28,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override var type: String { NSSQLiteStoreType }
 
+    /// How long a connection waits for another's lock: `NSPersistentStoreTimeoutOption`, else
+    /// `defaultTimeout`.
+    static func timeout(in options: [AnyHashable: Any]?) -> TimeInterval {
+        let value = options?[NSPersistentStoreTimeoutOption]
+        let seconds = (value as? NSNumber)?.doubleValue ?? (value as? Double) ?? (value as? Int).map(Double.init)
+        guard let seconds, seconds.isFinite, seconds >= 0 else { return defaultTimeout }
+        return min(seconds, 24 * 3600)
+    }
+
+    /// `NSPersistentStoreDescription.timeout`'s default, for stores added without the option.
+    static let defaultTimeout: TimeInterval = 240
+
     // The coordinator's file operations, in SQLiteStoreFiles (overrides must be in the class body).
     override class func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws { try SQLiteStoreFiles.destroyStore(at: url) }
     override class func replaceStore(at destination: URL, withStoreFrom source: URL) throws {
@@ -70,12 +82,26 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration())
-            if !existing { try createSchema(entities: entities) }
+            if !existing, let found = try createSchema(entities: entities) {
+                // Another process created the store between our look and our lock: use theirs.
+                guard SQLiteMetadata.hashesMatch(found.metadata, entities: entities) else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreIncompatibleVersionHashError,
+                        "The model used to open the store is incompatible with the one used to create the store at \(path).",
+                        userInfo: ["metadata": found.metadata, NSFilePathErrorKey: path])
+                }
+                metadata = found.metadata
+                identifier = found.metadata[NSStoreUUIDKey] as? String ?? found.uuid
+            }
             try loadEntityNumbers(entities: entities)
         } catch {
+            try? pool?.close()
             pool = nil
-            // Only files this open made: an empty file that was there stays the user's.
-            if !fileExisted { SQLiteFileCheck.removeStoreFiles(atPath: path) }
+            // Only a file this open made and left empty: an empty file that was there stays the
+            // user's, and a store another process created meanwhile stays theirs.
+            if !fileExisted, !SQLiteFileCheck.hasContent(atPath: path) || SQLiteFileCheck.isEmptyDatabase(atPath: path) {
+                SQLiteFileCheck.removeStoreFiles(atPath: path)
+            }
             throw SQLiteFileCheck.coreDataError(error, path: path)
         }
         for entity in entities where entity.superentity == nil {
@@ -105,6 +131,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var config = Configuration()
         config.readonly = isReadOnly
         config.label = "OpenCoreData.SQLiteStore"
+        // Another process (an app's extension, a second command, a server's worker) may hold the
+        // write lock: wait for it, as Core Data does, instead of failing at once.
+        config.busyMode = .timeout(Self.timeout(in: options))
         let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).map { ($0.key, "\($0.value)") }
         let log = statementLog
         let logging = persistentStoreCoordinator?.storeLogging ?? .off
@@ -132,13 +161,30 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return config
     }
 
-    private func createSchema(entities: [NSEntityDescription]) throws {
+    /// Creates the store's tables and rows in one transaction, so that a store appears whole or
+    /// not at all, even when the process is killed meanwhile (a file left empty is taken as a new
+    /// store next time). Returns the metadata of a store that another process created first, in
+    /// which case nothing is written.
+    private func createSchema(entities: [NSEntityDescription]) throws -> (metadata: [String: Any], uuid: String)? {
         try pool!.barrierWriteWithoutTransaction { db in
             // Core Data stores use incremental auto-vacuum (docs/sqlite-format.md §1). The pragma only takes
             // on an empty file once VACUUM rewrites it, which costs nothing before any table exists.
-            try db.execute(sql: "PRAGMA auto_vacuum = 2")
-            try db.execute(sql: "VACUUM")
-            try db.inTransaction {
+            if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0 {
+                try db.execute(sql: "PRAGMA auto_vacuum = 2")
+                try db.execute(sql: "VACUUM")
+            }
+            var found: (metadata: [String: Any], uuid: String)?
+            try db.inTransaction(.immediate) {
+                if try db.tableExists("Z_METADATA") {
+                    guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
+                        let plist = row["Z_PLIST"] as Data?
+                    else {
+                        throw SQLiteFileCheck.notAStore(url!.path, reason: "its Z_METADATA table is empty", sqliteCode: nil)
+                    }
+                    let uuid: String = row["Z_UUID"] ?? ""
+                    found = (try SQLiteMetadata.decode(plist: plist, uuid: uuid), uuid)
+                    return .commit
+                }
                 for sql in SQLiteSchema.fixedTables + SQLiteSchema.statements(for: entities) {
                     try db.execute(sql: sql)
                 }
@@ -153,6 +199,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     arguments: [identifier, try SQLiteMetadata.encode(metadata)])
                 return .commit
             }
+            return found
         }
     }
 
@@ -462,14 +509,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         guard !isReadOnly else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(url!.path) was opened read-only.")
         }
-        try pool!.write { db in
-            let writer = SQLiteWriter(store: self, db: db)
-            try body(writer)
-            try writer.finish()
-            if metadataChanged {
-                try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [try SQLiteMetadata.encode(metadata)])
-                metadataChanged = false
+        do {
+            try pool!.write { db in
+                let writer = SQLiteWriter(store: self, db: db)
+                try body(writer)
+                try writer.finish()
+                if metadataChanged {
+                    try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [try SQLiteMetadata.encode(metadata)])
+                    metadataChanged = false
+                }
             }
+        } catch let error as DatabaseError {
+            throw SQLiteFileCheck.operationError(error, path: url!.path, timeout: Self.timeout(in: options))
         }
         didWrite()
     }
