@@ -11,6 +11,17 @@ struct PredicateParser {
     private var position = 0
     private let arguments: [Any?]
     private var argumentIndex = 0
+    /// How deep the parse is in parentheses, `NOT`s, unary minuses, function arguments and
+    /// subqueries: bounded, so that no input can overflow the stack of the thread that parses it.
+    private var depth = 0
+    /// Where reading a parenthesized predicate already failed, and why: `(` is tried as a
+    /// predicate and then as an expression, and without this each level of nesting would try
+    /// the levels inside it again (quadratic for `((…a…)) == 1`, exponential inside functions).
+    private var failedPredicates: [Int: PredicateParseError] = [:]
+
+    /// The deepest nesting a format string may have. Real predicates nest a handful of levels;
+    /// each level costs about a dozen stack frames here, in the evaluator and in `description`.
+    static let maximumDepth = 100
 
     private init(tokens: [PredicateToken], arguments: [Any?]) {
         self.tokens = tokens
@@ -94,7 +105,23 @@ struct PredicateParser {
 
     // MARK: Predicates
 
+    /// Enters one level of nesting.
+    ///
+    /// - Throws: A parse error at the current token when the format nests deeper than
+    ///   `maximumDepth`.
+    private mutating func enter() throws {
+        depth += 1
+        if depth > Self.maximumDepth {
+            throw PredicateParseError(
+                message: "a format nested deeper than \(Self.maximumDepth) levels", offset: token.offset)
+        }
+    }
+
+    private mutating func leave() { depth -= 1 }
+
     mutating func parseOr() throws -> Foundation.NSPredicate {
+        try enter()
+        defer { leave() }
         var operands = [try parseAnd()]
         while accept(word: "OR") || accept(symbol: "||") { operands.append(try parseAnd()) }
         return operands.count == 1 ? operands[0] : CompoundPredicate(type: .or, subpredicates: operands)
@@ -108,6 +135,8 @@ struct PredicateParser {
 
     private mutating func parseNot() throws -> Foundation.NSPredicate {
         if accept(word: "NOT") || accept(symbol: "!") {
+            try enter()
+            defer { leave() }
             return CompoundPredicate(type: .not, subpredicates: [try parseNot()])
         }
         return try parsePrimaryPredicate()
@@ -120,14 +149,19 @@ struct PredicateParser {
             // `(` opens either a parenthesized predicate or an expression such as `(a + b) > 3`:
             // try the predicate first and fall back to a comparison.
             let saved = (position, argumentIndex)
-            advance()
             let predicateError: PredicateParseError
-            do {
-                let predicate = try parseOr()
-                if accept(symbol: ")") { return predicate }
-                predicateError = .expected("')' or a comparison operator, found \(describe(token))", at: token.offset)
-            } catch let error as PredicateParseError {
-                predicateError = error
+            if let failed = failedPredicates[position] {
+                predicateError = failed
+            } else {
+                advance()
+                do {
+                    let predicate = try parseOr()
+                    if accept(symbol: ")") { return predicate }
+                    predicateError = .expected("')' or a comparison operator, found \(describe(token))", at: token.offset)
+                } catch let error as PredicateParseError {
+                    predicateError = error
+                }
+                failedPredicates[saved.0] = predicateError
             }
             (position, argumentIndex) = saved
             do {
@@ -205,6 +239,8 @@ struct PredicateParser {
     // MARK: Expressions
 
     mutating func parseExpression() throws -> NSExpression {
+        try enter()
+        defer { leave() }
         var left = try parseTerm()
         while true {
             if accept(symbol: "+") {
@@ -240,10 +276,16 @@ struct PredicateParser {
 
     private mutating func parseUnary() throws -> NSExpression {
         guard accept(symbol: "-") else { return try parsePostfix() }
+        try enter()
+        defer { leave() }
         let operand = try parseUnary()
         if case .constant(let value) = operand.storage, let number = value as? NSNumber {
-            let negated: NSNumber =
-                ValueComparison.normalize(number) is Double ? NSNumber(value: -number.doubleValue) : NSNumber(value: -number.int64Value)
+            let negated: NSNumber
+            switch ValueComparison.normalize(number) {
+            case let integer as Int64 where integer != .min: negated = NSNumber(value: -integer)
+            case let double as Double where double == 9_223_372_036_854_775_808: negated = NSNumber(value: Int64.min)
+            default: negated = NSNumber(value: -number.doubleValue)
+            }
             return NSExpression(forConstantValue: negated)
         }
         return NSExpression(storage: .function("from:subtract:", arguments: [NSExpression(forConstantValue: 0), operand]))

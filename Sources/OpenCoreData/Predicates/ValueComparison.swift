@@ -57,7 +57,9 @@ enum ValueComparison {
         case let v as Int32: return Int64(v)
         case let v as Int16: return Int64(v)
         case let v as Int8: return Int64(v)
-        case let v as UInt: return Int64(v)
+        // Unsigned values above Int64.max compare as doubles rather than trap.
+        case let v as UInt: return Int64(exactly: v) ?? Double(v)
+        case let v as UInt64: return Int64(exactly: v) ?? Double(v)
         case let v as UInt32: return Int64(v)
         case let v as UInt16: return Int64(v)
         case let v as UInt8: return Int64(v)
@@ -67,7 +69,9 @@ enum ValueComparison {
         case let v as Decimal: return v
         case let v as NSNumber:
             let type = String(cString: v.objCType)
-            return type == "d" || type == "f" ? v.doubleValue : v.int64Value
+            if type == "d" || type == "f" { return v.doubleValue }
+            if type == "Q" || type == "L" { return Int64(exactly: v.uint64Value) ?? Double(v.uint64Value) }
+            return v.int64Value
         case let v as NSString: return v as String
         case let v as Substring: return String(v)
         case let v as NSDate: return v as Date

@@ -147,7 +147,9 @@ struct SQLiteDictionaryQuery {
         let double = sqlite3_column_double(handle, column)
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            return NSNumber(value: storage == SQLITE_FLOAT ? Int64(double) : integer)
+            // A REAL where an integer is declared (a computed value, or a hostile file) is
+            // truncated as SQLite's own conversion does, saturating rather than trapping.
+            return NSNumber(value: storage == SQLITE_FLOAT ? (Int64(exactly: double.rounded(.towardZero)) ?? (double.isNaN ? 0 : double < 0 ? .min : .max)) : integer)
         case .doubleAttributeType: return NSNumber(value: double)
         case .floatAttributeType: return NSNumber(value: Float(double))
         case .booleanAttributeType: return NSNumber(value: integer != 0)

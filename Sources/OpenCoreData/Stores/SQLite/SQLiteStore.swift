@@ -380,7 +380,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 statement.setUncheckedArguments([range.lowerBound, range.upperBound])
                 let rows = try readRows(statement, plan: plan, values: true, db: db, expectedRows: primaryKeys.count)
                 // Consecutive keys: every row of the range is one of them.
-                if range.upperBound - range.lowerBound == Int64(primaryKeys.count - 1) { return rows }
+                if range.upperBound &- range.lowerBound == Int64(primaryKeys.count - 1) { return rows }
                 var wanted = primaryKeys.makeIterator()
                 var next = wanted.next()
                 return rows.filter { row in
@@ -404,7 +404,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// `first...last` when `keys` ascend and fill at least half of that range.
     private static func denseRange(_ keys: [Int64]) -> ClosedRange<Int64>? {
-        guard let first = keys.first, let last = keys.last, last >= first, (last - first) / 2 < Int64(keys.count) else { return nil }
+        // Keys come from the file: a hostile one may span all of Int64, whose width overflows.
+        guard let first = keys.first, let last = keys.last, last >= first else { return nil }
+        let (width, overflow) = last.subtractingReportingOverflow(first)
+        guard !overflow, width / 2 < Int64(keys.count) else { return nil }
         for (previous, key) in zip(keys, keys.dropFirst()) where key <= previous { return nil }
         return first...last
     }
