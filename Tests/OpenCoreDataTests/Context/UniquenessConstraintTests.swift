@@ -29,4 +29,42 @@ struct UniquenessConstraintTests {
             #expect(try stack.context.count(for: request) == 1)
         }
     }
+
+    /// Vehicle(name) with Car(plate, unique) and Truck(load, a slot where Car has its plate):
+    /// the in-memory store compared a Car's plate slot with rows of other entities and crashed
+    /// ("Slot index out of range") where the SQLite store saved.
+    static func vehicles() -> NSManagedObjectModel {
+        let vehicle = TestModels.entity("Vehicle", [TestModels.attribute("name", .stringAttributeType)])
+        let car = TestModels.entity("Car", [TestModels.attribute("plate", .stringAttributeType)])
+        car.uniquenessConstraints = [["plate"]]
+        let truck = TestModels.entity("Truck", [TestModels.attribute("load", .stringAttributeType)])
+        vehicle.subentities = [car, truck]
+        let model = NSManagedObjectModel()
+        model.entities = [vehicle, car, truck]
+        return model
+    }
+
+    @Test(arguments: [NSPersistentStore.StoreType.sqlite, .inMemory])
+    func aSubentitysConstraintIsCheckedWithinItsHierarchy(type: NSPersistentStore.StoreType) throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: Self.vehicles(), directory: directory, type: type)
+        try stack.context.performAndWait {
+            let insert = { (entity: String, values: [String: String]) in
+                let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: stack.context)
+                for (key, value) in values { object.setValue(value, forKey: key) }
+            }
+            insert("Vehicle", ["name": "bike"])
+            insert("Truck", ["name": "lorry", "load": "AB-123"])
+            insert("Car", ["name": "mini", "plate": "AB-123"])
+            insert("Car", ["name": "beetle", "plate": "CD-456"])
+            try stack.context.save()
+
+            insert("Car", ["name": "copy", "plate": "CD-456"])
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSManagedObjectConstraintMergeError)
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Vehicle")
+            request.includesPendingChanges = false
+            #expect(try stack.context.count(for: request) == 4)
+        }
+    }
 }

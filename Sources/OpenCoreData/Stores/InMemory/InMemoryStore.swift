@@ -105,7 +105,9 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     override func save(_ body: (any StoreWriter) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
-        let writer = InMemoryWriter(tables: tables, maxKeys: maxKeys, joins: joins, orders: orders)
+        let writer = InMemoryWriter(
+            tables: tables, maxKeys: maxKeys, joins: joins, orders: orders,
+            entities: persistentStoreCoordinator?.managedObjectModel.entitiesInStoreOrder ?? [])
         try body(writer)
         tables = writer.tables
         maxKeys = writer.maxKeys
@@ -129,12 +131,18 @@ private final class InMemoryWriter: StoreWriter {
     var maxKeys: [Int32: Int64]
     var joins: [String: Set<JoinPair>]
     var orders: [String: Int64]
+    /// The model's entities in store order, to read a stored row through its own entity.
+    private let entities: [NSEntityDescription]
 
-    init(tables: [Int32: [Int64: StoreRow]], maxKeys: [Int32: Int64], joins: [String: Set<JoinPair>], orders: [String: Int64]) {
+    init(
+        tables: [Int32: [Int64: StoreRow]], maxKeys: [Int32: Int64], joins: [String: Set<JoinPair>], orders: [String: Int64],
+        entities: [NSEntityDescription]
+    ) {
         self.tables = tables
         self.maxKeys = maxKeys
         self.joins = joins
         self.orders = orders
+        self.entities = entities
     }
 
     private func root(_ entity: NSEntityDescription) -> Int32 { Int32(entity.layout!.root.layout!.entityNumber) }
@@ -174,11 +182,27 @@ private final class InMemoryWriter: StoreWriter {
     }
 
     func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64? {
-        (tables[root(entity)] ?? [:]).first { key, row in
-            guard key != excluding, let stored = row.values else { return false }
-            return slots.allSatisfy { values.slots[$0].sameValue(as: stored[$0]) }
+        let names = slots.map { entity.properties[$0].name }
+        return (tables[root(entity)] ?? [:]).first { key, row in
+            guard key != excluding, let stored = row.values, let rowSlots = storedSlots(of: names, in: row) else { return false }
+            return zip(slots, rowSlots).allSatisfy { values.slots[$0.0].sameValue(as: stored[$0.1]) }
         }?.key
     }
+
+    /// The slots of the properties `names` in `row`, read through the row's own entity (the
+    /// entities of a hierarchy number their slots differently); nil when that entity lacks one of
+    /// them, as a superentity's or a sibling's row does: its value there is nil.
+    private func storedSlots(of names: [String], in row: StoreRow) -> [Int]? {
+        let index = Int(row.entityNumber) - 1
+        guard let values = row.values, index >= 0, index < entities.count else { return nil }
+        var slots: [Int] = []
+        for name in names {
+            guard let slot = entities[index].propertiesByName[name]?.slot, slot < values.count else { return nil }
+            slots.append(slot)
+        }
+        return slots
+    }
+
 
     func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
         orders[column + "/\(primaryKey)"] = position
@@ -196,12 +220,18 @@ private final class InMemoryWriter: StoreWriter {
         var current: NSEntityDescription? = entity
         while let e = current {
             for constraint in e.uniquenessConstraints {
-                let slots = VersionHasher.constraintNames(constraint).compactMap { e.propertiesByName[$0]?.slot }
+                let names = VersionHasher.constraintNames(constraint)
+                let slots = names.compactMap { entity.propertiesByName[$0]?.slot }
+                guard slots.count == names.count, slots.allSatisfy({ $0 < values.slots.count }) else { continue }
                 // As in SQLite's UNIQUE indexes, a nil value never conflicts.
                 if slots.contains(where: { values.slots[$0].isNull }) { continue }
+                // The hierarchy shares one table, as in SQLite, but its entities number their
+                // slots differently: each other row is read through its own entity, and a row
+                // whose entity lacks a constrained property (a superentity's, a sibling's) holds
+                // nil there, which never conflicts.
                 for (key, other) in tables[root(entity)] ?? [:] where key != primaryKey {
-                    guard let otherValues = other.values else { continue }
-                    if slots.allSatisfy({ values.slots[$0].sameValue(as: otherValues[$0]) }) {
+                    guard let otherValues = other.values, let otherSlots = storedSlots(of: names, in: other) else { continue }
+                    if zip(slots, otherSlots).allSatisfy({ values.slots[$0.0].sameValue(as: otherValues[$0.1]) }) {
                         throw UniquenessViolation(entity: e, primaryKey: primaryKey, message: "UNIQUE constraint failed")
                     }
                 }
