@@ -42,6 +42,13 @@ enum ModelXMLReader {
     }
 
     static func parse(_ data: Data) throws(Failure) -> ModelXMLElement {
+        // Linux's XMLParser traps (an illegal instruction, not an error) when libxml2 hands it a
+        // name that is not UTF-8, such as a stray 0xC3 inside an element or attribute name. Xcode
+        // writes models in UTF-8 only, so anything else is refused before the parser sees it.
+        if let offset = firstInvalidUTF8(in: data) {
+            let line = data.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw Failure(message: "the file is not UTF-8 text (byte \(offset))", line: line, underlying: nil)
+        }
         let parser = XMLParser(data: data)
         // A model never needs external entities; resolving them would let a file read other files.
         parser.shouldResolveExternalEntities = false
@@ -61,6 +68,27 @@ enum ModelXMLReader {
             throw Failure(message: "the file holds no XML element", line: nil, underlying: nil)
         }
         return root
+    }
+
+    /// The offset of the first byte of `data` that is not part of well-formed UTF-8, or nil.
+    static func firstInvalidUTF8(in data: Data) -> Int? {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Int? in
+            var iterator = raw.makeIterator()
+            var decoder = UTF8()
+            var offset = 0
+            var consumed = 0
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar):
+                    offset += UTF8.width(scalar)
+                    consumed = offset
+                case .emptyInput:
+                    return nil
+                case .error:
+                    return consumed
+                }
+            }
+        }
     }
 
     /// Collects elements into a tree; a class because `XMLParser` wants an `NSObject` delegate.

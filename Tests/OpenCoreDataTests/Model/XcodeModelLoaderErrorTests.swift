@@ -104,6 +104,31 @@ import Testing
         }
     }
 
+    /// Bytes that are not UTF-8 inside a name made Linux's XMLParser trap (issue 20's 108 model
+    /// crashes): they are an error naming the file, the line and the byte.
+    @Test(arguments: [
+        (#"<entity name="A"><attri"#, #"bute name="x" attributeType="String"/></entity>"#),
+        (#"<entity na"#, #"me="A"/>"#),
+        (#"<entity name="A"#, #""/>"#),
+        (#"<entity name="A"/>"#, ""),
+    ])
+    func bytesThatAreNotUTF8AreRefused(before: String, after: String) throws {
+        let folder = TemporaryDirectory()
+        let bundle = folder.url.appendingPathComponent("Bytes.xcdatamodel")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        let contents = bundle.appendingPathComponent("contents")
+        let xml = ModelSource.model(before + "\u{1}" + after)
+        var bytes = Array(xml.utf8)
+        let marker = bytes.firstIndex(of: 1)!
+        bytes[marker] = 0xC3
+        try Data(bytes).write(to: contents)
+        let error = try #require(throws: NSError.self) { try NSManagedObjectModel(validatingContentsOf: contents) }
+        #expect(error.code == NSFileReadCorruptFileError)
+        #expect(error.localizedDescription.contains("not UTF-8"), "\(error.localizedDescription)")
+        #expect(error.localizedDescription.contains("byte \(marker)"), "\(error.localizedDescription)")
+        #expect(NSManagedObjectModel(contentsOf: contents) == nil)
+    }
+
     @Test func aBundleWithSeveralVersionsAndNoCurrentVersionIsRefused() throws {
         let folder = TemporaryDirectory()
         try withExtendedLifetime(folder) {
