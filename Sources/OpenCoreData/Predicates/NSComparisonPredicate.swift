@@ -187,6 +187,10 @@ enum PredicateKind: Hashable {
     case truePredicate, falsePredicate, block, other
 
     init(_ predicate: Foundation.NSPredicate) {
+        if let constant = predicate as? ValuePredicate {
+            self = constant.value ? .truePredicate : .falsePredicate
+            return
+        }
         guard type(of: predicate) == Foundation.NSPredicate.self else {
             self = .other
             return
@@ -199,4 +203,28 @@ enum PredicateKind: Hashable {
             self = .block
         }
     }
+}
+
+/// `TRUEPREDICATE` and `FALSEPREDICATE` as the parser makes them: Foundation's value predicates,
+/// whose `description` on Linux is `<NSPredicate: 0x…>`, which does not parse back.
+final class ValuePredicate: Foundation.NSPredicate {
+    let value: Bool
+
+    init(_ value: Bool) {
+        self.value = value
+        super.init(value: value)
+    }
+
+    required init?(coder: NSCoder) { nil }
+
+    override func copy(with zone: NSZone? = nil) -> Any { self }
+
+    override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? Foundation.NSPredicate else { return false }
+        return PredicateKind(other) == PredicateKind(self)
+    }
+
+    override var hash: Int { value ? 1 : 0 }
+
+    override var description: String { value ? "TRUEPREDICATE" : "FALSEPREDICATE" }
 }

@@ -143,8 +143,8 @@ struct PredicateParser {
     }
 
     private mutating func parsePrimaryPredicate() throws -> Foundation.NSPredicate {
-        if accept(word: "TRUEPREDICATE") { return Foundation.NSPredicate(value: true) }
-        if accept(word: "FALSEPREDICATE") { return Foundation.NSPredicate(value: false) }
+        if accept(word: "TRUEPREDICATE") { return ValuePredicate(true) }
+        if accept(word: "FALSEPREDICATE") { return ValuePredicate(false) }
         if isSymbol("(") {
             // `(` opens either a parenthesized predicate or an expression such as `(a + b) > 3`:
             // try the predicate first and fall back to a comparison.

@@ -63,4 +63,22 @@ import Testing
         #expect(predicate.evaluate(with: ["a": 1]))
         #expect(!predicate.evaluate(with: ["a": 2]))
     }
+
+    /// TRUEPREDICATE printed as `<NSPredicate: 0x…>` (Linux's description of Foundation's value
+    /// predicate), which does not parse back.
+    @Test(arguments: ["TRUEPREDICATE", "FALSEPREDICATE", "TRUEPREDICATE AND a == 1", "NOT FALSEPREDICATE"])
+    func constantPredicatesPrintAndParseBack(format: String) throws {
+        let predicate = try parse(format)
+        #expect(predicate.description == format)
+        let again = try parse(predicate.description)
+        #expect(again == predicate)
+        #expect(again.evaluate(with: ["a": 1]) == predicate.evaluate(with: ["a": 1]))
+    }
+
+    /// A dictionary constant printed through Foundation's description trapped on a date whose
+    /// interval is NaN.
+    @Test func aDictionaryConstantPrintsWithoutFoundationsDescription() throws {
+        let predicate = try parse("a == %@", [["when": Date(timeIntervalSinceReferenceDate: .nan), "n": 1] as [String: Any]])
+        #expect(predicate.description == #"a == {"n": 1, "when": CAST(nan, "NSDate")}"#)
+    }
 }
