@@ -114,13 +114,20 @@ enum PredicateFormatter {
     /// An expression a postfix (`[…]`, `.key`) applies to: arithmetic needs parentheses.
     private static func operand(_ expression: NSExpression) -> String {
         if case .function(let name, _) = expression.storage, infixOperators[name] != nil { return "(" + format(expression) + ")" }
-        return format(expression)
+        let text = format(expression)
+        // A negative constant is a unary minus when read back: `-2 ** 2` and `-1[x]` bind the
+        // operator first, so the constant keeps its parentheses.
+        if case .constant = expression.storage, text.hasPrefix("-") { return "(" + text + ")" }
+        return text
     }
 
     /// A key path with reserved words escaped by `#`; collection operators stay as they are.
     static func formatKeyPath(_ path: String) -> String {
         path.split(separator: ".", omittingEmptySubsequences: false).map { component in
-            PredicateParser.reservedWords.contains(component.uppercased()) ? "#" + component : String(component)
+            // A reserved word, or a key that starts with a digit (which would read as a number),
+            // needs the escape.
+            PredicateParser.reservedWords.contains(component.uppercased()) || component.first?.isNumber == true
+                ? "#" + component : String(component)
         }.joined(separator: ".")
     }
 
@@ -130,7 +137,8 @@ enum PredicateFormatter {
         case nil: return "nil"
         case let string as String: return quote(string)
         case let n as Int64: return String(n)
-        case let d as Double: return "\(d)"
+        // Infinities and NaN have no literal: a cast of their spelling reads back as the number.
+        case let d as Double: return d.isFinite ? "\(d)" : "CAST(\"\(d)\", \"NSNumber\")"
         case let d as Decimal: return "\(d)"
         case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
         case let uuid as UUID: return "CAST(\"\(uuid.uuidString)\", \"UUID\")"

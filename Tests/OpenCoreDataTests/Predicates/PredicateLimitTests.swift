@@ -81,4 +81,20 @@ import Testing
         let predicate = try parse("a == %@", [["when": Date(timeIntervalSinceReferenceDate: .nan), "n": 1] as [String: Any]])
         #expect(predicate.description == #"a == {"n": 1, "when": CAST(nan, "NSDate")}"#)
     }
+
+    /// Infinities printed as `inf`, which reads back as a key path.
+    @Test(arguments: [Double.infinity, -Double.infinity])
+    func infinitiesPrintAsACastThatReadsBack(value: Double) throws {
+        let predicate = try parse("a < %@", [value])
+        #expect(predicate.description == "a < CAST(\"\(value)\", \"NSNumber\")")
+        let again = try parse(predicate.description)
+        #expect(again == predicate)
+        #expect(again.evaluate(with: ["a": 1]) == (value > 0))
+    }
+
+    /// An empty key path printed as nothing at all.
+    @Test func anEmptyKeyPathIsRefused() {
+        let error = #expect(throws: NSError.self) { try parse("%K == 1", [""]) }
+        #expect(error?.code == NSFormattingError)
+    }
 }
