@@ -447,9 +447,7 @@ struct PredicateParser {
             if let expression = value as? NSExpression { return expression }
             return NSExpression(forConstantValue: Self.normalizeArgument(value))
         case .keyPath:
-            guard let key = try nextArgument("%K", at: offset).flatMap({ $0 as? String ?? ($0 as? NSString).map(String.init) }),
-                !key.isEmpty
-            else {
+            guard let key = try nextArgument("%K", at: offset).flatMap({ $0 as? String ?? ($0 as? NSString).map(String.init) }) else {
                 throw PredicateParseError.expected("a key path string as the argument of %K", at: offset)
             }
             return key == "SELF" ? .expressionForEvaluatedObject() : NSExpression(forKeyPath: key)

@@ -91,10 +91,4 @@ import Testing
         #expect(again == predicate)
         #expect(again.evaluate(with: ["a": 1]) == (value > 0))
     }
-
-    /// An empty key path printed as nothing at all.
-    @Test func anEmptyKeyPathIsRefused() {
-        let error = #expect(throws: NSError.self) { try parse("%K == 1", [""]) }
-        #expect(error?.code == NSFormattingError)
-    }
 }

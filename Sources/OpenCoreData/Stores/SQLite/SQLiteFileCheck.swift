@@ -11,7 +11,7 @@ enum SQLiteFileCheck {
     /// Whether the file at `path` is a SQLite database with nothing in it: no table, index, view
     /// or trigger. Such a file (left by `destroyPersistentStore`, or by a process killed while it
     /// created the store) is taken as a new store rather than refused for its missing metadata.
-    static func isEmptyDatabase(atPath path: String) -> Bool {
+    static func isEmptyDatabase(atPath path: String, timeout: Double = 0) -> Bool {
         let header = FileHandle(forReadingAtPath: path).map { handle in
             defer { try? handle.close() }
             return (try? handle.read(upToCount: 16)) ?? Data()
@@ -19,6 +19,7 @@ enum SQLiteFileCheck {
         guard header == Data("SQLite format 3\0".utf8) else { return false }
         var config = Configuration()
         config.readonly = true
+        if timeout > 0 { config.busyMode = .timeout(timeout) }
         guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return false }
         defer { try? queue.close() }
         let objects = try? queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
@@ -29,7 +30,7 @@ enum SQLiteFileCheck {
     ///
     /// - Throws: `NSFileReadCorruptFileError` (259) when the file is not a SQLite database or not a
     ///   Core Data store, with `NSSQLiteErrorDomain` set to SQLite's code where SQLite gave one.
-    static func readMetadata(atPath path: String) throws -> (metadata: [String: Any], uuid: String) {
+    static func readMetadata(atPath path: String, timeout: Double = 0) throws -> (metadata: [String: Any], uuid: String) {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw CoreDataError.make(
                 NSFileReadNoPermissionError, "The store file at \(path) can't be read.",
@@ -44,6 +45,8 @@ enum SQLiteFileCheck {
         }
         var config = Configuration()
         config.readonly = true
+        // Another process may be writing (or creating) the store: wait for it as a save would.
+        if timeout > 0 { config.busyMode = .timeout(timeout) }
         do {
             let queue = try DatabaseQueue(path: path, configuration: config)
             defer { try? queue.close() }

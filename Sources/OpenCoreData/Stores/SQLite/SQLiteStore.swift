@@ -63,10 +63,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let path = url.path
         isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         let entities = self.entities
+        let timeout = Self.timeout(in: options)
+        // A store that looks new is created by one process at a time; the others wait, then find
+        // it made (the look is repeated under the lock).
+        var creationLock: SQLiteCreationLock?
+        defer { creationLock?.unlock() }
+        if !isReadOnly, !SQLiteFileCheck.hasContent(atPath: path) || SQLiteFileCheck.isEmptyDatabase(atPath: path, timeout: timeout) {
+            creationLock = try SQLiteCreationLock.take(folder: url.deletingLastPathComponent().path, timeout: timeout, path: path)
+        }
         let fileExisted = FileManager.default.fileExists(atPath: path)
-        let existing = SQLiteFileCheck.hasContent(atPath: path) && !SQLiteFileCheck.isEmptyDatabase(atPath: path)
+        let existing = SQLiteFileCheck.hasContent(atPath: path) && !SQLiteFileCheck.isEmptyDatabase(atPath: path, timeout: timeout)
         if existing {
-            let found = try SQLiteFileCheck.readMetadata(atPath: path)
+            let found = try SQLiteFileCheck.readMetadata(atPath: path, timeout: timeout)
             guard SQLiteMetadata.hashesMatch(found.metadata, entities: entities) else {
                 throw CoreDataError.make(
                     NSPersistentStoreIncompatibleVersionHashError,
@@ -99,7 +107,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             pool = nil
             // Only a file this open made and left empty: an empty file that was there stays the
             // user's, and a store another process created meanwhile stays theirs.
-            if !fileExisted, !SQLiteFileCheck.hasContent(atPath: path) || SQLiteFileCheck.isEmptyDatabase(atPath: path) {
+            if !fileExisted, !SQLiteFileCheck.hasContent(atPath: path) || SQLiteFileCheck.isEmptyDatabase(atPath: path, timeout: timeout) {
                 SQLiteFileCheck.removeStoreFiles(atPath: path)
             }
             throw SQLiteFileCheck.coreDataError(error, path: path)
