@@ -48,7 +48,9 @@ let package = Package(
         // before it runs the tests.
         .testTarget(
             name: "todoTests",
-            dependencies: ["OpenCoreData"]
+            // GRDB: the crash-consistency suite checks the files the killed program left with
+            // SQLite's own integrity check.
+            dependencies: ["OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OpenCoreDataTests",

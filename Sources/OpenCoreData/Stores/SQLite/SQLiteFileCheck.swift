@@ -17,13 +17,34 @@ enum SQLiteFileCheck {
             return (try? handle.read(upToCount: 16)) ?? Data()
         } ?? Data()
         guard header == Data("SQLite format 3\0".utf8) else { return false }
+        let objects = try? reading(path, timeout: timeout) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        return objects == 0
+    }
+
+    /// Runs `body` on a read-only connection to the file at `path`. A process killed while it
+    /// wrote leaves a write-ahead log or a hot rollback journal that only a writer can recover (a
+    /// read-only connection gets `SQLITE_READONLY_RECOVERY`, `_CANTINIT` or `_ROLLBACK`): then,
+    /// and only when such a file is beside it, the read is retried on a read-write connection,
+    /// which recovers it, as the open that follows would.
+    private static func reading<T>(_ path: String, timeout: Double, _ body: (Database) throws -> T) throws -> T {
         var config = Configuration()
         config.readonly = true
+        // Another process may be writing (or creating) the store: wait for it as a save would.
         if timeout > 0 { config.busyMode = .timeout(timeout) }
-        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return false }
-        defer { try? queue.close() }
-        let objects = try? queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
-        return objects == 0
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            return try queue.read(body)
+        } catch let error as DatabaseError
+            where (error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN)
+            && ["-wal", "-shm", "-journal"].contains(where: { FileManager.default.fileExists(atPath: path + $0) })
+            && FileManager.default.isWritableFile(atPath: path)
+        {
+            config.readonly = false
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            return try queue.read(body)
+        }
     }
 
     /// Reads Z_METADATA through a read-only connection.
@@ -43,14 +64,8 @@ enum SQLiteFileCheck {
         guard header == Data("SQLite format 3\0".utf8) else {
             throw notAStore(path, reason: "it is not a SQLite database", sqliteCode: 26)
         }
-        var config = Configuration()
-        config.readonly = true
-        // Another process may be writing (or creating) the store: wait for it as a save would.
-        if timeout > 0 { config.busyMode = .timeout(timeout) }
         do {
-            let queue = try DatabaseQueue(path: path, configuration: config)
-            defer { try? queue.close() }
-            return try queue.read { db in
+            return try reading(path, timeout: timeout) { db in
                 guard try db.tableExists("Z_METADATA"), try db.tableExists("Z_PRIMARYKEY") else {
                     throw notAStore(path, reason: "it has no Core Data metadata (Z_METADATA)", sqliteCode: nil)
                 }
@@ -125,7 +140,8 @@ enum SQLiteFileCheck {
         }
         if code == .SQLITE_CANTOPEN || code == .SQLITE_PERM || code == .SQLITE_READONLY {
             return CoreDataError.make(
-                NSPersistentStoreOpenError, "Can't open the store at \(path): \(dbError.message ?? "permission denied").",
+                NSPersistentStoreOpenError,
+                "Can't open the store at \(path): \(dbError.message ?? "permission denied") (SQLite \(dbError.extendedResultCode.rawValue)).",
                 userInfo: [NSFilePathErrorKey: path, NSSQLiteErrorDomain: Int(code.rawValue)])
         }
         return CoreDataError.make(
