@@ -25,7 +25,10 @@ final class TodoStore {
     ///   the file is not a store, was written with another model, or cannot be created.
     init(at url: URL, access: Access, createFolder: Bool = false) throws {
         self.url = url
-        if access != .create, !FileManager.default.fileExists(atPath: url.path) {
+        // An empty file is no store either: Core Data would make one in it, and a command that
+        // only changes items must not leave a new store behind.
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        if access != .create, size == nil || size == 0 && !FileManager.default.fileExists(atPath: url.path + "-wal") {
             throw TodoError.noStore(at: url)
         }
         if access == .create, createFolder {

@@ -62,6 +62,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
         let path = url.path
         isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        // A failed open leaves no trace: a connection to a WAL file makes its -wal and -shm
+        // files, even a read-only one, and those this open made go again.
+        let sidecars = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: path + $0) }
+        do {
+            try open(model: model, url: url)
+        } catch {
+            pool = nil
+            for suffix in sidecars { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw error
+        }
+    }
+
+    /// Opens the store file, or creates it; `load(model:)` cleans up after a failure.
+    private func open(model: NSManagedObjectModel, url: URL) throws {
+        let path = url.path
         let entities = self.entities
         let timeout = Self.timeout(in: options)
         // A store that looks new is created by one process at a time; the others wait, then find
