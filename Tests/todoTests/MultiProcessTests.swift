@@ -4,23 +4,19 @@ import Testing
 /// Several `todo` processes on one store, as an app and its extension or a server's workers
 /// share one: writers wait for each other, readers are not blocked, and nothing is lost.
 @Suite struct MultiProcessTests {
-    @Test func fourProcessesWritingAndReadingOneStoreLoseNothing() async throws {
+    @Test func fourProcessesWritingAndReadingOneStoreLoseNothing() throws {
         let sandbox = try TodoSandbox()
         #expect(try sandbox.run("add", "seed").status == 0)
         let writers = 4
         let perWriter = 200
-        // 20 rounds each: a save every 10 items.
-        let results = try await withThrowingTaskGroup(of: TodoResult.self) { group in
-            for _ in 0..<writers {
-                group.addTask { try sandbox.run("populate", "--count", "\(perWriter)", "--batch", "\(perWriter / 20)") }
-            }
-            for _ in 0..<writers {
-                group.addTask { try sandbox.run("stats") }
-            }
-            var results: [TodoResult] = []
-            for try await result in group { results.append(result) }
-            return results
+        // 20 rounds each: a save every 10 items. All started before any is waited for, so that
+        // they really run at once.
+        let store = ["--store", sandbox.store.path]
+        let writing = try (0..<writers).map { _ in
+            try sandbox.startTodo(["populate", "--count", "\(perWriter)", "--batch", "\(perWriter / 20)"] + store)
         }
+        let reading = try (0..<writers).map { _ in try sandbox.startTodo(["stats"] + store) }
+        let results = try (writing + reading).map { try $0.finish() }
         for result in results {
             #expect(result.status == 0, "\(result.stderr)")
         }
@@ -29,18 +25,12 @@ import Testing
     }
 
     /// Two processes creating the same new store at once both end up using one valid store.
-    @Test func twoProcessesCreatingOneStoreBothSucceed() async throws {
+    @Test func twoProcessesCreatingOneStoreBothSucceed() throws {
         let sandbox = try TodoSandbox()
         for round in 0..<10 {
             let store = sandbox.folder.appendingPathComponent("Created-\(round).sqlite").path
-            let results = try await withThrowingTaskGroup(of: TodoResult.self) { group in
-                for name in ["first", "second"] {
-                    group.addTask { try sandbox.runTodo(["add", name, "--store", store]) }
-                }
-                var results: [TodoResult] = []
-                for try await result in group { results.append(result) }
-                return results
-            }
+            let started = try ["first", "second"].map { try sandbox.startTodo(["add", $0, "--store", store]) }
+            let results = try started.map { try $0.finish() }
             for result in results {
                 #expect(result.status == 0, "round \(round): \(result.stderr)")
             }

@@ -40,6 +40,16 @@ final class TodoSandbox: Sendable {
 
     /// Runs `program` with `arguments` in the sandbox's environment, as `runTodo` does.
     func runProgram(_ program: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> TodoResult {
+        try start(program, arguments, environment: environment).finish()
+    }
+
+    /// Starts `todo arguments…` and returns at once, so that several run at the same time
+    /// without a thread blocked on each.
+    func startTodo(_ arguments: [String], environment: [String: String] = [:]) throws -> RunningProgram {
+        try start(try TodoSandbox.executable(), arguments, environment: environment)
+    }
+
+    private func start(_ program: URL, _ arguments: [String], environment: [String: String]) throws -> RunningProgram {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
@@ -50,27 +60,15 @@ final class TodoSandbox: Sendable {
         process.environment = env
         // Files rather than pipes: nothing to drain while the program runs.
         let id = UUID().uuidString
-        let outURL = folder.appendingPathComponent("stdout-\(id)")
-        let errURL = folder.appendingPathComponent("stderr-\(id)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
+        let running = RunningProgram(
+            process: process, outURL: folder.appendingPathComponent("stdout-\(id)"), errURL: folder.appendingPathComponent("stderr-\(id)"))
+        _ = FileManager.default.createFile(atPath: running.outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: running.errURL.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: running.outURL)
+        process.standardError = try FileHandle(forWritingTo: running.errURL)
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        return TodoResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        return running
     }
 
     /// Runs a command that must fail, and checks that it failed as a user should see it: status 1,
@@ -134,4 +132,26 @@ struct StoreSnapshot: Equatable {
 
 struct TodoNotBuilt: Error, CustomStringConvertible {
     var description: String { "The `todo` program is not built next to the tests; run `swift build` or set TODO_EXECUTABLE." }
+}
+
+/// A program started by `TodoSandbox`, its output going to files.
+struct RunningProgram {
+    let process: Process
+    let outURL: URL
+    let errURL: URL
+
+    /// Waits for the program to end and returns what it did.
+    func finish() throws -> TodoResult {
+        process.waitUntilExit()
+        try (process.standardOutput as? FileHandle)?.close()
+        try (process.standardError as? FileHandle)?.close()
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        return TodoResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
 }
