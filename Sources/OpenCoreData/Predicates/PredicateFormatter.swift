@@ -149,14 +149,15 @@ enum PredicateFormatter {
         }
         // The format has no dictionary literal; print one by its constants rather than through
         // Foundation's description, which traps on some values (a date whose interval is NaN).
+        var entries: [(key: String, value: String)]?
         if let dictionary = normalized as? [AnyHashable: Any] {
-            let entries = dictionary.map { (formatConstant($0.key.base), formatConstant($0.value)) }.sorted { $0.0 < $1.0 }
-            return "{" + entries.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + "}"
+            entries = dictionary.map { (formatConstant($0.key.base), formatConstant($0.value)) }
+        } else if let dictionary = normalized as? NSDictionary {
+            entries = []
+            dictionary.enumerateKeysAndObjects { key, value, _ in entries?.append((formatConstant(key), formatConstant(value))) }
         }
-        if let dictionary = normalized as? NSDictionary {
-            var entries: [(String, String)] = []
-            dictionary.enumerateKeysAndObjects { key, value, _ in entries.append((formatConstant(key), formatConstant(value))) }
-            return "{" + entries.sorted { $0.0 < $1.0 }.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + "}"
+        if let entries {
+            return "{" + entries.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
         }
         return "\(normalized!)"
     }

@@ -30,9 +30,11 @@ final class SQLiteCreationLock {
         guard descriptor >= 0 else { return nil }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+            let failure = errno
+            let held = failure == EWOULDBLOCK || failure == EINTR
+            guard held, ContinuousClock.now < deadline else {
                 close(descriptor)
-                if errno != EWOULDBLOCK && errno != EINTR { return nil }
+                if !held { return nil }
                 throw CoreDataError.make(
                     NSPersistentStoreTimeoutError,
                     "The store at \(path) is being created by another process; waited \(Int(timeout)) s (NSPersistentStoreTimeoutOption).",

@@ -74,6 +74,20 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    /// Takes the metadata of a store found on disk, refusing one written with another model.
+    ///
+    /// - Throws: `NSPersistentStoreIncompatibleVersionHashError` when the version hashes differ.
+    private func adopt(_ found: [String: Any], uuid: String, entities: [NSEntityDescription], path: String) throws {
+        guard SQLiteMetadata.hashesMatch(found, entities: entities) else {
+            throw CoreDataError.make(
+                NSPersistentStoreIncompatibleVersionHashError,
+                "The model used to open the store is incompatible with the one used to create the store at \(path).",
+                userInfo: ["metadata": found, NSFilePathErrorKey: path])
+        }
+        metadata = found
+        identifier = found[NSStoreUUIDKey] as? String ?? uuid
+    }
+
     /// Opens the store file, or creates it; `load(model:)` cleans up after a failure.
     private func open(model: NSManagedObjectModel, url: URL) throws {
         let path = url.path
@@ -81,23 +95,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let timeout = Self.timeout(in: options)
         // A store that looks new is created by one process at a time; the others wait, then find
         // it made (the look is repeated under the lock).
+        let looksNew = { !SQLiteFileCheck.hasContent(atPath: path) || SQLiteFileCheck.isEmptyDatabase(atPath: path, timeout: timeout) }
+        var existing = !looksNew()
         var creationLock: SQLiteCreationLock?
         defer { creationLock?.unlock() }
-        if !isReadOnly, !SQLiteFileCheck.hasContent(atPath: path) || SQLiteFileCheck.isEmptyDatabase(atPath: path, timeout: timeout) {
+        if !isReadOnly, !existing {
             creationLock = try SQLiteCreationLock.take(folder: url.deletingLastPathComponent().path, timeout: timeout, path: path)
+            existing = !looksNew()
         }
         let fileExisted = FileManager.default.fileExists(atPath: path)
-        let existing = SQLiteFileCheck.hasContent(atPath: path) && !SQLiteFileCheck.isEmptyDatabase(atPath: path, timeout: timeout)
         if existing {
             let found = try SQLiteFileCheck.readMetadata(atPath: path, timeout: timeout)
-            guard SQLiteMetadata.hashesMatch(found.metadata, entities: entities) else {
-                throw CoreDataError.make(
-                    NSPersistentStoreIncompatibleVersionHashError,
-                    "The model used to open the store is incompatible with the one used to create the store at \(path).",
-                    userInfo: ["metadata": found.metadata, NSFilePathErrorKey: path])
-            }
-            metadata = found.metadata
-            identifier = found.metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
+            try adopt(found.metadata, uuid: UUID().uuidString, entities: entities, path: path)
         } else {
             try SQLiteFileCheck.checkCreatable(path: path, readOnly: isReadOnly)
             identifier = UUID().uuidString
@@ -107,14 +116,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             pool = try DatabasePool(path: path, configuration: configuration())
             if !existing, let found = try createSchema(entities: entities) {
                 // Another process created the store between our look and our lock: use theirs.
-                guard SQLiteMetadata.hashesMatch(found.metadata, entities: entities) else {
-                    throw CoreDataError.make(
-                        NSPersistentStoreIncompatibleVersionHashError,
-                        "The model used to open the store is incompatible with the one used to create the store at \(path).",
-                        userInfo: ["metadata": found.metadata, NSFilePathErrorKey: path])
-                }
-                metadata = found.metadata
-                identifier = found.metadata[NSStoreUUIDKey] as? String ?? found.uuid
+                try adopt(found.metadata, uuid: found.uuid, entities: entities, path: path)
             }
             try loadEntityNumbers(entities: entities)
         } catch {

@@ -19,11 +19,11 @@ import Testing
         NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context).setValue(name, forKey: "name")
     }
 
-    @Test func aSaveWaitsForAnotherConnectionsWriteToEnd() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("Todo.sqlite")
-        let (_, context) = try stack(at: url, timeout: 30)
-        // Another connection, as another process would have, holds the write lock for 300 ms.
+    /// Takes the write lock of the store at `url` on a connection of its own, as another process
+    /// would, and holds it on another thread until `release` returns.
+    ///
+    /// - Returns: Once the lock is held; the semaphore is signalled when it is given up.
+    private func holdWriteLock(on url: URL, until release: @escaping @Sendable () -> Void) throws -> DispatchSemaphore {
         let other = try DatabaseQueue(path: url.path)
         let holding = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
@@ -31,12 +31,21 @@ import Testing
             try? other.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 holding.signal()
-                Thread.sleep(forTimeInterval: 0.3)
+                release()
                 try db.execute(sql: "COMMIT")
             }
             released.signal()
         }
         holding.wait()
+        return released
+    }
+
+    @Test func aSaveWaitsForAnotherConnectionsWriteToEnd() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Todo.sqlite")
+        let (_, context) = try stack(at: url, timeout: 30)
+        // Another connection, as another process would have, holds the write lock for 300 ms.
+        let released = try holdWriteLock(on: url) { Thread.sleep(forTimeInterval: 0.3) }
         try context.performAndWait {
             insert("milk", into: context)
             try context.save()
@@ -49,20 +58,8 @@ import Testing
         let directory = TemporaryDirectory()
         let url = directory.file("Todo.sqlite")
         let (_, context) = try stack(at: url, timeout: 0.2)
-        let other = try DatabaseQueue(path: url.path)
-        let holding = DispatchSemaphore(value: 0)
         let finish = DispatchSemaphore(value: 0)
-        let released = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            try? other.writeWithoutTransaction { db in
-                try db.execute(sql: "BEGIN IMMEDIATE")
-                holding.signal()
-                finish.wait()
-                try db.execute(sql: "COMMIT")
-            }
-            released.signal()
-        }
-        holding.wait()
+        let released = try holdWriteLock(on: url) { finish.wait() }
         let error = context.performAndWait { () -> NSError? in
             insert("milk", into: context)
             do {
