@@ -2,13 +2,15 @@
 /// names, join tables (docs/sqlite-format.md §2.1, §3, §5).
 enum ModelLayoutBuilder {
     /// Roots sorted by name, each hierarchy walked depth-first, pre-order, siblings by name.
+    /// A loop with its own stack rather than recursion, so that a deep hierarchy cannot overflow
+    /// the thread's stack.
     static func storeOrder(of entities: [NSEntityDescription]) -> [NSEntityDescription] {
         var ordered: [NSEntityDescription] = []
-        func visit(_ entity: NSEntityDescription) {
+        var pending = Array(sortedByName(entities.filter { $0.superentity == nil }).reversed())
+        while let entity = pending.popLast() {
             ordered.append(entity)
-            for sub in sortedByName(entity.subentities) { visit(sub) }
+            pending += sortedByName(entity.subentities).reversed()
         }
-        for root in sortedByName(entities.filter { $0.superentity == nil }) { visit(root) }
         return ordered
     }
 
@@ -27,10 +29,17 @@ enum ModelLayoutBuilder {
             versionHash: VersionHasher.hash(of: entity))
     }
 
-    static func hierarchyNumbers(of entity: NSEntityDescription) -> [Int] {
-        var numbers = [entity.layout!.entityNumber]
-        for sub in entity.subentities { numbers += hierarchyNumbers(of: sub) }
-        return numbers.sorted()
+    /// Sets each entity's `hierarchyNumbers`: its own number and its descendants'. Store order is
+    /// depth-first and pre-order, so an entity and its descendants are numbered consecutively;
+    /// counting each entity's descendants from the leaves up gives every range in one pass.
+    static func assignHierarchyNumbers(_ ordered: [NSEntityDescription]) {
+        var sizes = [ObjectIdentifier: Int]()
+        for entity in ordered.reversed() {
+            let size = 1 + entity.subentities.reduce(0) { $0 + (sizes[ObjectIdentifier($1)] ?? 0) }
+            sizes[ObjectIdentifier(entity)] = size
+            let first = entity.layout!.entityNumber
+            entity.layout!.hierarchyNumbers = Array(first..<(first + size))
+        }
     }
 
     /// Names every column of the hierarchy rooted at `root`, in the order Core Data declares them:
@@ -116,8 +125,15 @@ enum ModelLayoutBuilder {
             sourceColumn: myColumn, destinationColumn: otherColumn, isOwner: isOwner)
     }
 
+    /// Every entity below `entity`, depth-first; a loop, like `storeOrder`, not recursion.
     static func descendants(of entity: NSEntityDescription) -> [NSEntityDescription] {
-        entity.subentities.flatMap { [$0] + descendants(of: $0) }
+        var found: [NSEntityDescription] = []
+        var pending = Array(entity.subentities.reversed())
+        while let next = pending.popLast() {
+            found.append(next)
+            pending += next.subentities.reversed()
+        }
+        return found
     }
 
     private static func typeGroup(_ type: String) -> Int {

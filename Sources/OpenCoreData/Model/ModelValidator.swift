@@ -13,13 +13,27 @@ enum ModelValidator {
             if entity.managedObjectModel !== model { entity.managedObjectModel = model }
         }
         for entity in model.entities {
-            if let superentity = entity.superentity, !model.entities.contains(where: { $0 === superentity }) {
+            // Before anything walks the hierarchy: a cycle or an absurd depth would make it loop
+            // or take minutes.
+            guard ModelLimits.depth(of: entity) != nil else {
+                throw CoreDataError.make(NSCoreDataError, "The model is not supported: \(ModelLimits.tooDeep(entity.name!)).")
+            }
+        }
+        let members = Set(model.entities.map(ObjectIdentifier.init))
+        for entity in model.entities {
+            let properties = entity.properties
+            let count = properties.count
+            guard count <= ModelLimits.maximumProperties else {
+                throw CoreDataError.make(
+                    NSCoreDataError, "The model is not supported: \(ModelLimits.tooManyProperties(entity.name!, count: count)).")
+            }
+            if let superentity = entity.superentity, !members.contains(ObjectIdentifier(superentity)) {
                 throw CoreDataError.make(
                     NSCoreDataError,
                     "Entity '\(entity.name!)' inherits from '\(superentity.name ?? "?")', which is not in the model.")
             }
             var propertyNames = Set<String>()
-            for property in entity.properties {
+            for property in properties {
                 guard !property.name.isEmpty else {
                     throw CoreDataError.make(NSCoreDataError, "A property of entity '\(entity.name!)' has no name.")
                 }
@@ -28,8 +42,7 @@ enum ModelValidator {
                         NSCoreDataError, "Entity '\(entity.name!)' has two properties named '\(property.name)'.")
                 }
                 if let relationship = property as? NSRelationshipDescription {
-                    guard let destination = relationship.destinationEntity,
-                        model.entities.contains(where: { $0 === destination })
+                    guard let destination = relationship.destinationEntity, members.contains(ObjectIdentifier(destination))
                     else {
                         throw CoreDataError.make(
                             NSCoreDataError,

@@ -38,7 +38,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     open var subentities: [NSEntityDescription] = [] {
         willSet { assertMutable() }
         didSet {
-            for old in oldValue where !subentities.contains(where: { $0 === old }) { old.superentity = nil }
+            // A set, not a search of the new list per old entity: adding subentities one at a
+            // time would otherwise be cubic in their number.
+            let kept = Set(subentities.map(ObjectIdentifier.init))
+            for old in oldValue where !kept.contains(ObjectIdentifier(old)) { old.superentity = nil }
             for sub in subentities { sub.superentity = self }
         }
     }
@@ -51,7 +54,16 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     open var properties: [NSPropertyDescription] {
         get {
             if let layout { return layout.properties }
-            return (superentity?.properties ?? []) + ownProperties
+            // Gathered in one pass from the root down: asking the superentity recursively copied
+            // the list once per level, cubic in a deep hierarchy. The walk stops at the depth limit
+            // so that a cycle built in code ends (the model validator refuses both).
+            var chain: [NSEntityDescription] = [self]
+            while let parent = chain.last!.superentity, chain.count <= ModelLimits.maximumHierarchyDepth {
+                chain.append(parent)
+            }
+            var all: [NSPropertyDescription] = []
+            for entity in chain.reversed() { all += entity.ownProperties }
+            return all
         }
         set {
             assertMutable()

@@ -162,10 +162,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         for (index, entity) in ordered.enumerated() {
             ModelLayoutBuilder.buildLayout(for: entity, number: index + 1)
         }
-        for entity in ordered {
-            entity.layout!.hierarchyNumbers = ModelLayoutBuilder.hierarchyNumbers(of: entity)
-            entity.rootNumber = Int32(entity.layout!.root.layout!.entityNumber)
-        }
+        ModelLayoutBuilder.assignHierarchyNumbers(ordered)
+        for entity in ordered { entity.rootNumber = Int32(entity.layout!.root.layout!.entityNumber) }
         for entity in ordered where entity.superentity == nil { ModelLayoutBuilder.assignColumns(root: entity) }
         entitiesInStoreOrder = ordered
         let relationships = ordered.flatMap { $0.layout!.relationships }

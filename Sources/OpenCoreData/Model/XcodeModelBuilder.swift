@@ -35,7 +35,7 @@ struct XcodeModelBuilder {
         }
         try linkHierarchy(pending, byName: byName)
         for entry in pending {
-            try checkInheritedNames(entry)
+            try checkProperties(entry)
             for item in entry.relationships { try resolve(item, of: entry.entity, byName: byName) }
             try resolveIndexes(of: entry)
             try checkConstraints(of: entry)
@@ -111,18 +111,31 @@ struct XcodeModelBuilder {
                 guard visited.insert(parent).inserted else {
                     throw corrupt(entry.element, "entity '\(entry.entity.name!)' inherits from itself")
                 }
+                guard visited.count <= ModelLimits.maximumHierarchyDepth + 1 else {
+                    throw corrupt(entry.element, ModelLimits.tooDeep(entry.entity.name!))
+                }
                 current = parent
             }
         }
+        // Each parent's subentities are set once, in file order: appending them one at a time
+        // would run the property's observer once per child.
+        var children: [String: [NSEntityDescription]] = [:]
         for entry in pending {
             guard let parentName = parentNames[entry.entity.name!] else { continue }
-            byName[parentName]!.subentities.append(entry.entity)
+            children[parentName, default: []].append(entry.entity)
         }
+        for (parentName, subentities) in children { byName[parentName]!.subentities = subentities }
     }
 
-    private func checkInheritedNames(_ entry: PendingEntity) throws {
+    /// Refuses more properties than an object can hold, and a name its superentity declares too.
+    private func checkProperties(_ entry: PendingEntity) throws {
+        let inheritedProperties = entry.entity.superentity?.properties ?? []
+        let count = inheritedProperties.count + entry.entity.declaredProperties.count
+        guard count <= ModelLimits.maximumProperties else {
+            throw corrupt(entry.element, ModelLimits.tooManyProperties(entry.entity.name!, count: count))
+        }
         guard let superentity = entry.entity.superentity else { return }
-        let inherited = Set(superentity.properties.map(\.name))
+        let inherited = Set(inheritedProperties.map(\.name))
         for property in entry.entity.declaredProperties where inherited.contains(property.name) {
             throw corrupt(
                 entry.element,

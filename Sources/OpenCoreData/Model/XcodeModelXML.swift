@@ -41,6 +41,9 @@ enum ModelXMLReader {
         let underlying: Error?
     }
 
+    /// How deep elements may nest.
+    static let maximumDepth = 64
+
     static func parse(_ data: Data) throws(Failure) -> ModelXMLElement {
         // Linux's XMLParser traps (an illegal instruction, not an error) when libxml2 hands it a
         // name that is not UTF-8, such as a stray 0xC3 inside an element or attribute name. Xcode
@@ -55,6 +58,7 @@ enum ModelXMLReader {
         let builder = TreeBuilder()
         parser.delegate = builder
         let succeeded = parser.parse()
+        if let failure = builder.parseError as? Failure { throw failure }
         if !succeeded || builder.parseError != nil {
             let error = builder.parseError ?? parser.parserError
             // Only the code survives from libxml2 on Linux, not its text; the position is the
@@ -101,6 +105,17 @@ enum ModelXMLReader {
             _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
             qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
         ) {
+            // Xcode nests model elements five deep at most. A file nested thousands deep is not a
+            // model, and its tree would overflow the stack when freed (each level frees the next).
+            guard stack.count < ModelXMLReader.maximumDepth else {
+                if parseError == nil {
+                    parseError = Failure(
+                        message: "elements are nested more than \(ModelXMLReader.maximumDepth) deep",
+                        line: parser.lineNumber, underlying: nil)
+                }
+                parser.abortParsing()
+                return
+            }
             stack.append(ModelXMLElement(name: elementName, attributes: attributeDict, line: parser.lineNumber))
         }
 
