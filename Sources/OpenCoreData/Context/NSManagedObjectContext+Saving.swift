@@ -262,7 +262,7 @@ extension NSManagedObjectContext {
     }
 
     private func constraintError(_ violation: UniquenessViolation, write: SaveWrite) -> NSError {
-        let conflicting = write.object(withKey: violation.primaryKey)
+        let conflicting = write.object(withKey: violation.primaryKey, of: violation.entity)
         var entity: NSEntityDescription? = violation.entity
         var names: [String] = []
         while let e = entity, names.isEmpty {
@@ -325,9 +325,14 @@ final class SaveWrite {
         self.policy = policy
     }
 
-    func object(withKey key: Int64) -> NSManagedObject? {
-        if let index = insertedKeys.firstIndex(of: key) { return inserted[index] }
-        return updated.first { $0.primaryKey == key }
+    /// The written object of `entity`'s hierarchy whose row has `key`. Keys are numbered per
+    /// hierarchy (each has its own table), so another hierarchy's object may have the same key.
+    func object(withKey key: Int64, of entity: NSEntityDescription) -> NSManagedObject? {
+        let root = entity.rootNumber
+        if let index = insertedKeys.indices.first(where: { insertedKeys[$0] == key && inserted[$0].entity.rootNumber == root }) {
+            return inserted[index]
+        }
+        return updated.first { $0.primaryKey == key && $0.entity.rootNumber == root }
     }
 
     func run(_ writer: any StoreWriter) throws {

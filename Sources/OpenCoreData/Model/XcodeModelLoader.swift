@@ -8,13 +8,18 @@ enum XcodeModelLoader {
         } catch {
             throw unreadable(contents, error)
         }
+        return try model(from: data, file: contents)
+    }
+
+    /// The model in `data`, the text of a `contents` file; `file` is named in errors.
+    static func model(from data: Data, file: URL) throws -> NSManagedObjectModel {
         let root: ModelXMLElement
         do {
             root = try ModelXMLReader.parse(data)
         } catch {
-            throw corrupt(contents, line: error.line, error.message, underlying: error.underlying)
+            throw corrupt(file, line: error.line, error.message, underlying: error.underlying)
         }
-        return try XcodeModelBuilder(file: contents).model(from: root)
+        return try XcodeModelBuilder(file: file).model(from: root)
     }
 
     /// The `contents` file that `url` designates, picking the version of a `.xcdatamodeld` bundle.

@@ -67,4 +67,31 @@ struct UniquenessConstraintTests {
             #expect(try stack.context.count(for: request) == 4)
         }
     }
+
+    /// Keys are numbered per hierarchy: the error's conflicting object was looked up by key alone
+    /// and could be another hierarchy's object with the same key, which was then asked for the
+    /// constraint's property and trapped (found by the model fuzzer).
+    @Test(arguments: [NSPersistentStore.StoreType.sqlite, .inMemory])
+    func theConflictingObjectIsTheViolatingHierarchys(type: NSPersistentStore.StoreType) throws {
+        let model = Self.vehicles()
+        model.entities += [TestModels.entity("Maker", [TestModels.attribute("title", .stringAttributeType)])]
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: model, directory: directory, type: type)
+        try stack.context.performAndWait {
+            // Two makers take keys 1 and 2 of their table; the second car takes key 2 of its own.
+            for _ in 0..<2 { _ = NSEntityDescription.insertNewObject(forEntityName: "Maker", into: stack.context) }
+            var cars: [NSManagedObject] = []
+            for _ in 0..<2 {
+                let car = NSEntityDescription.insertNewObject(forEntityName: "Car", into: stack.context)
+                car.setValue("AB-123", forKey: "plate")
+                cars.append(car)
+            }
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSManagedObjectConstraintMergeError)
+            let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+            let conflicting = try #require(conflicts.first?.conflictingObjects.first)
+            #expect(cars.contains { $0 === conflicting })
+            #expect(conflicts.first?.constraintValues["plate"] as? String == "AB-123")
+        }
+    }
 }
