@@ -249,7 +249,7 @@ extension NSManagedObjectContext {
     func fulfillFault(_ object: NSManagedObject) {
         if let parent {
             guard let snapshot = parent.performAndWait({ parent.snapshot(for: object.objectID) }) else {
-                preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': the object no longer exists.")
+                return inaccessibleFault(object, "the object no longer exists")
             }
             object.slots = snapshot.slots
             object.committed = snapshot.slots
@@ -259,7 +259,7 @@ extension NSManagedObjectContext {
             do {
                 try loadBatch(batch)
             } catch {
-                preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': \(error)")
+                return inaccessibleFault(object, "\(error)")
             }
             if let values = object.cachedRow {
                 object.committed = object.committedSnapshot(of: values)
@@ -273,14 +273,26 @@ extension NSManagedObjectContext {
         do {
             row = try store.row(of: object.entity, primaryKey: object.primaryKey)
         } catch {
-            preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': \(error)")
+            return inaccessibleFault(object, "\(error)")
         }
-        guard let row, let values = row.values else {
-            preconditionFailure("CoreData could not fulfill a fault for '\(object.objectID)': the row no longer exists.")
-        }
+        guard let row, let values = row.values else { return inaccessibleFault(object, "the row no longer exists") }
         object.slots = values
         object.committed = values
         object.version = row.version
+    }
+
+    /// A fault whose values cannot be read: its row was deleted, or the file is damaged. With
+    /// `shouldDeleteInaccessibleFaults` (the default), as in Core Data, its properties read as nil
+    /// and its to-many relationships as empty; without it the program stops, as Core Data raises.
+    private func inaccessibleFault(_ object: NSManagedObject, _ reason: String) {
+        let message = "CoreData could not fulfill a fault for '\(object.objectID)': \(reason)"
+        guard shouldDeleteInaccessibleFaults else { preconditionFailure(message) }
+        persistentStoreCoordinator?.logger.error("\(message); its properties read as nil")
+        let template = object.entity.layout!.objectTemplate
+        var slots = SlotRow(repeating: .null, count: template.names.count)
+        for slot in template.toManySlots { slots[slot] = .unloaded }
+        object.slots = slots
+        object.committed = slots
     }
 
     /// The destination objects of a to-many relationship, read from the store.
@@ -297,7 +309,11 @@ extension NSManagedObjectContext {
         do {
             references = try store.relatedReferences(relationship, ofPrimaryKey: object.primaryKey)
         } catch {
-            preconditionFailure("CoreData could not fulfill the relationship '\(relationship.name)' of \(object.objectID): \(error)")
+            // Only a damaged file or a failing disk gets here; treated as an inaccessible fault is.
+            let message = "CoreData could not fulfill the relationship '\(relationship.name)' of \(object.objectID): \(error)"
+            guard shouldDeleteInaccessibleFaults else { preconditionFailure(message) }
+            persistentStoreCoordinator?.logger.error("\(message); it reads as empty")
+            return []
         }
         return references.map { registeredObject(for: $0, in: store) }
     }

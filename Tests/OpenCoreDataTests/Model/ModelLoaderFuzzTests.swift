@@ -50,7 +50,8 @@ import Testing
         "</uniquenessConstraint></uniquenessConstraints>", "<fetchRequest name=\"F\" entity=\"Car\" predicateString=\"",
         "<configuration name=\"C\"><memberEntity name=\"", "<fetchIndex name=\"i\"><fetchIndexElement property=\"",
         "<userInfo><entry key=\"k\" value=\"v\"/></userInfo>", " name=\"\"", " name=\"Z_PK\"", " name=\"objectID\"",
-        "é", "🙂", "\u{0}", "\t", "\n",
+        "é", "🙂", "\u{0}", "\t", "\n", " encoding=\"ISO-8859-1\"", " encoding=\"UTF-16\"", " encoding=\"EBCDIC\"",
+        "<!DOCTYPE model SYSTEM \"file:///etc/passwd\">", "<!ENTITY % p SYSTEM \"file:///etc/hosts\">", "<xi:include href=\"/etc/passwd\"/>",
     ].map { Array($0.utf8) } + [[0xC3], [0xFF], [0x80], [0xED, 0xA0, 0x80], [0xEF, 0xBB, 0xBF]]
 
     @Test func mutantsNeitherCrashNorHang() throws {

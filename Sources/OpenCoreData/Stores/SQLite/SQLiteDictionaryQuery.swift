@@ -130,7 +130,8 @@ struct SQLiteDictionaryQuery {
                 }
                 result[item.name] = NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(handle, column))
             case .evaluatedObject:
-                let entity = store.entity(number: store.modelNumber(sqlite3_column_int(handle, column + 1)))!
+                // No entity for the row's number only in a damaged file: the ID is left out.
+                guard let entity = store.entity(number: store.modelNumber(sqlite3_column_int(handle, column + 1))) else { continue }
                 result[item.name] = NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(handle, column))
             case .typed(let type):
                 if let value = Self.typedValue(handle, column, type) { result[item.name] = value }

@@ -69,12 +69,9 @@ enum SQLiteFileCheck {
                 guard try db.tableExists("Z_METADATA"), try db.tableExists("Z_PRIMARYKEY") else {
                     throw notAStore(path, reason: "it has no Core Data metadata (Z_METADATA)", sqliteCode: nil)
                 }
-                guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
-                    let plist = row["Z_PLIST"] as Data?
-                else {
+                guard let (plist, uuid) = try SQLiteMetadata.row(in: db) else {
                     throw notAStore(path, reason: "its Z_METADATA table is empty", sqliteCode: nil)
                 }
-                let uuid: String = row["Z_UUID"] ?? ""
                 do {
                     return (try SQLiteMetadata.decode(plist: plist, uuid: uuid), uuid)
                 } catch {
@@ -111,13 +108,17 @@ enum SQLiteFileCheck {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
-    /// Core Data's error for a SQLite failure: corrupt and foreign files are 259 with the SQLite code
-    /// in `NSSQLiteErrorDomain`; anything else is `NSSQLiteError` (134180).
     /// Core Data's error for a SQLite failure while reading or writing an open store: a lock
-    /// another connection held past the timeout is `NSPersistentStoreTimeoutError` (134090),
-    /// anything else `NSSQLiteError` (134180), with SQLite's code under `NSSQLiteErrorDomain`.
+    /// another connection held past the timeout is `NSPersistentStoreTimeoutError` (134090), a
+    /// damaged file `NSFileReadCorruptFileError` (259), anything else `NSSQLiteError` (134180), with
+    /// SQLite's code under `NSSQLiteErrorDomain`.
     static func operationError(_ error: DatabaseError, path: String, timeout: TimeInterval) -> NSError {
         let code = error.resultCode
+        if code == .SQLITE_CORRUPT || code == .SQLITE_NOTADB {
+            return CoreDataError.make(
+                NSFileReadCorruptFileError, "The store at \(path) is damaged: \(error.message ?? "SQLite error \(code.rawValue)").",
+                userInfo: [NSFilePathErrorKey: path, NSSQLiteErrorDomain: Int(code.rawValue)])
+        }
         if code == .SQLITE_BUSY || code == .SQLITE_LOCKED {
             return CoreDataError.make(
                 NSPersistentStoreTimeoutError,
@@ -129,6 +130,9 @@ enum SQLiteFileCheck {
             userInfo: [NSFilePathErrorKey: path, NSSQLiteErrorDomain: Int(error.extendedResultCode.rawValue)])
     }
 
+    /// Core Data's error for a SQLite failure while opening or copying a store: corrupt and foreign
+    /// files are 259 with the SQLite code in `NSSQLiteErrorDomain`; anything else is
+    /// `NSSQLiteError` (134180).
     static func coreDataError(_ error: Error, path: String) -> NSError {
         if let error = error as NSError?, error.domain == NSCocoaErrorDomain { return error }
         guard let dbError = error as? DatabaseError else {

@@ -23,7 +23,8 @@ struct SQLiteHierarchyPlan {
             /// Unmanaged so that the kind, and a row's plan of fills, copy as plain bits (the
             /// model, which holds the attribute, outlives every plan).
             case transformable(Unmanaged<NSAttributeDescription>)
-            case toOne(entityColumn: Int32, destinationNumber: Int32)
+            /// The destination's hierarchy is numbered `destinationNumber...lastNumber`.
+            case toOne(entityColumn: Int32, destinationNumber: Int32, lastNumber: Int32)
         }
         let slot: Int
         let column: Int32
@@ -52,11 +53,13 @@ struct SQLiteHierarchyPlan {
                     reads.append(ColumnRead(slot: property.slot, column: column, kind: Self.kind(of: attribute)))
                 } else if let relationship = property as? NSRelationshipDescription {
                     let entityColumn = relationship.entityColumnName.flatMap { index[$0] } ?? -1
-                    let destination = Int32(relationship.destinationEntity!.layout!.entityNumber)
+                    let numbers = relationship.destinationEntity!.layout!.hierarchyNumbers
                     reads.append(
                         ColumnRead(
                             slot: property.slot, column: column,
-                            kind: .toOne(entityColumn: entityColumn, destinationNumber: destination)))
+                            kind: .toOne(
+                                entityColumn: entityColumn, destinationNumber: Int32(numbers.first!),
+                                lastNumber: Int32(numbers.last!))))
                 }
             }
             entities[Int32(entity.layout!.entityNumber)] = reads
@@ -133,11 +136,14 @@ enum SQLiteColumn {
             return .data(data)
         case .transformable(let attribute):
             return .object(AnyBox(ValueTransformerRegistry.decode(blob(statement, column), attribute: attribute.takeUnretainedValue())))
-        case .toOne(let entityColumn, let destinationNumber):
+        case .toOne(let entityColumn, let destinationNumber, let lastNumber):
             let key = sqlite3_column_int64(statement, column)
             var number = destinationNumber
             if entityColumn >= 0, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL {
                 number = storeNumbers(Int32(sqlite3_column_int(statement, entityColumn)))
+                // A damaged file's number of no entity of the destination's hierarchy: the
+                // reference leads nowhere, so it reads as no object.
+                guard number >= destinationNumber, number <= lastNumber else { return .null }
             }
             return .reference(ObjectReference(entityNumber: number, primaryKey: key))
         }

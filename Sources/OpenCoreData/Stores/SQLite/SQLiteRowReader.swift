@@ -33,7 +33,7 @@ struct SQLiteRowReader: SQLiteChunkReader {
         self.plan = plan
         self.values = values
         model = store.model!
-        modelNumber = { [numbers = store.modelNumberOf] number in numbers[number] ?? number }
+        modelNumber = { [numbers = store.modelNumberOf] number in numbers[number] ?? 0 }
         externalData = store.externalDataReader
         self.onRow = onRow
     }
@@ -49,6 +49,11 @@ struct SQLiteRowReader: SQLiteChunkReader {
             let storeNumber = plan.soleStoreNumber ?? Int32(sqlite3_column_int(handle, 1))
             if lastStoreNumber != storeNumber {
                 number = modelNumber(storeNumber)
+                guard plan.entities[number] != nil else {
+                    throw DatabaseError(
+                        resultCode: .SQLITE_CORRUPT,
+                        message: "a row of \(plan.table) has Z_ENT \(storeNumber), which is no entity of that table")
+                }
                 let reads = values ? plan.entities[number] : nil
                 hasValues = reads != nil
                 fills = reads.map { SlotFill.plan($0, entity: model.entitiesInStoreOrder[Int(number) - 1]) } ?? []

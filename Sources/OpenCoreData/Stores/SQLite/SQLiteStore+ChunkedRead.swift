@@ -28,7 +28,7 @@ extension SQLiteStore {
         }
         let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
-        try pool!.read { db in
+        try storeRead { db in
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
             try readInChunks(SQLiteRowReader(statement, plan: plan, values: query.includesPropertyValues, db: db, store: self), body)
@@ -64,9 +64,15 @@ extension SQLiteStore {
     }
 }
 
-/// The error a failed `sqlite3_step` of `statement` reports.
+/// The error a failed `sqlite3_step` of `statement` reports. The statement is reset once the
+/// message is read: a statement keeps its step's error until then, and GRDB, reusing a cached
+/// statement, resets it with `try!` and would stop the program on that old error (a damaged file
+/// made the next read of the same table trap).
 func stepFailure(_ code: Int32, _ statement: Statement, connection: OpaquePointer?) -> DatabaseError {
-    DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: statementSQL(statement))
+    let error = DatabaseError(
+        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: statementSQL(statement))
+    sqlite3_reset(statement.sqliteStatement)
+    return error
 }
 
 /// `statement`'s SQL, read from SQLite: GRDB's `Statement.sql` stops the program on any thread

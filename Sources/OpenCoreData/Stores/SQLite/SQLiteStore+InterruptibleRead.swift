@@ -17,7 +17,7 @@ extension SQLiteStore {
         let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         try monitor.checkCancellation()
-        return try pool!.read { db in
+        return try storeRead { db in
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
             let connection = db.sqliteConnection

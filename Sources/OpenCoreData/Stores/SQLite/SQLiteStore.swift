@@ -201,12 +201,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             var found: (metadata: [String: Any], uuid: String)?
             try db.inTransaction(.immediate) {
                 if try db.tableExists("Z_METADATA") {
-                    guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
-                        let plist = row["Z_PLIST"] as Data?
-                    else {
+                    guard let (plist, uuid) = try SQLiteMetadata.row(in: db) else {
                         throw SQLiteFileCheck.notAStore(url!.path, reason: "its Z_METADATA table is empty", sqliteCode: nil)
                     }
-                    let uuid: String = row["Z_UUID"] ?? ""
                     found = (try SQLiteMetadata.decode(plist: plist, uuid: uuid), uuid)
                     return .commit
                 }
@@ -229,11 +226,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     private func loadEntityNumbers(entities: [NSEntityDescription]) throws {
-        let rows = try pool!.read { db in
+        let rows = try storeRead { db in
             try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY")
         }
         var byName: [String: Int32] = [:]
-        for row in rows { byName[row["Z_NAME"]] = row["Z_ENT"] }
+        // Plain database values, as for the metadata: a damaged table may hold anything.
+        for row in rows {
+            if let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue),
+                let number = Int32.fromDatabaseValue(row["Z_ENT"] as DatabaseValue)
+            {
+                byName[name] = number
+            }
+        }
         for entity in entities {
             let modelNumber = Int32(entity.layout!.entityNumber)
             let storeNumber =
@@ -248,14 +252,28 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return storeNumberOf[number] ?? number
     }
 
-    func modelNumber(_ storeNumber: Int32) -> Int32 { modelNumberOf[storeNumber] ?? storeNumber }
+    /// The model's number of the entity whose `Z_ENT` is `storeNumber` in this file; 0, which no
+    /// entity has, for a number the file should not hold (a damaged file), so that readers refuse
+    /// the row or drop the reference rather than look up an entity that does not exist.
+    func modelNumber(_ storeNumber: Int32) -> Int32 { modelNumberOf[storeNumber] ?? 0 }
+
+    /// A read on one of the pool's connections. SQLite's errors leave as Core Data's
+    /// (`SQLiteFileCheck.operationError`): the coordinator and contexts know no SQLite, and a
+    /// damaged file's error reaches the app as the `NSError` it catches.
+    func storeRead<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool!.read(body)
+        } catch let error as DatabaseError {
+            throw SQLiteFileCheck.operationError(error, path: url!.path, timeout: Self.timeout(in: options))
+        }
+    }
 
     // MARK: Reading
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
         let builder = SQLiteQueryBuilder(store: self)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
-        return try pool!.read { db in
+        return try storeRead { db in
             if let (sql, sort) = try builder.unorderedSelect(query) {
                 let statement = try db.makeStatement(sql: sql.sql)
                 statement.setUncheckedArguments(sql.arguments)
@@ -280,7 +298,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         // A table of one entity selects the key alone (`select(_:identitiesOnly:)`).
         let root = query.entity.layout!.root
         let sole = (plans[Int32(root.layout!.entityNumber)] ?? SQLiteHierarchyPlan(root: root, storeNumber: storeNumber)).soleStoreNumber
-        return try pool!.read { db in
+        return try storeRead { db in
             func readIDs(_ sql: SQLFragment, onRow: ((OpaquePointer) -> Void)? = nil) throws -> [NSManagedObjectID] {
                 var ids: [NSManagedObjectID] = []
                 var maker = ObjectIDMaker(store: self)
@@ -330,11 +348,11 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override func countRows(_ query: StoreQuery) throws -> Int {
         let sql = try SQLiteQueryBuilder(store: self).count(query)
-        return try pool!.read { db in try Int.fetchOne(db, sql: sql.sql, arguments: sql.arguments) ?? 0 }
+        return try storeRead { db in try Int.fetchOne(db, sql: sql.sql, arguments: sql.arguments) ?? 0 }
     }
 
     override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
-        try pool!.read { db in try row(of: entity, primaryKey: primaryKey, in: db) }
+        try storeRead { db in try row(of: entity, primaryKey: primaryKey, in: db) }
     }
 
     /// The row with `primaryKey` in `entity`'s table, read on `db` (inside a write, it sees the
@@ -363,9 +381,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         } else {
             return []
         }
-        return try pool!.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: [primaryKey]).map { row in
-                ObjectReference(entityNumber: modelNumber(row[1]), primaryKey: row[0])
+        return try storeRead { db in
+            // Rows whose Z_ENT is no entity (a damaged file) are left out, like a dangling to-one.
+            try Row.fetchAll(db, sql: sql, arguments: [primaryKey]).compactMap { row in
+                let number = Int32.fromDatabaseValue(row[1] as DatabaseValue).map(modelNumber) ?? 0
+                guard number != 0, let key = Int64.fromDatabaseValue(row[0] as DatabaseValue) else { return nil }
+                return ObjectReference(entityNumber: number, primaryKey: key)
             }
         }
     }
@@ -374,7 +395,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let builder = SQLiteDictionaryQuery(store: self)
         let (sql, selected) = try builder.statement(query, fetch)
         let externalData = externalDataReader
-        return try pool!.read { db in
+        return try storeRead { db in
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
             let handle = statement.sqliteStatement
@@ -396,7 +417,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         guard !primaryKeys.isEmpty else { return [] }
         let plan = plans[Int32(entity.layout!.root.layout!.entityNumber)]!
         let select = "SELECT \(plan.selectList) FROM \(plan.table) WHERE \(plan.table).Z_PK"
-        return try pool!.read { db in
+        return try storeRead { db in
             if let range = Self.denseRange(primaryKeys) {
                 // A batch of an unsorted fetch is a run of ascending keys with few gaps: a range
                 // scan of the table, with no key list to build or search, then the gaps' rows
@@ -457,7 +478,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         } else {
             return []
         }
-        return try pool!.read { db in
+        return try storeRead { db in
             let statement = try db.makeStatement(sql: sql)
             statement.setUncheckedArguments([Self.jsonArray(keys)])
             var sources: [Int64] = []
