@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import Testing
 
-/// `todo` killed with SIGKILL at a random moment of a save, a batched save, a batch update, a
-/// batch delete and the creation of its store: afterwards SQLite's integrity check passes, the
+/// `todo` killed with SIGKILL at a random moment of a save, a batched save, a batch insert, a
+/// batch update, a batch delete and the creation of its store: afterwards SQLite's integrity check passes, the
 /// store holds the state before or after each whole transaction, never one between, and the next
 /// command works (a store killed while being created is not left "not a Core Data store").
 ///
@@ -88,6 +88,23 @@ import Testing
             #expect(state.integrity == "ok")
             #expect((state.items - 10) % 1000 == 0 && state.items <= 20_010, "attempt \(attempt): \(state.items) items")
         }
+    }
+
+    @Test func aBatchInsertKilledAnywhereIsAllOrNothing() throws {
+        let sandbox = try TodoSandbox()
+        var kills = 0
+        let command = ["populate", "--count", "20000", "--batch-insert"]
+        let window = try duration(sandbox, command) { try seeded(sandbox, $0, count: 10) }
+        for attempt in 0..<Self.tries {
+            let store = try seeded(sandbox, "Insert-\(attempt).sqlite", count: 10)
+            if try killed(sandbox, command, store: store, within: window) { kills += 1 }
+            let state = try inspect(store)
+            #expect(state.integrity == "ok")
+            #expect(state.items == 10 || state.items == 20_010, "attempt \(attempt): \(state.items) items")
+            #expect(try sandbox.runTodo(["add", "after", "--store", store.path]).status == 0)
+        }
+        print("batch insert: \(kills) of \(Self.tries) killed while running (window \(window) s)")
+        #expect(kills > 0 || Self.tries < 3)
     }
 
     @Test func aBatchUpdateKilledAnywhereIsAllOrNothing() throws {
