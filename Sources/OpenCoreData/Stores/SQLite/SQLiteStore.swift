@@ -66,6 +66,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         // files, even a read-only one, and those this open made go again.
         let sidecars = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: path + $0) }
         do {
+            // Before anything connects: the file checks' connections would make an empty -wal.
+            SQLiteWriteAheadLog.prepare(forStoreAt: path)
             try open(model: model, url: url)
         } catch {
             pool = nil
@@ -142,14 +144,16 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         // saves would stay in the -wal file, and the store file alone (a backup, a copy) would lack
         // them, where Core Data leaves a self-contained file once a store is removed. Only after
         // writes: GRDB logs a no-op transaction on every open, and folding it in would rewrite
-        // the file's header although nothing was saved.
+        // the file's header although nothing was saved (SQLiteWriteAheadLog).
         if !isReadOnly {
             _ = try? pool?.writeWithoutTransaction { db in
                 if db.totalChangesCount > 0 { try db.checkpoint(.truncate) }
             }
         }
+        let wasOpen = pool != nil
         try? pool?.close()
         pool = nil
+        if wasOpen, let path = url?.path { SQLiteWriteAheadLog.closeLastConnection(toStoreAt: path) }
     }
 
     private func configuration() -> Configuration {
