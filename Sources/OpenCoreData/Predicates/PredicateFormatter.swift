@@ -139,16 +139,20 @@ enum PredicateFormatter {
         case let n as Int64: return String(n)
         // Infinities and NaN have no literal: a cast of their spelling reads back as the number.
         case let d as Double: return d.isFinite ? "\(d)" : "CAST(\"\(d)\", \"NSNumber\")"
-        case let d as Decimal: return "\(d)"
+        // Decimals and data have no literal either: a cast of a string that holds them exactly
+        // (OpenCoreData reads these casts back; Apple's parser has no NSData or decimal cast).
+        case let d as Decimal: return d.isNaN ? "CAST(\"nan\", \"NSNumber\")" : "CAST(\"\(d)\", \"NSDecimalNumber\")"
         case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
         case let uuid as UUID: return "CAST(\"\(uuid.uuidString)\", \"UUID\")"
+        case let data as Data: return "CAST(\"\(data.base64EncodedString())\", \"NSData\")"
         default: break
         }
         if let items = ValueComparison.collectionElements(normalized!) {
             return "{" + items.map(formatConstant).joined(separator: ", ") + "}"
         }
-        // The format has no dictionary literal; print one by its constants rather than through
-        // Foundation's description, which traps on some values (a date whose interval is NaN).
+        // Apple's format has no dictionary literal; `{key: value, …}` is OpenCoreData's, which it
+        // reads back. Printed by its constants rather than through Foundation's description,
+        // which traps on some values (a date whose interval is NaN).
         var entries: [(key: String, value: String)]?
         if let dictionary = normalized as? [AnyHashable: Any] {
             entries = dictionary.map { (formatConstant($0.key.base), formatConstant($0.value)) }

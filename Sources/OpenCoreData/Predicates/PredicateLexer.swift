@@ -96,7 +96,7 @@ struct PredicateLexer {
     /// Longest first, so that `<=` is not read as `<` then `=`.
     private static let symbols = [
         "**", "==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", ":=",
-        "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "@", "+", "-", "*", "/",
+        "=", "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "@", "+", "-", "*", "/", ":",
     ]
 
     private func matches(_ symbol: String) -> Bool {

@@ -61,6 +61,27 @@ extension PredicateParser {
         return NSExpression(storage: .subquery(collection, variable: variable, predicate: predicate))
     }
 
+    /// `{key: value, …}` after its first key and the colon: OpenCoreData's literal for the
+    /// dictionary constants `description` prints. Keys and values must be constants.
+    mutating func parseDictionary(firstKey: NSExpression, at offset: Int) throws -> NSExpression {
+        var dictionary: [AnyHashable: Any] = [:]
+        var key = firstKey
+        while true {
+            let value = try parseExpression()
+            guard case .constant(let keyConstant) = key.storage, let hashable = keyConstant as? AnyHashable,
+                case .constant(let valueConstant) = value.storage
+            else {
+                throw PredicateParseError.expected("constant keys and values in the dictionary at offset \(offset)", at: token.offset)
+            }
+            dictionary[hashable] = valueConstant ?? NSNull()
+            guard accept(symbol: ",") else { break }
+            key = try parseExpression()
+            try expect(symbol: ":", what: "':' after a key of the dictionary at offset \(offset)")
+        }
+        try expect(symbol: "}", what: "',' or '}' (the '{' at offset \(offset) is still open)")
+        return NSExpression(forConstantValue: dictionary)
+    }
+
     /// `CAST(value, "NSDate")`: Apple's printed form of date constants, and number / string casts.
     mutating func parseCast(at offset: Int) throws -> NSExpression {
         try expect(symbol: "(", what: "'(' after CAST")
@@ -89,6 +110,18 @@ extension PredicateParser {
                 throw PredicateParseError.expected("a UUID string in CAST to UUID", at: offset)
             }
             return NSExpression(forConstantValue: uuid)
+        // OpenCoreData's own casts, in which `description` prints constants that have no literal.
+        case "NSDecimalNumber", "Decimal":
+            let text = (constant as? String) ?? ValueComparison.normalize(constant).map { "\($0)" }
+            guard let text, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw PredicateParseError.expected("a decimal number in CAST to NSDecimalNumber", at: offset)
+            }
+            return NSExpression(forConstantValue: NSDecimalNumber(decimal: decimal))
+        case "NSData", "Data":
+            guard let string = constant as? String, let data = Data(base64Encoded: string) else {
+                throw PredicateParseError.expected("base64 text in CAST to NSData", at: offset)
+            }
+            return NSExpression(forConstantValue: data)
         default:
             throw PredicateParseError.unsupported("CAST to \(typeName)", at: offset)
         }

@@ -363,7 +363,9 @@ struct PredicateParser {
             advance()
             var items: [NSExpression] = []
             if !accept(symbol: "}") {
-                repeat { items.append(try parseExpression()) } while accept(symbol: ",")
+                items.append(try parseExpression())
+                if accept(symbol: ":") { return try parseDictionary(firstKey: items[0], at: start.offset) }
+                while accept(symbol: ",") { items.append(try parseExpression()) }
                 try expect(symbol: "}", what: "',' or '}' (the '{' at offset \(start.offset) is still open)")
             }
             return NSExpression(storage: .aggregate(items))

@@ -51,6 +51,9 @@ enum ValueComparison {
         guard let value else { return nil }
         switch value {
         case is NSNull: return nil
+        // Before the Swift number types: an NSDecimalNumber bridges to Double (and Bool, Int)
+        // and would lose its digits.
+        case let v as NSDecimalNumber: return v.decimalValue
         case let v as Bool: return Int64(v ? 1 : 0)
         case let v as Int: return Int64(v)
         case let v as Int64: return v
@@ -65,7 +68,6 @@ enum ValueComparison {
         case let v as UInt8: return Int64(v)
         case let v as Double: return v
         case let v as Float: return Double(v)
-        case let v as NSDecimalNumber: return v.decimalValue
         case let v as Decimal: return v
         case let v as NSNumber:
             let type = String(cString: v.objCType)

@@ -67,6 +67,29 @@ import Testing
         #expect(again.predicateFormat == printed)
     }
 
+    /// Constants without a literal in Apple's format printed as `3 bytes` or Foundation's
+    /// description (issue 20: 893 printed predicates did not parse back); now as casts and a
+    /// dictionary literal that read back equal.
+    @Test func constantsWithoutALiteralRoundTrip() throws {
+        let data = Data([0, 1, 2, 255])
+        let decimal = Decimal(string: "12345678901234567890.123456789")!
+        let dictionary: [String: Any] = ["count": 3, "name": "x", "none": NSNull()]
+        let predicate = NSPredicate(format: "photo == %@ AND price == %@ AND info == %@", data, decimal as NSDecimalNumber, dictionary)
+        let printed = predicate.predicateFormat
+        #expect(printed.contains("CAST(\"AAEC/w==\", \"NSData\")"), "\(printed)")
+        #expect(printed.contains("CAST(\"12345678901234567890.123456789\", \"NSDecimalNumber\")"), "\(printed)")
+        #expect(printed.contains("{\"count\": 3, \"name\": \"x\", \"none\": nil}"), "\(printed)")
+        let again = try NSPredicate(validatingFormat: printed)
+        #expect(again.isEqual(predicate))
+        #expect(again.predicateFormat == printed)
+        #expect(again.evaluate(with: ["photo": data, "price": decimal as NSDecimalNumber, "info": dictionary]))
+        // NaN has no literal and equals nothing, itself included; it still reads back as NaN.
+        let nan = NSPredicate(format: "ratio == %@", NSNumber(value: Double.nan))
+        let nanAgain = try NSPredicate(validatingFormat: nan.predicateFormat)
+        #expect(nanAgain.predicateFormat == nan.predicateFormat)
+        #expect(nan.predicateFormat.contains("CAST(\"nan\", \"NSNumber\")"))
+    }
+
     @Test func foundationPredicatesPrint() {
         #expect(NSPredicate(value: true).predicateFormat == "TRUEPREDICATE")
         #expect(NSPredicate(value: false).predicateFormat == "FALSEPREDICATE")

@@ -32,13 +32,14 @@ import Testing
     ]
 
     /// Arguments, and whether a predicate holding them prints in a form that reads back equal:
-    /// NaN is never equal to itself, data, dictionaries and decimals have no literal, and an empty
-    /// string given to `%K` is a key path with no text at all.
+    /// NaN is never equal to itself (nor a dictionary that holds it), and an empty string given to
+    /// `%K` is a key path with no text at all.
     nonisolated(unsafe) static let arguments: [(value: Any, printsBack: Bool)] = [
         (Int64.min, true), (UInt64.max, true), (Double.nan, false), (Double.infinity, true), (-Double.infinity, true),
-        (Date(timeIntervalSinceReferenceDate: .nan), false), (Data([1, 2, 3]), false), ([1, 2] as [Any], true),
+        (Date(timeIntervalSinceReferenceDate: .nan), false), (Data([1, 2, 3]), true), ([1, 2] as [Any], true),
+        (["k": 1, "name": "x", "none": NSNull(), "when": Date(timeIntervalSinceReferenceDate: 5)] as [String: Any], true),
         (["k": Date(timeIntervalSinceReferenceDate: .nan)] as [String: Any], false), (NSNull(), true), ("str", true),
-        ("name", true), (Decimal(string: "1e100")!, false), (NSNumber(value: 9.223372036854775807e18), true),
+        ("name", true), (Decimal(string: "1e100")!, true), (Decimal(string: "0.1")!, true), (NSNumber(value: 9.223372036854775807e18), true),
         (Int.max, true), ("a.b", true), ("", false), (Date(timeIntervalSinceReferenceDate: 1e9), true),
     ]
 
