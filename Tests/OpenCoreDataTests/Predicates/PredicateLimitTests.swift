@@ -91,4 +91,12 @@ import Testing
         #expect(again == predicate)
         #expect(again.evaluate(with: ["a": 1]) == (value > 0))
     }
+
+    /// Bitwise operators and a variable's key path trapped in the evaluator (issue 20's 12 hidden
+    /// traps); they are parse errors, which the issue allows in place of Apple's evaluation.
+    @Test(arguments: ["a << 2 == 4", "a >> 1 == 0", "a & 1 == 1", "a | 1 == 1", "a ^ 1 == 0", "$a.$b == 1", "~a == 1"])
+    func bitwiseOperatorsAreParseErrors(format: String) {
+        let error = #expect(throws: NSError.self) { try parse(format) }
+        #expect(error?.code == NSFormattingError)
+    }
 }
