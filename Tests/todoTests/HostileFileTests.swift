@@ -78,7 +78,13 @@ import Testing
         return result
     }
 
-    @Test(arguments: cases, [["list"], ["add", "x"], ["check-all"], ["clear-done"], ["stats"], ["check", "1"]])
+    /// Every command that opens the store.
+    static let commands = [
+        ["list"], ["add", "x"], ["check-all"], ["clear-done"], ["stats"], ["check", "1"], ["uncheck", "1"], ["delete", "1"],
+        ["fetch"], ["populate", "--count", "3"], ["populate", "--count", "3", "--batch-insert"],
+    ]
+
+    @Test(arguments: cases, commands)
     func aHostileFileGivesAClearErrorOrWorksAndNeverCrashes(hostile: Hostile, command: [String]) throws {
         let sandbox = try TodoSandbox()
         let folder = sandbox.folder.appendingPathComponent("store", isDirectory: true)

@@ -5,8 +5,8 @@ import Testing
 /// Mutation fuzzing of the predicate parser, the evaluator and `description`: mutants of the seed
 /// corpus (`Tests/Fixtures/PredicateSeeds.txt`, the formats of the test suite), with arguments at
 /// the 64-bit limits, NaN, infinities, dates, data and collections. A crash or a hang fails the
-/// run by itself; what it asserts is that every printed predicate whose constants have a literal
-/// form parses back to an equal predicate.
+/// run by itself; it asserts that no input takes longer than `OPENCOREDATA_FUZZ_HANG_SECONDS` and
+/// that every printed predicate (but those holding NaN) parses back to an equal predicate.
 ///
 /// CI runs a bounded number of inputs from a fixed seed; more by hand:
 /// `OPENCOREDATA_FUZZ_ITERATIONS=1000000 OPENCOREDATA_FUZZ_SEED=7 swift test --filter PredicateFuzzTests`.
@@ -15,6 +15,8 @@ import Testing
 @Suite struct PredicateFuzzTests {
     static let iterations = ProcessInfo.processInfo.environment["OPENCOREDATA_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 20_000
     static let seed = ProcessInfo.processInfo.environment["OPENCOREDATA_FUZZ_SEED"].flatMap(UInt64.init) ?? 20_261_126
+    /// An input slower than this is a hang (10 s by default: a debug build on a loaded machine).
+    static let hangSeconds = ProcessInfo.processInfo.environment["OPENCOREDATA_FUZZ_HANG_SECONDS"].flatMap(Double.init) ?? 10
 
     static let seeds: [String] = {
         let url = Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/PredicateSeeds.txt")
@@ -59,11 +61,17 @@ import Testing
         var parsed = 0
         var checked = 0
         var failures: [String] = []
+        var slowest: (seconds: Double, input: String) = (0, "")
         for _ in 0..<Self.iterations {
             let text = mutant(&random)
             let chosen = (0..<4).map { _ in Self.arguments[Int(random.next() % UInt64(Self.arguments.count))] }
             try lastInput.truncate(atOffset: 0)
             try lastInput.write(contentsOf: Data(text.utf8))
+            let start = DispatchTime.now().uptimeNanoseconds
+            defer {
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                if seconds > slowest.seconds { slowest = (seconds, text) }
+            }
             guard let predicate = try? NSPredicate(validatingFormat: text, argumentArray: chosen.map(\.value)) else { continue }
             parsed += 1
             for object in Self.objects { _ = predicate.evaluate(with: object) }
@@ -73,8 +81,11 @@ import Testing
             let again = try? NSPredicate(validatingFormat: printed, argumentArray: [])
             if again != predicate, failures.count < 10 { failures.append("\(text) printed \(printed), read back \(again?.description ?? "as an error")") }
         }
-        print("predicate fuzzing: \(Self.iterations) inputs from seed \(Self.seed), \(parsed) parsed, \(checked) printed and read back")
+        print(
+            "predicate fuzzing: \(Self.iterations) inputs from seed \(Self.seed), \(parsed) parsed, \(checked) printed and read back; slowest \(String(format: "%.3f", slowest.seconds)) s"
+        )
         #expect(parsed > Self.iterations / 20)
+        #expect(slowest.seconds < Self.hangSeconds, "slowest input: \(slowest.input)")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
