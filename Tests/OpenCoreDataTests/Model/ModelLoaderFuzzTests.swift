@@ -16,10 +16,9 @@ import Testing
 /// The input being tried is written to `$TMPDIR/opencoredata-model-fuzz-last.xml` first, so that a
 /// crash leaves it behind.
 @Suite struct ModelLoaderFuzzTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let iterations = environment["OPENCOREDATA_MODEL_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 3_000
-    static let seed = environment["OPENCOREDATA_FUZZ_SEED"].flatMap(UInt64.init) ?? 20_261_126
-    static let hangSeconds = environment["OPENCOREDATA_FUZZ_HANG_SECONDS"].flatMap(Double.init) ?? 10
+    static let iterations = FuzzSettings.iterations("OPENCOREDATA_MODEL_FUZZ_ITERATIONS", default: 3_000)
+    static let seed = FuzzSettings.seed
+    static let hangSeconds = FuzzSettings.hangSeconds
 
     static let seeds: [[UInt8]] = {
         var files = [
@@ -73,7 +72,7 @@ import Testing
                 // run mostly file system time.
                 if use(model, sqliteIn: iteration % 16 == 0 ? folder.file("Store\(iteration).sqlite") : nil) { saved += 1 }
             }
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let seconds = FuzzSettings.seconds(since: start)
             if seconds > slowest.seconds { slowest = (seconds, bytes) }
         }
         print(

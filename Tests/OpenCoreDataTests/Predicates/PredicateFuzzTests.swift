@@ -13,10 +13,9 @@ import Testing
 /// The input being tried is written to `$TMPDIR/opencoredata-fuzz-last.txt` first, so that a crash
 /// names it.
 @Suite struct PredicateFuzzTests {
-    static let iterations = ProcessInfo.processInfo.environment["OPENCOREDATA_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 20_000
-    static let seed = ProcessInfo.processInfo.environment["OPENCOREDATA_FUZZ_SEED"].flatMap(UInt64.init) ?? 20_261_126
-    /// An input slower than this is a hang (10 s by default: a debug build on a loaded machine).
-    static let hangSeconds = ProcessInfo.processInfo.environment["OPENCOREDATA_FUZZ_HANG_SECONDS"].flatMap(Double.init) ?? 10
+    static let iterations = FuzzSettings.iterations("OPENCOREDATA_FUZZ_ITERATIONS", default: 20_000)
+    static let seed = FuzzSettings.seed
+    static let hangSeconds = FuzzSettings.hangSeconds
 
     static let seeds: [String] = {
         let url = Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/PredicateSeeds.txt")
@@ -69,7 +68,7 @@ import Testing
             try lastInput.write(contentsOf: Data(text.utf8))
             let start = DispatchTime.now().uptimeNanoseconds
             defer {
-                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                let seconds = FuzzSettings.seconds(since: start)
                 if seconds > slowest.seconds { slowest = (seconds, text) }
             }
             guard let predicate = try? NSPredicate(validatingFormat: text, argumentArray: chosen.map(\.value)) else { continue }

@@ -12,13 +12,11 @@ import Testing
 /// CI runs a bounded number of predicates; more by hand:
 /// `OPENCOREDATA_SQL_FUZZ_ITERATIONS=100000 OPENCOREDATA_FUZZ_SEED=7 swift test --filter SQLPredicateFuzzTests`.
 @Suite struct SQLPredicateFuzzTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let iterations = environment["OPENCOREDATA_SQL_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 2_000
-    static let seed = environment["OPENCOREDATA_FUZZ_SEED"].flatMap(UInt64.init) ?? 20_261_126
+    static let iterations = FuzzSettings.iterations("OPENCOREDATA_SQL_FUZZ_ITERATIONS", default: 2_000)
+    static let seed = FuzzSettings.seed
 
     static let stringKeys = ["title", "isbn", "author.name", "publisher.name"]
     static let numberKeys = ["pages"]
-    static let manyKeys = ["tags.label"]
     nonisolated(unsafe) static let strings: [Any] = [
         "Nana", "nana", "NANA", "a", "é", "e", "Zoë", "zoe", "%", "_", "'", "\\", "100%", "", "classic", "Classic", "résumé",
         "resume", "Gallimard", "*", "?", "N*", "*a", ".*", "[a-z]+", "(", NSNull(), "9", "400",

@@ -15,10 +15,9 @@ import Testing
 /// `OPENCOREDATA_STORE_FUZZ_ITERATIONS=20000 OPENCOREDATA_FUZZ_SEED=7 swift test --filter StoreOpenerFuzzTests`.
 /// The store being tried is copied to `$TMPDIR/opencoredata-store-fuzz-last.sqlite` first.
 @Suite struct StoreOpenerFuzzTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let iterations = environment["OPENCOREDATA_STORE_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 500
-    static let seed = environment["OPENCOREDATA_FUZZ_SEED"].flatMap(UInt64.init) ?? 20_261_126
-    static let hangSeconds = environment["OPENCOREDATA_FUZZ_HANG_SECONDS"].flatMap(Double.init) ?? 10
+    static let iterations = FuzzSettings.iterations("OPENCOREDATA_STORE_FUZZ_ITERATIONS", default: 500)
+    static let seed = FuzzSettings.seed
+    static let hangSeconds = FuzzSettings.hangSeconds
 
     struct Seed {
         let bytes: [UInt8]
@@ -89,7 +88,7 @@ import Testing
             try Data(bytes).write(to: url)
             let start = DispatchTime.now().uptimeNanoseconds
             let result = open(url, model: seed.model)
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let seconds = FuzzSettings.seconds(since: start)
             slowest = max(slowest, seconds)
             if result.opened { opened += 1 }
             if result.readAll { read += 1 }
