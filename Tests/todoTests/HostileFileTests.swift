@@ -63,6 +63,10 @@ import Testing
             try store(path)
             chmod(path, 0o444)
         },
+        Hostile(testDescription: "read-only folder") { path, folder in
+            try store(path)
+            chmod(folder.path, 0o555)
+        },
         Hostile(testDescription: "directory") { path, _ in try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) },
     ]
 
@@ -95,7 +99,10 @@ import Testing
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let before = try contents(of: folder)
         let result = try sandbox.runTodo(command + ["--store", path])
-        defer { chmod(path, 0o644) }
+        defer {
+            chmod(path, 0o644)
+            chmod(folder.path, 0o755)
+        }
         #expect(result.status == 0 || result.status == 1, "\(hostile.testDescription), \(command): status \(result.status) (a crash?), \(result.stderr)")
         if result.status != 0 {
             let lines = result.stderr.split(separator: "\n")
