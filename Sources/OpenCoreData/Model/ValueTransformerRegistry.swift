@@ -1,5 +1,5 @@
-/// Named encoders for transformable attributes: Linux has no Objective-C `NSValueTransformer`
-/// lookup, so a transformer is registered under the name the model's `valueTransformerName` uses.
+/// Named encoders for transformable attributes, as a pair of closures: an OpenCoreData addition
+/// beside `ValueTransformer`, which it takes precedence over for the names it registers.
 public enum ValueTransformerRegistry {
     /// A pair of functions that turn a value into data and back.
     public struct Transformer: Sendable {
@@ -38,12 +38,39 @@ public enum ValueTransformerRegistry {
         return transformers.withLock { $0[name] }
     }
 
+    /// The data the store keeps for a transformable attribute's `value`: through a transformer
+    /// registered here, else the `ValueTransformer` the attribute names, else Core Data's default,
+    /// `NSSecureUnarchiveFromDataTransformer`. Nil stores NULL.
     static func encode(_ value: Any, attribute: NSAttributeDescription?) -> Data? {
-        if let data = value as? Data { return data }
-        return transformer(named: attribute?.valueTransformerName)?.encode(value)
+        let name = attribute?.valueTransformerName
+        if let registered = transformer(named: name) { return value as? Data ?? registered.encode(value) }
+        let transformer = valueTransformer(named: name)
+        let encoded = transformer.archives ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
+        return encoded as? Data
     }
 
+    /// The value of a transformable attribute whose stored data is `data`; the data itself when
+    /// no transformer turns it into a value.
     static func decode(_ data: Data, attribute: NSAttributeDescription?) -> Any {
-        transformer(named: attribute?.valueTransformerName)?.decode(data) ?? data
+        let name = attribute?.valueTransformerName
+        if let registered = transformer(named: name) { return registered.decode(data) ?? data }
+        let transformer = valueTransformer(named: name)
+        let decoded = transformer.archives ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
+        return decoded ?? data
     }
+
+    /// The transformer a model names, or Core Data's default for a name that is missing or not
+    /// registered.
+    private static func valueTransformer(named name: String?) -> ValueTransformer {
+        if let name, !name.isEmpty, let transformer = ValueTransformer.valueTransformer(forName: NSValueTransformerName(name)) {
+            return transformer
+        }
+        return ValueTransformer.valueTransformer(forName: .secureUnarchiveFromDataTransformerName) ?? NSSecureUnarchiveFromDataTransformer()
+    }
+}
+
+extension ValueTransformer {
+    /// Whether Core Data applies this transformer the other way round: the unarchive-from-data
+    /// transformers unarchive in their forward direction, which is the reading one.
+    var archives: Bool { self is NSSecureUnarchiveFromDataTransformer }
 }
