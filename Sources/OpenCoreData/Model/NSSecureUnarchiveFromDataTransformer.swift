@@ -3,11 +3,11 @@
 /// transformable attribute whose model names none. Subclass it and override
 /// `allowedTopLevelClasses` for an attribute of a class of your own that adopts `NSSecureCoding`.
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer {
-    /// The classes an archive's top-level object may have: Foundation's property-list and
-    /// collection classes.
+    /// The classes an archive's objects may have: Foundation's property-list and collection
+    /// classes, Apple's documented list.
     open class var allowedTopLevelClasses: [AnyClass] {
-        [NSArray.self, NSDictionary.self, NSSet.self, NSOrderedSet.self, NSString.self, NSNumber.self, NSDate.self,
-         NSData.self, NSURL.self, NSUUID.self, NSNull.self, NSAttributedString.self]
+        [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self,
+         NSUUID.self, NSNull.self]
     }
 
     override open class func transformedValueClass() -> AnyClass { NSObject.self }
@@ -20,8 +20,20 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer {
     ///   is not allowed (checked before Foundation's unarchiver sees it: on Linux it stops the
     ///   program on such a class).
     override open func transformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data else { return nil }
         let allowed = type(of: self).allowedTopLevelClasses
-        guard let data = value as? Data, KeyedArchiveCheck.holdsOnly(allowed, in: data) else { return nil }
+        let names = Set(allowed.map { NSStringFromClass($0) })
+        // Foundation's classes, the ones store files hold, are read without Linux's unarchiver,
+        // which stops the program on a damaged archive.
+        if names.isSubset(of: KeyedArchiveReader.knownClassNames) || KeyedArchiveReader.classNames(in: data)?.isSubset(of: KeyedArchiveReader.knownClassNames) == true {
+            return KeyedArchiveReader.object(from: data, allowing: Self.withMutableVariants(names))
+        }
+        // A subclass's own classes: Foundation's unarchiver, once every class of the archive is
+        // one it allows (it stops the program on any other).
+        guard let classes = KeyedArchiveReader.classNames(in: data), classes.allSatisfy({ name in
+            guard let found = NSClassFromString(name) as? NSObject.Type else { return false }
+            return allowed.contains { found.isSubclass(of: $0) }
+        }) else { return nil }
         return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: allowed, from: data)
     }
 
@@ -35,16 +47,24 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer {
     }
 }
 
-/// `NSKeyedUnarchiveFromData` and `NSUnarchiveFromData`: the same archive format without the
-/// class check.
+/// `NSKeyedUnarchiveFromData` and `NSUnarchiveFromData`: the same archive format, any of
+/// Foundation's property-list and collection classes.
 final class KeyedUnarchiveFromDataTransformer: NSSecureUnarchiveFromDataTransformer {
     override func transformedValue(_ value: Any?) -> Any? {
-        guard let data = value as? Data, KeyedArchiveCheck.holdsKnownClasses(in: data) else { return nil }
-        return try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data)
+        guard let data = value as? Data else { return nil }
+        return KeyedArchiveReader.object(from: data)
     }
 
     override func reverseTransformedValue(_ value: Any?) -> Any? {
         guard let value else { return nil }
         return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false)
+    }
+}
+
+extension NSSecureUnarchiveFromDataTransformer {
+    /// The names of `names`' mutable subclasses with them: an archive names the class of the
+    /// instance (`NSMutableArray`), the allowed list its superclass.
+    static func withMutableVariants(_ names: Set<String>) -> Set<String> {
+        names.union(names.filter { $0.hasPrefix("NS") }.map { "NSMutable" + $0.dropFirst(2) })
     }
 }

@@ -58,6 +58,8 @@ import Testing
                 work.setValue("isbn-\(i)", forKey: "isbn")
                 work.setValue(i * 100, forKey: "pages")
                 work.setValue(shelf, forKey: "shelf")
+                // A keyed archive (the model's secure unarchiver) for mutations to damage.
+                work.setValue(NSDictionary(dictionary: ["colors": NSArray(array: [NSString(string: "red")]), "size": NSNumber(value: i)]), forKey: "cover")
                 if let previous = works.last { work.mutableSetValue(forKey: "related").add(previous) }
                 works.append(work)
             }
