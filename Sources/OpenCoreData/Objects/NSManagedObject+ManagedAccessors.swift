@@ -1,0 +1,166 @@
+/// What the accessors of `@NSManaged` declarations call. Linux has no Objective-C runtime to
+/// supply them, so the ManagedObjectCodegen build plugin writes each one, under the symbol the
+/// compiler expects (`SwiftMangler`), as a call to these. Not meant to be called by hand.
+extension NSManagedObject {
+    /// The value of property `key` as the declared type: an optional is nil for a nil value, a
+    /// scalar (`Int64`, `Bool`, `Double`…) zero or false, as Core Data's scalar accessors return.
+    ///
+    /// - Parameters:
+    ///   - key: The property's name.
+    ///   - type: The property's declared type.
+    /// - Returns: The value, converted.
+    public func _managedValue<Value>(forKey key: String, as type: Value.Type = Value.self) -> Value {
+        ManagedValueConversion.value(value(forKey: key), as: type)
+    }
+
+    /// Sets property `key` to `newValue` (nil for an optional that is nil).
+    ///
+    /// - Parameters:
+    ///   - newValue: The new value, of the property's declared type.
+    ///   - key: The property's name.
+    public func _setManagedValue<Value>(_ newValue: Value, forKey key: String) {
+        setValue(ManagedValueConversion.object(newValue), forKey: key)
+    }
+
+    /// The primitive value of property `key`, for `@NSManaged var primitiveName` declarations.
+    ///
+    /// - Parameters:
+    ///   - key: The property's name (without the `primitive` prefix).
+    ///   - type: The declared type.
+    /// - Returns: The value, converted as `_managedValue(forKey:as:)` converts it.
+    public func _managedPrimitiveValue<Value>(forKey key: String, as type: Value.Type = Value.self) -> Value {
+        ManagedValueConversion.value(primitiveValue(forKey: key), as: type)
+    }
+
+    /// Sets the primitive value of property `key`.
+    ///
+    /// - Parameters:
+    ///   - newValue: The new value.
+    ///   - key: The property's name (without the `primitive` prefix).
+    public func _setManagedPrimitiveValue<Value>(_ newValue: Value, forKey key: String) {
+        setPrimitiveValue(ManagedValueConversion.object(newValue), forKey: key)
+    }
+
+    /// Adds `objects` (one object, an `NSSet`, an `NSOrderedSet` or an array) to the to-many
+    /// relationship `key`: the generated `addToX(_:)`.
+    ///
+    /// - Parameters:
+    ///   - objects: What to add.
+    ///   - key: The relationship's name.
+    public func _addManagedObjects(_ objects: Any, toKey key: String) {
+        let added = ManagedValueConversion.objects(objects)
+        if entity.relationshipsByName[key]?.isOrdered == true {
+            mutableOrderedSetValue(forKey: key).addObjects(from: added)
+        } else {
+            mutableSetValue(forKey: key).addObjects(from: added)
+        }
+    }
+
+    /// Removes `objects` from the to-many relationship `key`: the generated `removeFromX(_:)`.
+    ///
+    /// - Parameters:
+    ///   - objects: What to remove.
+    ///   - key: The relationship's name.
+    public func _removeManagedObjects(_ objects: Any, fromKey key: String) {
+        let removed = ManagedValueConversion.objects(objects)
+        if entity.relationshipsByName[key]?.isOrdered == true {
+            mutableOrderedSetValue(forKey: key).removeObjects(in: removed)
+        } else {
+            let set = mutableSetValue(forKey: key)
+            for object in removed { set.remove(object) }
+        }
+    }
+}
+
+/// Conversions between the values KVC hands out and the Swift types properties are declared with.
+enum ManagedValueConversion {
+    static func value<Value>(_ raw: Any?, as type: Value.Type) -> Value {
+        if let raw, !(raw is NSNull) {
+            if let value = raw as? Value { return value }
+            if let scalar = Value.self as? any ManagedScalar.Type, let number = raw as? NSNumber {
+                return scalar.init(managedNumber: number) as! Value
+            }
+            if let wrapped = Value.self as? any ManagedOptional.Type, let value = wrapped.wrapping(raw) {
+                return value as! Value
+            }
+        }
+        if let wrapped = Value.self as? any ManagedOptional.Type { return wrapped.managedNone as! Value }
+        if let scalar = Value.self as? any ManagedScalar.Type { return scalar.managedZero as! Value }
+        preconditionFailure("A managed property of type \(Value.self) has no value, or one of another type: \(String(describing: raw)).")
+    }
+
+    /// What KVC is given for a value of a declared type: nil for an optional that is nil.
+    static func object<Value>(_ value: Value) -> Any? {
+        if let optional = value as? any ManagedOptional { return optional.wrappedValue }
+        return value
+    }
+
+    static func objects(_ value: Any) -> [Any] {
+        switch value {
+        case let set as NSSet: set.allObjects
+        case let ordered as NSOrderedSet: ordered.array
+        case let array as [Any]: array
+        case let set as Set<AnyHashable>: set.map(\.base)
+        default: [value]
+        }
+    }
+}
+
+/// Optionals, for converting to `T?` without knowing `T`.
+protocol ManagedOptional {
+    static var managedNone: Self { get }
+    static func wrapping(_ value: Any) -> Self?
+    var wrappedValue: Any? { get }
+}
+
+extension Optional: ManagedOptional {
+    static var managedNone: Optional { nil }
+    static func wrapping(_ value: Any) -> Optional? {
+        if let wrapped = value as? Wrapped { return .some(wrapped) }
+        if let scalar = Wrapped.self as? any ManagedScalar.Type, let number = value as? NSNumber {
+            let converted = scalar.init(managedNumber: number) as! Wrapped
+            return .some(converted)
+        }
+        return nil
+    }
+    var wrappedValue: Any? { self.map { $0 as Any } }
+}
+
+/// The scalar types Xcode declares numeric and Boolean attributes with (`usesScalarValueType`).
+protocol ManagedScalar {
+    init(managedNumber: NSNumber)
+    static var managedZero: Self { get }
+}
+
+extension Int: ManagedScalar {
+    init(managedNumber: NSNumber) { self = managedNumber.intValue }
+    static var managedZero: Int { 0 }
+}
+extension Int16: ManagedScalar {
+    init(managedNumber: NSNumber) { self = managedNumber.int16Value }
+    static var managedZero: Int16 { 0 }
+}
+extension Int32: ManagedScalar {
+    init(managedNumber: NSNumber) { self = managedNumber.int32Value }
+    static var managedZero: Int32 { 0 }
+}
+extension Int64: ManagedScalar {
+    init(managedNumber: NSNumber) { self = managedNumber.int64Value }
+    static var managedZero: Int64 { 0 }
+}
+extension Bool: ManagedScalar {
+    init(managedNumber: NSNumber) { self = managedNumber.boolValue }
+    static var managedZero: Bool { false }
+}
+extension Double: ManagedScalar {
+    init(managedNumber: NSNumber) { self = managedNumber.doubleValue }
+    static var managedZero: Double { 0 }
+}
+extension Float: ManagedScalar {
+    init(managedNumber: NSNumber) { self = managedNumber.floatValue }
+    static var managedZero: Float { 0 }
+}
+extension Decimal: ManagedScalar {
+    init(managedNumber: NSNumber) { self = managedNumber.decimalValue }
+    static var managedZero: Decimal { 0 }
+}
