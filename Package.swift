@@ -8,6 +8,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        // For targets with `@NSManaged` subclasses: supplies their accessors off Apple platforms.
+        .plugin(name: "ManagedObjectCodegen", targets: ["ManagedObjectCodegen"]),
         .executable(name: "todo", targets: ["todo"]),
     ],
     dependencies: [
@@ -24,6 +26,9 @@ let package = Package(
         // `swift package generate-documentation`: builds the DocC catalog (CI checks it has no
         // warnings). A command plugin only: nothing of it links into the library.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // The code generator reads a target's sources to find its `@NSManaged` declarations:
+        // swift-syntax is the compiler's own parser. A range, for apps on other 6xx releases.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
     ],
     targets: [
         .target(
@@ -48,6 +53,16 @@ let package = Package(
         // mangling for the accessors `@NSManaged` leaves undefined on Linux (issue 21).
         .target(name: "ManagedObjectCodegenCore"),
         .testTarget(name: "ManagedObjectCodegenCoreTests", dependencies: ["ManagedObjectCodegenCore"]),
+        // The plugin's tool: finds `@NSManaged` declarations and writes their accessors.
+        .executableTarget(
+            name: "managed-object-codegen",
+            dependencies: [
+                "ManagedObjectCodegenCore",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ]
+        ),
+        .plugin(name: "ManagedObjectCodegen", capability: .buildTool(), dependencies: ["managed-object-codegen"]),
         // Runs the built `todo` program; `swift test` builds every product, `todo` among them,
         // before it runs the tests.
         .testTarget(
@@ -62,7 +77,9 @@ let package = Package(
                 "OpenCoreData",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The `@NSManaged` subclasses of ManagedPropertyTests get their accessors from it.
+            plugins: ["ManagedObjectCodegen"]
         ),
     ],
     swiftLanguageModes: [.v6]

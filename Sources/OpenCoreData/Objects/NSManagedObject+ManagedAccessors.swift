@@ -70,6 +70,67 @@ extension NSManagedObject {
             for object in removed { set.remove(object) }
         }
     }
+
+    /// Inserts `objects` into the ordered to-many relationship `key` at `index`: the generated
+    /// `insertIntoX(_:at:)` for one object.
+    ///
+    /// - Parameters:
+    ///   - objects: What to insert.
+    ///   - index: Where.
+    ///   - key: The relationship's name.
+    public func _insertManagedObjects(_ objects: Any, at index: Int, intoKey key: String) {
+        _insertManagedObjects(objects, at: NSIndexSet(index: index), intoKey: key)
+    }
+
+    /// Inserts `objects` into the ordered to-many relationship `key` at `indexes`.
+    ///
+    /// - Parameters:
+    ///   - objects: What to insert, one per index.
+    ///   - indexes: Where.
+    ///   - key: The relationship's name.
+    public func _insertManagedObjects(_ objects: Any, at indexes: NSIndexSet, intoKey key: String) {
+        mutableOrderedSetValue(forKey: key).insert(ManagedValueConversion.objects(objects), at: indexes as IndexSet)
+    }
+
+    /// Removes the objects at `index` of the ordered to-many relationship `key`: the generated
+    /// `removeFromX(at:)`.
+    ///
+    /// - Parameters:
+    ///   - index: Which object.
+    ///   - key: The relationship's name.
+    public func _removeManagedObjects(at index: Int, fromKey key: String) {
+        mutableOrderedSetValue(forKey: key).removeObject(at: index)
+    }
+
+    /// Removes the objects at `indexes` of the ordered to-many relationship `key`.
+    ///
+    /// - Parameters:
+    ///   - indexes: Which objects.
+    ///   - key: The relationship's name.
+    public func _removeManagedObjects(at indexes: NSIndexSet, fromKey key: String) {
+        mutableOrderedSetValue(forKey: key).removeObjects(at: indexes as IndexSet)
+    }
+
+    /// Replaces the object at `index` of the ordered to-many relationship `key`: the generated
+    /// `replaceX(at:with:)`.
+    ///
+    /// - Parameters:
+    ///   - index: Which object.
+    ///   - objects: Its replacement.
+    ///   - key: The relationship's name.
+    public func _replaceManagedObjects(at index: Int, with objects: Any, inKey key: String) {
+        _replaceManagedObjects(at: NSIndexSet(index: index), with: objects, inKey: key)
+    }
+
+    /// Replaces the objects at `indexes` of the ordered to-many relationship `key`.
+    ///
+    /// - Parameters:
+    ///   - indexes: Which objects.
+    ///   - objects: Their replacements, one per index.
+    ///   - key: The relationship's name.
+    public func _replaceManagedObjects(at indexes: NSIndexSet, with objects: Any, inKey key: String) {
+        mutableOrderedSetValue(forKey: key).replaceObjects(at: indexes as IndexSet, with: ManagedValueConversion.objects(objects))
+    }
 }
 
 /// Conversions between the values KVC hands out and the Swift types properties are declared with.

@@ -1,0 +1,56 @@
+import Foundation
+import ManagedObjectCodegenCore
+
+// managed-object-codegen --module NAME --output FILE SOURCE...
+//
+// Writes to FILE the accessors of the `@NSManaged` declarations in the SOURCE files of module
+// NAME. A declaration it cannot handle is reported as `file:line:column: error: …`, which the
+// build shows at that place, and the tool exits with status 1.
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var module: String?
+var output: String?
+var sources: [String] = []
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    switch argument {
+    case "--module": module = arguments.isEmpty ? nil : arguments.removeFirst()
+    case "--output": output = arguments.isEmpty ? nil : arguments.removeFirst()
+    default: sources.append(argument)
+    }
+}
+guard let module, let output else {
+    FileHandle.standardError.write(Data("usage: managed-object-codegen --module NAME --output FILE SOURCE...\n".utf8))
+    exit(2)
+}
+
+var files: [(path: String, text: String)] = []
+for path in sources {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        FileHandle.standardError.write(Data("\(path): error: can't read this source file\n".utf8))
+        exit(1)
+    }
+    // Only files that mention the attribute need parsing.
+    if text.contains("@NSManaged") { files.append((path, text)) }
+}
+let scanner = ManagedDeclarationScanner(module: module, files: files)
+var errors = scanner.errors.map(\.description)
+var generated = ""
+do {
+    generated = try ManagedAccessorWriter.source(module: module, properties: scanner.properties, methods: scanner.methods)
+} catch {
+    errors.append("\(error)")
+}
+if !errors.isEmpty {
+    FileHandle.standardError.write(Data((errors.joined(separator: "\n") + "\n").utf8))
+    exit(1)
+}
+// Rewritten only when it changes, so that an unchanged file does not make the target recompile.
+if (try? String(contentsOfFile: output, encoding: .utf8)) != generated {
+    do {
+        try generated.write(toFile: output, atomically: true, encoding: .utf8)
+    } catch {
+        FileHandle.standardError.write(Data("\(output): error: can't write the generated accessors: \(error)\n".utf8))
+        exit(1)
+    }
+}

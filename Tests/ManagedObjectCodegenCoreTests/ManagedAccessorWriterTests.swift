@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import ManagedObjectCodegenCore
+
+/// What the plugin's tool does with a target's sources: writes accessors for every supported
+/// `@NSManaged` declaration, and stops the build at the place of one it cannot handle, with a
+/// compiler-style `file:line:column: error:` line, rather than leave a link error.
+@Suite struct ManagedAccessorWriterTests {
+    /// The built `managed-object-codegen` tool, beside the test bundle.
+    static func tool() throws -> URL {
+        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        for _ in 0..<5 {
+            folder = folder.deletingLastPathComponent()
+            let candidate = folder.appendingPathComponent("managed-object-codegen")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw CocoaError(.fileNoSuchFile)
+    }
+
+    /// Runs the tool on `source` as the file `Models.swift` of module `App`.
+    static func generate(_ source: String) throws -> (status: Int32, errors: String, output: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("Codegen-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("Models.swift")
+        try Data(source.utf8).write(to: file)
+        let output = folder.appendingPathComponent("ManagedAccessors.swift")
+        let process = Process()
+        process.executableURL = try tool()
+        process.arguments = ["--module", "App", "--output", output.path, file.path]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let generated = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return (process.terminationStatus, text.replacingOccurrences(of: file.path, with: "Models.swift"), generated)
+    }
+
+    @Test func supportedDeclarationsGetAccessorsUnderTheCompilersSymbols() throws {
+        let result = try Self.generate("""
+            import OpenCoreData
+            class Tag: NSManagedObject {}
+            public class Item: NSManagedObject {
+                @NSManaged public var name: String?
+                @NSManaged var tags: Set<Tag>
+                @NSManaged var ordered: NSOrderedSet?
+                @NSManaged var primitiveName: String?
+                @NSManaged func addToTags(_ value: Tag)
+                @NSManaged func insertIntoOrdered(_ value: Tag, at idx: Int)
+                @NSManaged func replaceOrdered(at idx: Int, with value: Tag)
+            }
+            """)
+        #expect(result.status == 0, "\(result.errors)")
+        let expected = [
+            "public var __managed_name: String?",
+            try SwiftMangler.accessor(module: "App", classes: ["Item"], property: "name", type: .string.optional, setter: false),
+            try SwiftMangler.accessor(module: "App", classes: ["Item"], property: "tags", type: .set(.localClass("Tag", in: "App")), setter: true),
+            #"_managedPrimitiveValue(forKey: "name")"#,
+            #"_addManagedObjects(value, toKey: "tags")"#,
+        ]
+        for text in expected { #expect(result.output.contains(text), "missing \(text) in\n\(result.output)") }
+        #expect(result.output.contains(#"_insertManagedObjects(value, at: idx, intoKey: "ordered")"#))
+        #expect(result.output.contains(#"_replaceManagedObjects(at: idx, with: value, inKey: "ordered")"#))
+    }
+
+    @Test(arguments: [
+        ("    @NSManaged var counts: [String: Int]", "the type '[String: Int]' of an @NSManaged declaration is not supported"),
+        ("    @NSManaged private var secret: String?", "@NSManaged on a private declaration is not supported yet"),
+        ("    @NSManaged func refresh()", "@NSManaged func 'refresh' is not one of the to-many accessors"),
+        ("    @NSManaged func count() -> Int", "@NSManaged func 'count' must return nothing"),
+        ("    @NSManaged static var shared: Item?", "@NSManaged applies to instance members only"),
+    ])
+    func anUnsupportedDeclarationStopsTheBuildAtItsPlace(line: String, message: String) throws {
+        let result = try Self.generate("""
+            import OpenCoreData
+            class Item: NSManagedObject {
+                @NSManaged var name: String?
+            \(line)
+            }
+            """)
+        #expect(result.status == 1)
+        #expect(result.errors.contains("Models.swift:4:5: error: \(message)"), "\(result.errors)")
+    }
+}
