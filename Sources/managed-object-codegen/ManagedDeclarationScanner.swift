@@ -42,7 +42,9 @@ struct ManagedDeclarationScanner {
     }
 
     private mutating func add(_ member: ManagedMemberFinder.Member, at location: ManagedObjectCodegenCore.SourceLocation) throws {
-        let modifiers = member.modifiers.map(\.name.text)
+        // `private(set)` limits the setter's callers, not its symbol: only the declaration's own
+        // access matters.
+        let modifiers = member.modifiers.filter { $0.detail == nil }.map(\.name.text)
         if modifiers.contains("private") || modifiers.contains("fileprivate") {
             throw ManagedDeclarationError(
                 location, "@NSManaged on a private declaration is not supported yet on this platform; make it internal")
