@@ -7,17 +7,18 @@ import Testing
 /// subclasses (`SampleModelClasses.swift`), whose accessors the ManagedObjectCodegen plugin
 /// supplies.
 @Suite struct SampleModelSubclassTests {
-    init() {
-        // The model's representedClassName has no module prefix, which Linux cannot resolve alone.
-        for type in [Car.self, SportCar.self, ExpensiveSportCar.self, Person.self] as [NSManagedObject.Type] {
-            NSManagedObjectModel.registerClass(type)
-        }
-    }
-
     func stack(in folder: TemporaryDirectory) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
         let copy = folder.file("SampleModel_V1.sqlite")
         try Data(contentsOf: Fixtures.url("SampleModel/Fixtures/SampleModel_V1.sqlite")).write(to: copy)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try FixtureModelVersion.sampleModel("SampleModel").load())
+        let model = try FixtureModelVersion.sampleModel("SampleModel").load()
+        // The model's representedClassName has no module prefix, which Linux cannot resolve
+        // alone; naming the classes with their module keeps them to this model (a registration
+        // by entity name would reach every other test's `Person` and `Car`).
+        for type in [Car.self, SportCar.self, ExpensiveSportCar.self, Person.self] as [NSManagedObject.Type] {
+            let name = String(describing: type)
+            model.entitiesByName[name]?.managedObjectClassName = String(reflecting: type)
+        }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .sqlite, at: copy)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
