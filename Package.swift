@@ -63,6 +63,13 @@ let package = Package(
             ]
         ),
         .plugin(name: "ManagedObjectCodegen", capability: .buildTool(), dependencies: ["managed-object-codegen"]),
+        // A target holding a model, with the plugin: Xcode's generated classes on Linux.
+        .testTarget(
+            name: "GeneratedClassesTests",
+            dependencies: ["OpenCoreData"],
+            resources: [.copy("Shop.xcdatamodeld")],
+            plugins: ["ManagedObjectCodegen"]
+        ),
         // Runs the built `todo` program; `swift test` builds every product, `todo` among them,
         // before it runs the tests.
         .testTarget(

@@ -1,21 +1,25 @@
 import Foundation
 import ManagedObjectCodegenCore
 
-// managed-object-codegen --module NAME --output FILE SOURCE...
+// managed-object-codegen --module NAME --output FILE [--model MODEL]... SOURCE...
 //
-// Writes to FILE the accessors of the `@NSManaged` declarations in the SOURCE files of module
-// NAME. A declaration it cannot handle is reported as `file:line:column: error: …`, which the
-// build shows at that place, and the tool exits with status 1.
+// Writes to FILE the classes Xcode's code generation makes for the entities of each MODEL
+// (`.xcdatamodeld` or `.xcdatamodel`), and the accessors of every `@NSManaged` declaration, those
+// classes' and the ones in the SOURCE files of module NAME. A declaration it cannot handle is
+// reported as `file:line:column: error: …`, which the build shows at that place, and the tool
+// exits with status 1.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var module: String?
 var output: String?
 var sources: [String] = []
+var models: [String] = []
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
     case "--module": module = arguments.isEmpty ? nil : arguments.removeFirst()
     case "--output": output = arguments.isEmpty ? nil : arguments.removeFirst()
+    case "--model": if !arguments.isEmpty { models.append(arguments.removeFirst()) }
     default: sources.append(argument)
     }
 }
@@ -33,11 +37,24 @@ for path in sources {
     // Only files that mention the attribute need parsing.
     if text.contains("@NSManaged") { files.append((path, text)) }
 }
+var errors: [String] = []
+var classes = (text: "", properties: [ManagedProperty](), methods: [ManagedMethod]())
+do {
+    let entities = try models.flatMap { try ModelFileReader.entities(inModelAt: $0) }
+    classes = try ModelClassWriter.source(for: entities, module: module)
+} catch {
+    errors.append("\(error)")
+}
+// The generated classes are this module's classes too, for the types of the sources' properties.
+if !classes.text.isEmpty { files.append(("ManagedObjectClasses.swift", "import OpenCoreData\n" + classes.text)) }
 let scanner = ManagedDeclarationScanner(module: module, files: files)
-var errors = scanner.errors.map(\.description)
+errors += scanner.errors.filter { $0.location.file != "ManagedObjectClasses.swift" }.map(\.description)
 var generated = ""
 do {
-    generated = try ManagedAccessorWriter.source(module: module, properties: scanner.properties, methods: scanner.methods)
+    let properties = scanner.properties.filter { $0.location.file != "ManagedObjectClasses.swift" } + classes.properties
+    let methods = scanner.methods.filter { $0.location.file != "ManagedObjectClasses.swift" } + classes.methods
+    generated = try ManagedAccessorWriter.source(module: module, properties: properties, methods: methods)
+    generated += classes.text.isEmpty ? "" : "\n// The classes of the model's entities, as Xcode generates them.\n" + classes.text
 } catch {
     errors.append("\(error)")
 }

@@ -48,11 +48,15 @@ extension NSManagedObject {
     ///   - objects: What to add.
     ///   - key: The relationship's name.
     public func _addManagedObjects(_ objects: Any, toKey key: String) {
+        // One object at a time through the relationship set's primitive methods: Foundation's
+        // collection-wide methods may work on their own storage instead.
         let added = ManagedValueConversion.objects(objects)
         if entity.relationshipsByName[key]?.isOrdered == true {
-            mutableOrderedSetValue(forKey: key).addObjects(from: added)
+            let set = mutableOrderedSetValue(forKey: key)
+            for object in added { set.add(object) }
         } else {
-            mutableSetValue(forKey: key).addObjects(from: added)
+            let set = mutableSetValue(forKey: key)
+            for object in added { set.add(object) }
         }
     }
 
@@ -64,7 +68,11 @@ extension NSManagedObject {
     public func _removeManagedObjects(_ objects: Any, fromKey key: String) {
         let removed = ManagedValueConversion.objects(objects)
         if entity.relationshipsByName[key]?.isOrdered == true {
-            mutableOrderedSetValue(forKey: key).removeObjects(in: removed)
+            let set = mutableOrderedSetValue(forKey: key)
+            for object in removed {
+                let index = set.index(of: object)
+                if index != NSNotFound { set.removeObject(at: index) }
+            }
         } else {
             let set = mutableSetValue(forKey: key)
             for object in removed { set.remove(object) }
@@ -89,7 +97,8 @@ extension NSManagedObject {
     ///   - indexes: Where.
     ///   - key: The relationship's name.
     public func _insertManagedObjects(_ objects: Any, at indexes: NSIndexSet, intoKey key: String) {
-        mutableOrderedSetValue(forKey: key).insert(ManagedValueConversion.objects(objects), at: indexes as IndexSet)
+        let set = mutableOrderedSetValue(forKey: key)
+        for (object, index) in zip(ManagedValueConversion.objects(objects), indexes as IndexSet) { set.insert(object, at: index) }
     }
 
     /// Removes the objects at `index` of the ordered to-many relationship `key`: the generated
@@ -108,7 +117,8 @@ extension NSManagedObject {
     ///   - indexes: Which objects.
     ///   - key: The relationship's name.
     public func _removeManagedObjects(at indexes: NSIndexSet, fromKey key: String) {
-        mutableOrderedSetValue(forKey: key).removeObjects(at: indexes as IndexSet)
+        let set = mutableOrderedSetValue(forKey: key)
+        for index in (indexes as IndexSet).reversed() where index < set.count { set.removeObject(at: index) }
     }
 
     /// Replaces the object at `index` of the ordered to-many relationship `key`: the generated
@@ -129,7 +139,10 @@ extension NSManagedObject {
     ///   - objects: Their replacements, one per index.
     ///   - key: The relationship's name.
     public func _replaceManagedObjects(at indexes: NSIndexSet, with objects: Any, inKey key: String) {
-        mutableOrderedSetValue(forKey: key).replaceObjects(at: indexes as IndexSet, with: ManagedValueConversion.objects(objects))
+        let set = mutableOrderedSetValue(forKey: key)
+        for (index, object) in zip(indexes as IndexSet, ManagedValueConversion.objects(objects)) where index < set.count {
+            set.replaceObject(at: index, with: object)
+        }
     }
 }
 

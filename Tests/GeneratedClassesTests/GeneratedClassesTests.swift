@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+import OpenCoreData
+
+/// A target that holds a model and lists the ManagedObjectCodegen plugin gets Xcode's classes:
+/// "Class Definition" entities (Store, Product and its subentity DiscountProduct) whole,
+/// "Category/Extension" ones (Manager) their properties, "Manual/None" ones (Note) nothing. Every
+/// attribute type and relationship kind, used through the generated API only.
+@Suite struct GeneratedClassesTests {
+    func container() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext, URL) {
+        let modelURL = try #require(Bundle.module.url(forResource: "Shop", withExtension: "xcdatamodeld"))
+        let model = try NSManagedObjectModel(validatingContentsOf: modelURL)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("Shop-\(UUID().uuidString).sqlite")
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return (coordinator, context, url)
+    }
+
+    @Test func theGeneratedAPICreatesSavesAndFetches() throws {
+        let (coordinator, context, url) = try container()
+        defer { try? NSPersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel).destroyPersistentStore(at: url, type: .sqlite) }
+        let code = UUID()
+        let opened = Date(timeIntervalSinceReferenceDate: 86_400)
+        try context.performAndWait {
+            let store = Store(context: context)
+            store.name = "Corner shop"
+            store.code = code
+            store.opened = opened
+            store.isOpen = true
+            store.rating = 4.5
+            store.visits = Int64.max
+            store.legacyCount = NSNumber(value: 7)
+            store.budget = NSDecimalNumber(string: "1234.56")
+            store.site = URL(string: "https://example.com/shop")
+            store.logo = Data([1, 2, 3])
+            store.extra = NSArray(array: [NSString(string: "open late")])
+
+            let bread = Product(context: context)
+            bread.title = "Bread"
+            bread.price = 2.5
+            bread.stock = 12
+            bread.weight = 0.5
+            let milk = DiscountProduct(context: context)
+            milk.title = "Milk"
+            milk.discount = 0.1
+            let eggs = Product(context: context)
+            eggs.title = "Eggs"
+            store.addToProducts(bread)
+            store.addToProducts(NSSet(array: [milk, eggs]))
+            store.addToFeatured(bread)
+            store.insertIntoFeatured(milk, at: 0)
+            store.replaceFeatured(at: 1, with: eggs)
+            #expect((store.featured?.array as? [Product])?.map(\.title) == ["Milk", "Eggs"])
+            #expect(bread.store === store)
+            #expect(milk.featuredIn === store)
+            #expect(bread.featuredIn == nil)
+
+            let manager = Manager(context: context)
+            manager.name = "Ann"
+            store.manager = manager
+            #expect(manager.greeting == "Hello, Ann")
+            let note = Note(context: context)
+            note.text = "Closed on Sundays"
+            note.store = store
+            #expect(store.notes?.count == 1)
+            try context.save()
+        }
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = coordinator
+        try other.performAndWait {
+            let store = try #require(try other.fetch(Store.fetchRequest()).first)
+            #expect(store.name == "Corner shop")
+            #expect(store.code == code)
+            #expect(store.opened == opened)
+            #expect(store.isOpen)
+            #expect(store.rating == 4.5)
+            #expect(store.visits == Int64.max)
+            #expect(store.legacyCount?.intValue == 7)
+            #expect(store.budget == NSDecimalNumber(string: "1234.56"))
+            #expect(store.site?.absoluteString == "https://example.com/shop")
+            #expect(store.logo == Data([1, 2, 3]))
+            #expect((store.extra as? NSArray)?.firstObject as? NSString == "open late")
+            #expect(store.products?.count == 3)
+            #expect((store.featured?.array as? [Product])?.map(\.title) == ["Milk", "Eggs"])
+            #expect(store.manager?.greeting == "Hello, Ann")
+            #expect((store.notes?.anyObject() as? Note)?.text == "Closed on Sundays")
+            let products = try other.fetch(Product.fetchRequest())
+            #expect(products.count == 3)
+            let milk = try #require(products.first { $0.title == "Milk" } as? DiscountProduct)
+            #expect(milk.discount == 0.1)
+            let bread = try #require(products.first { $0.title == "Bread" })
+            #expect(bread.price == 2.5 && bread.stock == 12 && bread.weight == 0.5)
+            store.removeFromProducts(bread)
+            store.removeFromFeatured(at: 0)
+            #expect(bread.store == nil)
+            #expect(milk.featuredIn == nil)
+            // Identifiable, as Xcode's generated classes are.
+            #expect(store.id == ObjectIdentifier(store))
+        }
+    }
+}
