@@ -206,22 +206,15 @@ protocol ManagedScalar {
     static var managedZero: Self { get }
 }
 
-extension Int: ManagedScalar {
-    init(managedNumber: NSNumber) { self = managedNumber.intValue }
-    static var managedZero: Int { 0 }
+extension ManagedScalar where Self: FixedWidthInteger {
+    init(managedNumber: NSNumber) { self.init(truncatingIfNeeded: managedNumber.int64Value) }
+    static var managedZero: Self { 0 }
 }
-extension Int16: ManagedScalar {
-    init(managedNumber: NSNumber) { self = managedNumber.int16Value }
-    static var managedZero: Int16 { 0 }
-}
-extension Int32: ManagedScalar {
-    init(managedNumber: NSNumber) { self = managedNumber.int32Value }
-    static var managedZero: Int32 { 0 }
-}
-extension Int64: ManagedScalar {
-    init(managedNumber: NSNumber) { self = managedNumber.int64Value }
-    static var managedZero: Int64 { 0 }
-}
+
+extension Int: ManagedScalar {}
+extension Int16: ManagedScalar {}
+extension Int32: ManagedScalar {}
+extension Int64: ManagedScalar {}
 extension Bool: ManagedScalar {
     init(managedNumber: NSNumber) { self = managedNumber.boolValue }
     static var managedZero: Bool { false }

@@ -49,11 +49,12 @@ enum ValueComparison {
     /// Numbers become `Int64` or `Double`, `NSNumber`s and `NSString`s their Swift values.
     static func normalize(_ value: Any?) -> Any? {
         guard let value else { return nil }
+        // Before the Swift number types: an NSDecimalNumber bridges to Double (and Bool, Int) and
+        // would lose its digits. A comparison of metatypes, not a cast: this runs per value a
+        // predicate compares.
+        if type(of: value) == NSDecimalNumber.self, let decimal = value as? NSDecimalNumber { return decimal.decimalValue }
         switch value {
         case is NSNull: return nil
-        // Before the Swift number types: an NSDecimalNumber bridges to Double (and Bool, Int)
-        // and would lose its digits.
-        case let v as NSDecimalNumber: return v.decimalValue
         case let v as Bool: return Int64(v ? 1 : 0)
         case let v as Int: return Int64(v)
         case let v as Int64: return v
@@ -68,6 +69,7 @@ enum ValueComparison {
         case let v as UInt8: return Int64(v)
         case let v as Double: return v
         case let v as Float: return Double(v)
+        case let v as NSDecimalNumber: return v.decimalValue
         case let v as Decimal: return v
         case let v as NSNumber:
             let type = String(cString: v.objCType)
