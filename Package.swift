@@ -50,8 +50,9 @@ let package = Package(
             resources: [.copy("Done.xcdatamodeld")]
         ),
         // What the managed-object code generator needs that is not source parsing: Swift's symbol
-        // mangling for the accessors `@NSManaged` leaves undefined on Linux (issue 21).
-        .target(name: "ManagedObjectCodegenCore"),
+        // mangling for the accessors `@NSManaged` leaves undefined on Linux (issue 21). Crypto:
+        // the MD5 the compiler mangles into a private declaration's name.
+        .target(name: "ManagedObjectCodegenCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ManagedObjectCodegenCoreTests", dependencies: ["ManagedObjectCodegenCore"]),
         // The plugin's tool: finds `@NSManaged` declarations and writes their accessors.
         .executableTarget(

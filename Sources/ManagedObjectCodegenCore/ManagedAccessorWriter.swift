@@ -37,8 +37,12 @@ public enum ManagedAccessorWriter {
         let getter: String
         let setter: String
         do {
-            getter = try SwiftMangler.accessor(module: module, classes: property.owner, property: property.name, type: property.type, setter: false)
-            setter = try SwiftMangler.accessor(module: module, classes: property.owner, property: property.name, type: property.type, setter: true)
+            getter = try SwiftMangler.accessor(
+                module: module, classes: property.owner, property: property.name, type: property.type, setter: false,
+                privateIn: property.privateFile)
+            setter = try SwiftMangler.accessor(
+                module: module, classes: property.owner, property: property.name, type: property.type, setter: true,
+                privateIn: property.privateFile)
         } catch {
             throw ManagedDeclarationError(property.location, "can't supply the accessors of @NSManaged '\(property.name)': \(error)")
         }
@@ -59,7 +63,8 @@ public enum ManagedAccessorWriter {
         let symbol: String
         do {
             symbol = try SwiftMangler.method(
-                module: module, classes: method.owner, name: method.name, parameters: method.parameters.map { ($0.label, $0.type) })
+                module: module, classes: method.owner, name: method.name, parameters: method.parameters.map { ($0.label, $0.type) },
+                privateIn: method.privateFile)
         } catch {
             throw ManagedDeclarationError(method.location, "can't supply @NSManaged func '\(method.name)': \(error)")
         }

@@ -8,13 +8,16 @@ public struct ManagedProperty: Sendable {
     public let type: SwiftType
     /// `public` or `open` properties need `public` accessors (callers in other modules).
     public let isPublic: Bool
+    /// The base name of the declaring file, for a `private` or `fileprivate` property.
+    public let privateFile: String?
 
-    public init(location: SourceLocation, owner: [String], name: String, type: SwiftType, isPublic: Bool) {
+    public init(location: SourceLocation, owner: [String], name: String, type: SwiftType, isPublic: Bool, privateFile: String? = nil) {
         self.location = location
         self.owner = owner
         self.name = name
         self.type = type
         self.isPublic = isPublic
+        self.privateFile = privateFile
     }
 }
 
@@ -25,6 +28,7 @@ public struct ManagedMethod: Sendable {
     public let name: String
     public let parameters: [Parameter]
     public let isPublic: Bool
+    public let privateFile: String?
 
     public struct Parameter: Sendable {
         public let label: String?
@@ -38,12 +42,15 @@ public struct ManagedMethod: Sendable {
         }
     }
 
-    public init(location: SourceLocation, owner: [String], name: String, parameters: [Parameter], isPublic: Bool) {
+    public init(
+        location: SourceLocation, owner: [String], name: String, parameters: [Parameter], isPublic: Bool, privateFile: String? = nil
+    ) {
         self.location = location
         self.owner = owner
         self.name = name
         self.parameters = parameters
         self.isPublic = isPublic
+        self.privateFile = privateFile
     }
 }
 

@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 /// Swift's symbol mangling, for the entities `@NSManaged` leaves undefined: the getter and setter
 /// of a property of a class, and a method of a class that returns nothing.
 ///
@@ -46,13 +49,16 @@ public struct SwiftMangler {
     ///
     /// - Throws: `Unsupported` for a name that is not plain ASCII, or a type with more distinct
     ///   parts than the substitution letters cover.
+    ///
+    /// A `private` or `fileprivate` declaration's name carries a discriminator of its file:
+    /// `privateIn` names that file (its base name, `Item.swift`).
     public static func accessor(
-        module: String, classes: [String], property name: String, type: SwiftType, setter: Bool
+        module: String, classes: [String], property name: String, type: SwiftType, setter: Bool, privateIn file: String? = nil
     ) throws(Unsupported) -> String {
         var mangler = SwiftMangler()
         mangler.append("$s")
         try mangler.appendContext(module: module, classes: classes)
-        try mangler.appendIdentifier(name)
+        try mangler.appendDeclarationName(name, module: module, privateIn: file)
         try mangler.appendType(type)
         mangler.append(setter ? "vs" : "vg")
         return String(decoding: mangler.buffer, as: UTF8.self)
@@ -63,12 +69,13 @@ public struct SwiftMangler {
     ///
     /// - Throws: `Unsupported` as `accessor` does.
     public static func method(
-        module: String, classes: [String], name: String, parameters: [(label: String?, type: SwiftType)]
+        module: String, classes: [String], name: String, parameters: [(label: String?, type: SwiftType)],
+        privateIn file: String? = nil
     ) throws(Unsupported) -> String {
         var mangler = SwiftMangler()
         mangler.append("$s")
         try mangler.appendContext(module: module, classes: classes)
-        try mangler.appendIdentifier(name)
+        try mangler.appendDeclarationName(name, module: module, privateIn: file)
         // The argument labels: `y` when none has one, else each label or `_`.
         if parameters.allSatisfy({ $0.label == nil }) {
             mangler.append("y")
@@ -91,6 +98,17 @@ public struct SwiftMangler {
     }
 
     // MARK: Contexts and types
+
+    /// A declaration's name; a private one's followed by its file's discriminator and `LL`: `_`
+    /// and the MD5 of the module's name and the file's base name, in uppercase hexadecimal (read
+    /// off the compiler's symbols).
+    private mutating func appendDeclarationName(_ name: String, module: String, privateIn file: String?) throws(Unsupported) {
+        try appendIdentifier(name)
+        guard let file else { return }
+        let digest = Insecure.MD5.hash(data: Array((module + file).utf8))
+        try appendIdentifier("_" + digest.map { String(format: "%02X", $0) }.joined())
+        append("LL")
+    }
 
     private mutating func appendContext(module: String, classes: [String]) throws(Unsupported) {
         if classes.isEmpty { return try appendModule(module) }

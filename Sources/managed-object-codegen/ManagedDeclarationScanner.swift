@@ -45,10 +45,9 @@ struct ManagedDeclarationScanner {
         // `private(set)` limits the setter's callers, not its symbol: only the declaration's own
         // access matters.
         let modifiers = member.modifiers.filter { $0.detail == nil }.map(\.name.text)
-        if modifiers.contains("private") || modifiers.contains("fileprivate") {
-            throw ManagedDeclarationError(
-                location, "@NSManaged on a private declaration is not supported yet on this platform; make it internal")
-        }
+        // A private declaration's symbol carries a discriminator of its file's name.
+        let privateFile = modifiers.contains("private") || modifiers.contains("fileprivate")
+            ? location.file.split(separator: "/").last.map(String.init) : nil
         if modifiers.contains("static") || modifiers.contains("class") {
             throw ManagedDeclarationError(location, "@NSManaged applies to instance members only")
         }
@@ -64,7 +63,8 @@ struct ManagedDeclarationScanner {
                     throw ManagedDeclarationError(location, "@NSManaged properties need a name and a declared type")
                 }
                 let type = try resolve(typeSyntax, at: location)
-                properties.append(ManagedProperty(location: location, owner: owner, name: strip(name), type: type, isPublic: isPublic))
+                properties.append(
+                    ManagedProperty(location: location, owner: owner, name: strip(name), type: type, isPublic: isPublic, privateFile: privateFile))
             }
         } else if let function = member.declaration.as(FunctionDeclSyntax.self) {
             if function.signature.returnClause != nil {
@@ -76,7 +76,10 @@ struct ManagedDeclarationScanner {
                 let name = strip(parameter.secondName?.text ?? parameter.firstName.text)
                 parameters.append(.init(label: label, name: name == "_" ? "value" : name, type: try resolve(parameter.type, at: location)))
             }
-            methods.append(ManagedMethod(location: location, owner: owner, name: strip(function.name.text), parameters: parameters, isPublic: isPublic))
+            methods.append(
+                ManagedMethod(
+                    location: location, owner: owner, name: strip(function.name.text), parameters: parameters, isPublic: isPublic,
+                    privateFile: privateFile))
         }
     }
 

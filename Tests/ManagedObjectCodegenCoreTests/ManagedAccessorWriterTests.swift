@@ -47,6 +47,7 @@ import Testing
                 @NSManaged var tags: Set<Tag>
                 @NSManaged var ordered: NSOrderedSet?
                 @NSManaged var primitiveName: String?
+                @NSManaged private var secret: String?
                 @NSManaged func addToTags(_ value: Tag)
                 @NSManaged func insertIntoOrdered(_ value: Tag, at idx: Int)
                 @NSManaged func replaceOrdered(at idx: Int, with value: Tag)
@@ -59,6 +60,7 @@ import Testing
             try SwiftMangler.accessor(module: "App", classes: ["Item"], property: "tags", type: .set(.localClass("Tag", in: "App")), setter: true),
             #"_managedPrimitiveValue(forKey: "name")"#,
             #"_addManagedObjects(value, toKey: "tags")"#,
+            try SwiftMangler.accessor(module: "App", classes: ["Item"], property: "secret", type: .string.optional, setter: false, privateIn: "Models.swift"),
         ]
         for text in expected { #expect(result.output.contains(text), "missing \(text) in\n\(result.output)") }
         #expect(result.output.contains(#"_insertManagedObjects(value, at: idx, intoKey: "ordered")"#))
@@ -67,7 +69,7 @@ import Testing
 
     @Test(arguments: [
         ("    @NSManaged var counts: [String: Int]", "the type '[String: Int]' of an @NSManaged declaration is not supported"),
-        ("    @NSManaged private var secret: String?", "@NSManaged on a private declaration is not supported yet"),
+        ("    @NSManaged var handler: (Int) -> Void", "the type '(Int) -> Void' of an @NSManaged declaration is not supported"),
         ("    @NSManaged func refresh()", "@NSManaged func 'refresh' is not one of the to-many accessors"),
         ("    @NSManaged func count() -> Int", "@NSManaged func 'count' must return nothing"),
         ("    @NSManaged static var shared: Item?", "@NSManaged applies to instance members only"),

@@ -15,20 +15,25 @@ import Testing
         let owner: [String]
         let name: String
         let type: SwiftType
+        var access = ""
     }
 
     struct Method {
         let owner: [String]
         let name: String
         let parameters: [(label: String?, type: SwiftType)]
+        var access = ""
 
         var source: String {
             let list = parameters.enumerated().map { index, parameter in
                 "\(parameter.label ?? "_") p\(index): \(parameter.type.source)"
             }
-            return "@NSManaged func \(name)(\(list.joined(separator: ", ")))"
+            return "@NSManaged \(access)func \(name)(\(list.joined(separator: ", ")))"
         }
     }
+
+    /// Private declarations' names carry the probe file's discriminator.
+    static let probeFile = "Probe.swift"
 
     static let tag = SwiftType.localClass("Tag", in: module)
     static let item = SwiftType.localClass("ShoppingItem", in: module)
@@ -67,6 +72,9 @@ import Testing
             Property(owner: ["Tag"], name: "tagName", type: .string),
             Property(owner: ["Tag"], name: "Tag", type: .int),
             Property(owner: ["Tag"], name: "at", type: .nsSet.optional),
+            Property(owner: ["ShoppingItem"], name: "secret", type: .string.optional, access: "private "),
+            Property(owner: ["ShoppingItem"], name: "primitiveUpdated", type: .date, access: "fileprivate "),
+            Property(owner: ["ShoppingItem", "Detail"], name: "hidden", type: tag.optional, access: "private "),
         ]
         return list
     }()
@@ -93,12 +101,13 @@ import Testing
         // Repeated identifiers: labels, a label equal to the method's or the class's name.
         Method(owner: ["Tag"], name: "g", parameters: [("at", tag), ("at", tag), ("with", .int), ("at", .nsSet)]),
         Method(owner: ["Tag"], name: "f", parameters: [("name", .int), ("Tag", .int), ("f", tag)]),
+        Method(owner: ["ShoppingItem"], name: "addToSecretTags", parameters: [(nil, tag)], access: "private "),
     ]
 
     /// The probe's source: the classes with their `@NSManaged` declarations.
     static var probeSource: String {
         func members(_ owner: [String]) -> String {
-            (properties.filter { $0.owner == owner }.map { "@NSManaged var \($0.name): \($0.type.source)" }
+            (properties.filter { $0.owner == owner }.map { "@NSManaged \($0.access)var \($0.name): \($0.type.source)" }
                 + methods.filter { $0.owner == owner }.map(\.source)).map { "    " + $0 }.joined(separator: "\n")
         }
         return """
@@ -122,7 +131,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("MangledNameTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("Probe.swift")
+        let source = folder.appendingPathComponent(probeFile)
         try Data(probeSource.utf8).write(to: source)
         let object = folder.appendingPathComponent("Probe.o")
         let compile = try run("swiftc", ["-parse-as-library", "-module-name", module, "-c", source.path, "-o", object.path])
@@ -150,12 +159,15 @@ import Testing
         for property in Self.properties {
             for setter in [false, true] {
                 let name = try SwiftMangler.accessor(
-                    module: Self.module, classes: property.owner, property: property.name, type: property.type, setter: setter)
+                    module: Self.module, classes: property.owner, property: property.name, type: property.type, setter: setter,
+                    privateIn: property.access.isEmpty ? nil : Self.probeFile)
                 computed[name] = "\(property.owner.joined(separator: ".")).\(property.name) \(setter ? "setter" : "getter")"
             }
         }
         for method in Self.methods {
-            let name = try SwiftMangler.method(module: Self.module, classes: method.owner, name: method.name, parameters: method.parameters)
+            let name = try SwiftMangler.method(
+                module: Self.module, classes: method.owner, name: method.name, parameters: method.parameters,
+                privateIn: method.access.isEmpty ? nil : Self.probeFile)
             computed[name] = method.source
         }
         #expect(compiled.count == Self.properties.count * 2 + Self.methods.count)

@@ -43,8 +43,12 @@ class Person: NSManagedObject {
     @NSManaged var updatedAt: Date
     @NSManaged var cars: NSSet?
     @NSManaged var isDriving: Bool
+    @NSManaged private var primitiveUpdatedAt: Date
 
     var fullName: String { [firstName, lastName].compactMap { $0 }.joined(separator: " ") }
+
+    /// Read through a private primitive accessor, as Apple apps write such properties.
+    var lastChange: Date { primitiveUpdatedAt }
 
     override func awakeFromInsert() {
         super.awakeFromInsert()

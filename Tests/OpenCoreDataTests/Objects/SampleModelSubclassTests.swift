@@ -49,6 +49,7 @@ import Testing
             let first = try #require(people.first)
             #expect(first.firstName == first.value(forKey: "firstName") as? String)
             #expect(first.updatedAt == first.value(forKey: "updatedAt") as? Date)
+            #expect(first.lastChange == first.updatedAt)
         }
     }
 
