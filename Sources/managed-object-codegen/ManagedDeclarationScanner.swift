@@ -12,9 +12,12 @@ struct ManagedDeclarationScanner {
     private var classPaths: Set<[String]> = []
     private var files: [(path: String, tree: SourceFileSyntax)] = []
 
-    init(module: String, files: [(path: String, text: String)]) {
+    /// - Parameter generatedClasses: Classes the generator writes itself (from a model), which
+    ///   the sources' properties may name.
+    init(module: String, files: [(path: String, text: String)], generatedClasses: [String] = []) {
         self.module = module
         self.files = files.map { ($0.path, Parser.parse(source: $0.text)) }
+        classPaths = Set(generatedClasses.map { [$0] })
         for file in self.files {
             let collector = ClassCollector(viewMode: .sourceAccurate)
             collector.walk(file.tree)

@@ -39,21 +39,21 @@ for path in sources {
 }
 var errors: [String] = []
 var classes = (text: "", properties: [ManagedProperty](), methods: [ManagedMethod]())
+var generatedClasses: [String] = []
 do {
     let entities = try models.flatMap { try ModelFileReader.entities(inModelAt: $0) }
     classes = try ModelClassWriter.source(for: entities, module: module)
+    generatedClasses = entities.filter { $0.codeGeneration == .classDefinition }.map(\.className)
 } catch {
     errors.append("\(error)")
 }
 // The generated classes are this module's classes too, for the types of the sources' properties.
-if !classes.text.isEmpty { files.append(("ManagedObjectClasses.swift", "import OpenCoreData\n" + classes.text)) }
-let scanner = ManagedDeclarationScanner(module: module, files: files)
-errors += scanner.errors.filter { $0.location.file != "ManagedObjectClasses.swift" }.map(\.description)
+let scanner = ManagedDeclarationScanner(module: module, files: files, generatedClasses: generatedClasses)
+errors += scanner.errors.map(\.description)
 var generated = ""
 do {
-    let properties = scanner.properties.filter { $0.location.file != "ManagedObjectClasses.swift" } + classes.properties
-    let methods = scanner.methods.filter { $0.location.file != "ManagedObjectClasses.swift" } + classes.methods
-    generated = try ManagedAccessorWriter.source(module: module, properties: properties, methods: methods)
+    generated = try ManagedAccessorWriter.source(
+        module: module, properties: scanner.properties + classes.properties, methods: scanner.methods + classes.methods)
     generated += classes.text.isEmpty ? "" : "\n// The classes of the model's entities, as Xcode generates them.\n" + classes.text
 } catch {
     errors.append("\(error)")

@@ -16,6 +16,8 @@ enum KeyedArchiveReader {
     private struct Archive {
         let list: BinaryPropertyList
         let objects: [Int]
+        /// The UID `$top`'s `root` holds, when it holds one.
+        let root: Int?
 
         init?(_ data: Data) {
             guard let list = BinaryPropertyList(data), case .dictionary(let keys, let values)? = list.value(at: list.top) else {
@@ -30,17 +32,14 @@ enum KeyedArchiveReader {
             else { return nil }
             self.list = list
             self.objects = objects
-        }
-
-        /// The archive's root UID, from `$top`'s `root`.
-        func root() -> Int? {
-            guard case .dictionary(let keys, let values)? = list.value(at: list.top) else { return nil }
-            for (key, value) in zip(keys, values) {
-                guard case .string("$top")? = list.value(at: key), let top = fields(of: value) else { continue }
-                guard let root = top["root"], case .uid(let uid)? = list.value(at: root) else { return nil }
-                return uid
+            var root: Int?
+            if let fieldsIndex = top["$top"], case .dictionary(let keys, let values)? = list.value(at: fieldsIndex) {
+                for (key, value) in zip(keys, values) {
+                    guard case .string("root")? = list.value(at: key), case .uid(let uid)? = list.value(at: value) else { continue }
+                    root = uid
+                }
             }
-            return nil
+            self.root = root
         }
 
         /// A dictionary object's entries by key string.
@@ -84,7 +83,7 @@ enum KeyedArchiveReader {
     /// is not a well-formed archive or holds a class outside `allowed` (names; nil allows every
     /// class this reader knows).
     static func object(from data: Data, allowing allowed: Set<String>? = nil) -> Any? {
-        guard let archive = Archive(data), let root = archive.root() else { return nil }
+        guard let archive = Archive(data), let root = archive.root else { return nil }
         var reader = Reader(archive: archive, allowed: allowed ?? knownClassNames)
         return reader.decode(uid: root, depth: 0)
     }

@@ -69,7 +69,6 @@ enum ValueComparison {
         case let v as UInt8: return Int64(v)
         case let v as Double: return v
         case let v as Float: return Double(v)
-        case let v as NSDecimalNumber: return v.decimalValue
         case let v as Decimal: return v
         case let v as NSNumber:
             let type = String(cString: v.objCType)
