@@ -8,12 +8,19 @@ public enum ManagedAccessorWriter {
     ///   - module: The target's module name, part of every symbol.
     ///   - properties: The `@NSManaged` properties found.
     ///   - methods: The `@NSManaged` methods found.
+    ///   - slots: For the classes of the model's entities, the entity's property names in slot
+    ///     order (`ModelClassWriter.slotNames(of:)`): the accessors pass the runtime the slot
+    ///     they expect, which it checks, so that reading a property needs no lookup by name.
     /// - Returns: Swift source.
     /// - Throws: `ManagedDeclarationError` for a declaration whose accessors cannot be written.
-    public static func source(module: String, properties: [ManagedProperty], methods: [ManagedMethod]) throws -> String {
+    public static func source(
+        module: String, properties: [ManagedProperty], methods: [ManagedMethod], slots: [String: [String]] = [:]
+    ) throws -> String {
         var byOwner: [[String]: [String]] = [:]
         for property in properties {
-            byOwner[property.owner, default: []].append(try accessor(for: property, module: module))
+            let key = primitiveKey(of: property.name) ?? property.name
+            let slot = slots[property.owner.joined(separator: ".")]?.firstIndex(of: key) ?? -1
+            byOwner[property.owner, default: []].append(try accessor(for: property, slot: slot, module: module))
         }
         for method in methods {
             byOwner[method.owner, default: []].append(try accessor(for: method, module: module))
@@ -33,7 +40,7 @@ public enum ManagedAccessorWriter {
         return text
     }
 
-    private static func accessor(for property: ManagedProperty, module: String) throws -> String {
+    private static func accessor(for property: ManagedProperty, slot: Int, module: String) throws -> String {
         let getter: String
         let setter: String
         do {
@@ -52,8 +59,8 @@ public enum ManagedAccessorWriter {
             ?? ("_managedValue", "_setManagedValue", property.name)
         return """
                 \(access)var __managed_\(property.name): \(property.type.source) {
-                    @_silgen_name("\(getter)") get { \(read)(forKey: \(literal(key))) }
-                    @_silgen_name("\(setter)") set { \(write)(newValue, forKey: \(literal(key))) }
+                    @_silgen_name("\(getter)") get { \(read)(slot: \(slot), key: \(literal(key)), as: (\(property.type.withoutImplicitUnwrapping.source)).self) }
+                    @_silgen_name("\(setter)") set { \(write)(newValue, slot: \(slot), key: \(literal(key))) }
                 }
 
             """

@@ -12,11 +12,14 @@ public enum ModelClassWriter {
         public let codeGeneration: CodeGeneration
         public let attributes: [Attribute]
         public let relationships: [Relationship]
+        /// The names of the entity's own properties in the model file's order, which is the order
+        /// of their slots at run time (after the superentity's).
+        public let propertyNames: [String]
         public let location: SourceLocation
 
         public init(
             name: String, className: String, parentClassName: String?, codeGeneration: CodeGeneration,
-            attributes: [Attribute], relationships: [Relationship], location: SourceLocation
+            attributes: [Attribute], relationships: [Relationship], propertyNames: [String]? = nil, location: SourceLocation
         ) {
             self.name = name
             self.className = className
@@ -24,6 +27,7 @@ public enum ModelClassWriter {
             self.codeGeneration = codeGeneration
             self.attributes = attributes
             self.relationships = relationships
+            self.propertyNames = propertyNames ?? attributes.map(\.name) + relationships.map(\.name)
             self.location = location
         }
     }
@@ -55,6 +59,27 @@ public enum ModelClassWriter {
             self.isToMany = isToMany
             self.isOrdered = isOrdered
         }
+    }
+
+    /// Per class, its entity's property names in slot order: the superentity's first. A class
+    /// that several entities name has none, as its slots differ between them.
+    ///
+    /// - Parameter entities: The model's entities.
+    /// - Returns: Slot names by class name.
+    public static func slotNames(of entities: [Entity]) -> [String: [String]] {
+        let byClass = Dictionary(grouping: entities, by: \.className)
+        var names: [String: [String]] = [:]
+        for (className, group) in byClass where group.count == 1 {
+            var chain: [Entity] = [group[0]]
+            // Bounded, so that a cycle of parents in a damaged model ends.
+            while let parent = chain.last!.parentClassName, chain.count <= entities.count,
+                let entity = byClass[parent], entity.count == 1
+            {
+                chain.append(entity[0])
+            }
+            names[className] = chain.reversed().flatMap(\.propertyNames)
+        }
+        return names
     }
 
     /// The generated classes and extensions, and the `@NSManaged` declarations in them.

@@ -54,7 +54,8 @@ enum ModelFileReader {
             }
             return ModelClassWriter.Entity(
                 name: raw.name, className: raw.className, parentClassName: raw.parent.flatMap { classNames[$0] },
-                codeGeneration: raw.codeGeneration, attributes: raw.attributes, relationships: relationships, location: location)
+                codeGeneration: raw.codeGeneration, attributes: raw.attributes, relationships: relationships,
+                propertyNames: raw.propertyNames, location: location)
         }
     }
 
@@ -66,6 +67,7 @@ enum ModelFileReader {
         let line: Int
         var attributes: [ModelClassWriter.Attribute] = []
         var relationships: [(name: String, destination: String, isToMany: Bool, isOrdered: Bool)] = []
+        var propertyNames: [String] = []
     }
 
     private final class Collector: NSObject, XMLParserDelegate {
@@ -98,11 +100,13 @@ enum ModelFileReader {
                 inEntity = true
             case "attribute" where inEntity && depth == 3:
                 guard let name = attributes["name"], let type = attributes["attributeType"] else { return }
+                entities[entities.count - 1].propertyNames.append(name)
                 entities[entities.count - 1].attributes.append(.init(
                     name: name, type: type, usesScalarValueType: attributes["usesScalarValueType"] == "YES",
                     customClassName: attributes["customClassName"]))
             case "relationship" where inEntity && depth == 3:
                 guard let name = attributes["name"], let destination = attributes["destinationEntity"] else { return }
+                entities[entities.count - 1].propertyNames.append(name)
                 entities[entities.count - 1].relationships.append(
                     (name, destination, attributes["toMany"] == "YES", attributes["ordered"] == "YES"))
             default:

@@ -40,9 +40,11 @@ for path in sources {
 var errors: [String] = []
 var classes = (text: "", properties: [ManagedProperty](), methods: [ManagedMethod]())
 var generatedClasses: [String] = []
+var slots: [String: [String]] = [:]
 do {
     let entities = try models.flatMap { try ModelFileReader.entities(inModelAt: $0) }
     classes = try ModelClassWriter.source(for: entities, module: module)
+    slots = ModelClassWriter.slotNames(of: entities)
     generatedClasses = entities.filter { $0.codeGeneration == .classDefinition }.map(\.className)
 } catch {
     errors.append("\(error)")
@@ -53,7 +55,7 @@ errors += scanner.errors.map(\.description)
 var generated = ""
 do {
     generated = try ManagedAccessorWriter.source(
-        module: module, properties: scanner.properties + classes.properties, methods: scanner.methods + classes.methods)
+        module: module, properties: scanner.properties + classes.properties, methods: scanner.methods + classes.methods, slots: slots)
     generated += classes.text.isEmpty ? "" : "\n// The classes of the model's entities, as Xcode generates them.\n" + classes.text
 } catch {
     errors.append("\(error)")

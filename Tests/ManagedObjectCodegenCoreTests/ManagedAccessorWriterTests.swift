@@ -58,13 +58,39 @@ import Testing
             "public var __managed_name: String?",
             try SwiftMangler.accessor(module: "App", classes: ["Item"], property: "name", type: .string.optional, setter: false),
             try SwiftMangler.accessor(module: "App", classes: ["Item"], property: "tags", type: .set(.localClass("Tag", in: "App")), setter: true),
-            #"_managedPrimitiveValue(forKey: "name")"#,
+            #"_managedPrimitiveValue(slot: -1, key: "name", as: (String?).self)"#,
             #"_addManagedObjects(value, toKey: "tags")"#,
             try SwiftMangler.accessor(module: "App", classes: ["Item"], property: "secret", type: .string.optional, setter: false, privateIn: "Models.swift"),
         ]
         for text in expected { #expect(result.output.contains(text), "missing \(text) in\n\(result.output)") }
         #expect(result.output.contains(#"_insertManagedObjects(value, at: idx, intoKey: "ordered")"#))
         #expect(result.output.contains(#"_replaceManagedObjects(at: idx, with: value, inKey: "ordered")"#))
+    }
+
+    @Test func accessorsOfAModelsClassesPassTheSlotTheEntityHasThePropertyIn() throws {
+        let location = SourceLocation(file: "Shop.xcdatamodel/contents", line: 1, column: 1)
+        let attribute = { (name: String) in ModelClassWriter.Attribute(name: name, type: "String", usesScalarValueType: false, customClassName: nil) }
+        let entities = [
+            ModelClassWriter.Entity(
+                name: "Item", className: "Item", parentClassName: nil, codeGeneration: .classDefinition,
+                attributes: [attribute("title"), attribute("note")], relationships: [], propertyNames: ["title", "note"], location: location),
+            ModelClassWriter.Entity(
+                name: "Book", className: "Book", parentClassName: "Item", codeGeneration: .classDefinition,
+                attributes: [attribute("isbn")], relationships: [], location: location),
+        ]
+        let slots = ModelClassWriter.slotNames(of: entities)
+        #expect(slots == ["Item": ["title", "note"], "Book": ["title", "note", "isbn"]])
+        let property = { (owner: String, name: String) in
+            ManagedProperty(location: location, owner: [owner], name: name, type: .string.optional, isPublic: false)
+        }
+        let text = try ManagedAccessorWriter.source(
+            module: "App", properties: [property("Book", "isbn"), property("Item", "note"), property("Book", "primitiveNote"), property("Item", "other")],
+            methods: [], slots: slots)
+        #expect(text.contains(#"_managedValue(slot: 2, key: "isbn", as: (String?).self)"#))
+        #expect(text.contains(#"_setManagedValue(newValue, slot: 1, key: "note")"#))
+        #expect(text.contains(#"_managedPrimitiveValue(slot: 1, key: "note", as: (String?).self)"#))
+        // Not in the model: the runtime looks it up by name.
+        #expect(text.contains(#"_managedValue(slot: -1, key: "other", as: (String?).self)"#))
     }
 
     @Test(arguments: [

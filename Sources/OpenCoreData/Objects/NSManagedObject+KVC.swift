@@ -227,7 +227,13 @@ extension NSManagedObject {
     @inline(__always)
     func setAttributeValue(_ value: Any?, _ attribute: NSAttributeDescription) {
         fireFault()
-        let newValue = SlotValue(attributeValue: value, for: attribute)
+        setAttributeSlot(SlotValue(attributeValue: value, for: attribute), attribute)
+    }
+
+    /// Sets an attribute's slot to a value already converted to it: kept only when it differs,
+    /// with undo and change tracking. The object is not a fault.
+    @inline(__always)
+    func setAttributeSlot(_ newValue: SlotValue, _ attribute: NSAttributeDescription) {
         let slot = attribute.slot
         // An equal value changes nothing, and must not make a saved object updated or register
         // an undo. An inserted object without undo manager has neither to fear: writing the

@@ -4,40 +4,49 @@
 extension NSManagedObject {
     /// The value of property `key` as the declared type: an optional is nil for a nil value, a
     /// scalar (`Int64`, `Bool`, `Double`…) zero or false, as Core Data's scalar accessors return.
+    /// The common types have overloads of their own that read the slot without converting
+    /// through `Any` (`NSManagedObject+TypedAccessors.swift`).
     ///
     /// - Parameters:
+    ///   - slot: Where the generator expects the property: its index in the entity's properties,
+    ///     or -1. Checked against `key`, so that a model changed since the build stays correct.
     ///   - key: The property's name.
     ///   - type: The property's declared type.
     /// - Returns: The value, converted.
-    public func _managedValue<Value>(forKey key: String, as type: Value.Type = Value.self) -> Value {
-        ManagedValueConversion.value(value(forKey: key), as: type)
+    public func _managedValue<Value>(slot: Int, key: String, as type: Value.Type = Value.self) -> Value {
+        let slot = accessedSlot(slot, key)
+        return ManagedValueConversion.value(publicValue(of: property(atSlot: slot)), as: type)
     }
 
     /// Sets property `key` to `newValue` (nil for an optional that is nil).
     ///
     /// - Parameters:
     ///   - newValue: The new value, of the property's declared type.
+    ///   - slot: Where the generator expects the property, or -1 (see `_managedValue`).
     ///   - key: The property's name.
-    public func _setManagedValue<Value>(_ newValue: Value, forKey key: String) {
-        setValue(ManagedValueConversion.object(newValue), forKey: key)
+    public func _setManagedValue<Value>(_ newValue: Value, slot: Int, key: String) {
+        setManagedObjectValue(ManagedValueConversion.object(newValue), slot, key)
     }
 
     /// The primitive value of property `key`, for `@NSManaged var primitiveName` declarations.
     ///
     /// - Parameters:
+    ///   - slot: Where the generator expects the property, or -1 (see `_managedValue`).
     ///   - key: The property's name (without the `primitive` prefix).
     ///   - type: The declared type.
-    /// - Returns: The value, converted as `_managedValue(forKey:as:)` converts it.
-    public func _managedPrimitiveValue<Value>(forKey key: String, as type: Value.Type = Value.self) -> Value {
-        ManagedValueConversion.value(primitiveValue(forKey: key), as: type)
+    /// - Returns: The value, converted as `_managedValue(slot:key:as:)` converts it.
+    public func _managedPrimitiveValue<Value>(slot: Int, key: String, as type: Value.Type = Value.self) -> Value {
+        checkQueue("primitiveValue(forKey: \"\(key)\")")
+        return ManagedValueConversion.value(publicValue(of: property(atSlot: managedSlot(slot, key))), as: type)
     }
 
     /// Sets the primitive value of property `key`.
     ///
     /// - Parameters:
     ///   - newValue: The new value.
+    ///   - slot: Where the generator expects the property, or -1 (see `_managedValue`).
     ///   - key: The property's name (without the `primitive` prefix).
-    public func _setManagedPrimitiveValue<Value>(_ newValue: Value, forKey key: String) {
+    public func _setManagedPrimitiveValue<Value>(_ newValue: Value, slot: Int, key: String) {
         setPrimitiveValue(ManagedValueConversion.object(newValue), forKey: key)
     }
 

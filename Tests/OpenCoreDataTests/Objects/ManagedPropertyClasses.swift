@@ -2,8 +2,8 @@ import Foundation
 @testable import OpenCoreData
 
 /// Subclasses written as for Apple's Core Data, with `@NSManaged` properties and to-many
-/// accessors. On Linux their accessors are left undefined by the compiler;
-/// `ManagedPropertyAccessors.swift` supplies them as the ManagedObjectCodegen plugin will.
+/// accessors. On Linux their accessors are left undefined by the compiler; the
+/// ManagedObjectCodegen plugin supplies them.
 final class ManagedTask: NSManagedObject {
     @NSManaged var title: String?
     @NSManaged var notes: String

@@ -4,8 +4,8 @@ import Testing
 @testable import OpenCoreData
 
 /// `@NSManaged` properties and to-many accessors link and run on Linux once their accessors are
-/// supplied under the compiler's symbols (issue 21's mechanism; the accessors are written by hand
-/// in `ManagedPropertyAccessors.swift` until the plugin writes them).
+/// supplied under the compiler's symbols (the ManagedObjectCodegen plugin writes them for this
+/// target).
 @Suite struct ManagedPropertyTests {
     static func model() -> NSManagedObjectModel {
         let task = TestModels.entity("ManagedTask", [
@@ -28,6 +28,32 @@ import Testing
         let model = NSManagedObjectModel()
         model.entities = [task, list]
         return model
+    }
+
+    /// The generated accessors pass the slot the model had at build time. A model changed since
+    /// (a property added, the slot taken by another) or a declaration whose type is not the
+    /// attribute's must still read and write the right property, converted as KVC converts.
+    @Test func accessorsGivenAStaleSlotOrAnotherTypeStillUseTheNamedProperty() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: Self.model(), directory: directory)
+        try stack.context.performAndWait {
+            let task = ManagedTask(context: stack.context)
+            let slots = task.entity.properties.map(\.name)
+            let doneSlot = try #require(slots.firstIndex(of: "done"))
+            task._setManagedValue("Milk" as String?, slot: doneSlot, key: "title")
+            task._setManagedValue(Int64(7), slot: 99, key: "priority")
+            task._setManagedValue(Int64(2), slot: -1, key: "estimate")
+            task._setManagedValue(true, slot: 0, key: "done")
+            #expect(task.title == "Milk")
+            #expect(task.done)
+            #expect(task.priority == 7)
+            #expect(task.estimate == 2.0)
+            #expect((task._managedValue(slot: doneSlot, key: "title") as String?) == "Milk")
+            #expect((task._managedValue(slot: doneSlot, key: "done") as Int64) == 1)
+            #expect((task._managedValue(slot: -1, key: "priority") as Double) == 7)
+            #expect((task._managedValue(slot: -1, key: "estimate") as String?) == nil)
+            #expect(task.value(forKey: "estimate") as? Double == 2.0)
+        }
     }
 
     @Test func typedPropertiesAndAccessorsRoundTripThroughAStore() throws {

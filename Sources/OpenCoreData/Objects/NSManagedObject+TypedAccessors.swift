@@ -1,0 +1,255 @@
+/// The accessors `@NSManaged` properties of the common types call: they read and write the
+/// object's slot directly, without the key lookup and the conversion through `Any` (an `NSNumber`
+/// for every number) that KVC costs. Any value they do not expect in the slot (a model whose type
+/// differs from the declaration, a transformable value) takes the general path, so they return
+/// what `value(forKey:)` would, converted as `_managedValue(slot:key:as:)` converts it.
+extension NSManagedObject {
+    // MARK: Finding the slot
+
+    /// The slot of property `key`: `hint` when the entity's property in that slot has that name
+    /// (the generator's expectation, read from the model at build time), else looked up.
+    @inline(__always)
+    func managedSlot(_ hint: Int, _ key: String) -> Int {
+        if let names = entity.layout?.objectTemplate.names, hint >= 0, hint < names.count, names[hint] == key {
+            return hint
+        }
+        return slotIndex(of: requireProperty(key))
+    }
+
+    /// The slot of `key`, for a read: the queue checked, the access announced and the fault filled.
+    @inline(__always)
+    func accessedSlot(_ hint: Int, _ key: String) -> Int {
+        checkQueue("value(forKey: \"\(key)\")")
+        let slot = managedSlot(hint, key)
+        willAccessValue(forKey: key)
+        fireFault()
+        didAccessValue(forKey: key)
+        return slot
+    }
+
+    func property(atSlot slot: Int) -> NSPropertyDescription {
+        entity.layout?.properties[slot] ?? entity.properties[slot]
+    }
+
+    /// Sets `key` to a value as KVC takes it, past the key lookup.
+    func setManagedObjectValue(_ value: Any?, _ hint: Int, _ key: String) {
+        checkQueue("setValue(_:forKey: \"\(key)\")")
+        let property = property(atSlot: managedSlot(hint, key))
+        precondition(!property.isReadOnly, "The property '\(key)' of entity '\(entity.name ?? "?")' is read-only.")
+        willChangeValue(forKey: key)
+        setValue(value, for: property)
+        didChangeValue(forKey: key)
+    }
+
+    /// Sets attribute `key` to `value`, already converted, when the attribute is settable and of
+    /// one of `types`; else sets `fallback()` the way KVC does (which refuses or converts it).
+    @inline(__always)
+    func setManagedAttribute(
+        _ value: SlotValue, _ hint: Int, _ key: String, ofType type: NSAttributeType, or other: NSAttributeType? = nil,
+        fallback: () -> Any?
+    ) {
+        let slot = managedSlot(hint, key)
+        if let layout = entity.layout, layout.objectTemplate.settableAttributes[slot] {
+            let attribute = unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self)
+            let attributeType = attribute.attributeType
+            if attributeType == type || attributeType == other {
+                checkQueue("setValue(_:forKey: \"\(key)\")")
+                willChangeValue(forKey: key)
+                fireFault()
+                setAttributeSlot(value, attribute)
+                didChangeValue(forKey: key)
+                return
+            }
+        }
+        setManagedObjectValue(fallback(), slot, key)
+    }
+
+    /// The general read, for a slot holding something the typed accessor did not expect.
+    func managedFallback<Value>(_ slot: Int, as type: Value.Type = Value.self) -> Value {
+        ManagedValueConversion.value(publicValue(of: property(atSlot: slot)), as: type)
+    }
+
+    // MARK: Strings, dates, data, identifiers
+
+    public func _managedValue(slot hint: Int, key: String, as type: (String?).Type = (String?).self) -> String? {
+        let slot = accessedSlot(hint, key)
+        switch slots[slot] {
+        case .string(let value): return value
+        case .null: return nil
+        default: return managedFallback(slot)
+        }
+    }
+
+    public func _setManagedValue(_ newValue: String?, slot hint: Int, key: String) {
+        setManagedAttribute(newValue.map(SlotValue.string) ?? .null, hint, key, ofType: .stringAttributeType) { newValue }
+    }
+
+    /// A non-optional `String` (hand-written classes declare them): Core Data's accessor would
+    /// hand such a property nil, and so stops the program for a nil value.
+    public func _managedValue(slot hint: Int, key: String, as type: String.Type = String.self) -> String {
+        let slot = accessedSlot(hint, key)
+        if case .string(let value) = slots[slot] { return value }
+        return managedFallback(slot)
+    }
+
+    public func _setManagedValue(_ newValue: String, slot hint: Int, key: String) {
+        setManagedAttribute(.string(newValue), hint, key, ofType: .stringAttributeType) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: Date.Type = Date.self) -> Date {
+        let slot = accessedSlot(hint, key)
+        if case .date(let value) = slots[slot] { return value }
+        return managedFallback(slot)
+    }
+
+    public func _setManagedValue(_ newValue: Date, slot hint: Int, key: String) {
+        setManagedAttribute(.date(newValue), hint, key, ofType: .dateAttributeType) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: (Date?).Type = (Date?).self) -> Date? {
+        let slot = accessedSlot(hint, key)
+        switch slots[slot] {
+        case .date(let value): return value
+        case .null: return nil
+        default: return managedFallback(slot)
+        }
+    }
+
+    public func _setManagedValue(_ newValue: Date?, slot hint: Int, key: String) {
+        setManagedAttribute(newValue.map(SlotValue.date) ?? .null, hint, key, ofType: .dateAttributeType) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: (Data?).Type = (Data?).self) -> Data? {
+        let slot = accessedSlot(hint, key)
+        switch slots[slot] {
+        case .data(let value): return value
+        case .null: return nil
+        default: return managedFallback(slot)
+        }
+    }
+
+    public func _setManagedValue(_ newValue: Data?, slot hint: Int, key: String) {
+        setManagedAttribute(newValue.map(SlotValue.data) ?? .null, hint, key, ofType: .binaryDataAttributeType) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: (UUID?).Type = (UUID?).self) -> UUID? {
+        let slot = accessedSlot(hint, key)
+        switch slots[slot] {
+        case .uuid(let value): return value
+        case .null: return nil
+        default: return managedFallback(slot)
+        }
+    }
+
+    public func _setManagedValue(_ newValue: UUID?, slot hint: Int, key: String) {
+        setManagedAttribute(newValue.map(SlotValue.uuid) ?? .null, hint, key, ofType: .UUIDAttributeType) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: (URL?).Type = (URL?).self) -> URL? {
+        let slot = accessedSlot(hint, key)
+        switch slots[slot] {
+        case .url(let value): return value
+        case .null: return nil
+        default: return managedFallback(slot)
+        }
+    }
+
+    public func _setManagedValue(_ newValue: URL?, slot hint: Int, key: String) {
+        setManagedAttribute(newValue.map(SlotValue.url) ?? .null, hint, key, ofType: .URIAttributeType) { newValue }
+    }
+
+    // MARK: Scalars (`usesScalarValueType`): nil reads as zero or false
+
+    public func _managedValue(slot hint: Int, key: String, as type: Int64.Type = Int64.self) -> Int64 {
+        let slot = accessedSlot(hint, key)
+        switch slots[slot] {
+        case .int(let value): return value
+        case .null: return 0
+        default: return managedFallback(slot)
+        }
+    }
+
+    public func _setManagedValue(_ newValue: Int64, slot hint: Int, key: String) {
+        setManagedInteger(newValue, hint, key) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: Int32.Type = Int32.self) -> Int32 {
+        Int32(truncatingIfNeeded: _managedValue(slot: hint, key: key) as Int64)
+    }
+
+    public func _setManagedValue(_ newValue: Int32, slot hint: Int, key: String) {
+        setManagedInteger(Int64(newValue), hint, key) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: Int16.Type = Int16.self) -> Int16 {
+        Int16(truncatingIfNeeded: _managedValue(slot: hint, key: key) as Int64)
+    }
+
+    public func _setManagedValue(_ newValue: Int16, slot hint: Int, key: String) {
+        setManagedInteger(Int64(newValue), hint, key) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: Int.Type = Int.self) -> Int {
+        Int(truncatingIfNeeded: _managedValue(slot: hint, key: key) as Int64)
+    }
+
+    public func _setManagedValue(_ newValue: Int, slot hint: Int, key: String) {
+        setManagedInteger(Int64(newValue), hint, key) { newValue }
+    }
+
+    private func setManagedInteger(_ value: Int64, _ hint: Int, _ key: String, fallback: () -> Any?) {
+        let slot = managedSlot(hint, key)
+        let type = (entity.layout?.properties[slot] as? NSAttributeDescription)?.attributeType
+        let integerType: NSAttributeType =
+            type == .integer16AttributeType || type == .integer32AttributeType ? type! : .integer64AttributeType
+        setManagedAttribute(.int(value), slot, key, ofType: integerType, fallback: fallback)
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: Bool.Type = Bool.self) -> Bool {
+        let slot = accessedSlot(hint, key)
+        switch slots[slot] {
+        case .int(let value): return value != 0
+        case .bool(let value): return value
+        case .null: return false
+        default: return managedFallback(slot)
+        }
+    }
+
+    public func _setManagedValue(_ newValue: Bool, slot hint: Int, key: String) {
+        setManagedAttribute(.int(newValue ? 1 : 0), hint, key, ofType: .booleanAttributeType) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: Double.Type = Double.self) -> Double {
+        let slot = accessedSlot(hint, key)
+        switch slots[slot] {
+        case .double(let value): return value
+        case .null: return 0
+        default: return managedFallback(slot)
+        }
+    }
+
+    public func _setManagedValue(_ newValue: Double, slot hint: Int, key: String) {
+        setManagedAttribute(.double(newValue), hint, key, ofType: .doubleAttributeType) { newValue }
+    }
+
+    public func _managedValue(slot hint: Int, key: String, as type: Float.Type = Float.self) -> Float {
+        Float(_managedValue(slot: hint, key: key) as Double)
+    }
+
+    public func _setManagedValue(_ newValue: Float, slot hint: Int, key: String) {
+        // A float attribute keeps the value rounded to Float, as the KVC path stores it.
+        setManagedAttribute(.double(Double(newValue)), hint, key, ofType: .floatAttributeType) { newValue }
+    }
+
+    // MARK: To-one relationships
+
+    public func _managedValue<Destination: NSManagedObject>(
+        slot hint: Int, key: String, as type: Destination?.Type = Destination?.self
+    ) -> Destination? {
+        let slot = accessedSlot(hint, key)
+        guard let relationship = property(atSlot: slot) as? NSRelationshipDescription, !relationship.isToMany else {
+            return managedFallback(slot)
+        }
+        return toOneValue(relationship) as? Destination
+    }
+}
