@@ -23,7 +23,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // The model is read by the code generator only (the store's model is built in code,
+            // with the same entity), which makes the typed TSPItem class, as Xcode would.
+            exclude: ["TSPItem.xcdatamodeld"],
+            plugins: [.plugin(name: "ManagedObjectCodegen", package: "OpenCoreData")]
         ),
         // glibc's mallinfo2, which Swift's Glibc module does not export: bytes in use on the heap.
         .target(name: "CHeapStats"),

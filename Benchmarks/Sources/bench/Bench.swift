@@ -25,6 +25,9 @@ struct Bench: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Measure the asynchronous fetch's responsiveness too (the context's longest wait, the cancellation's latency): on by default with every case, off with --only.")
     var responsiveness: Bool?
 
+    @Flag(inversion: .prefixedNo, help: "Measure typed accessor calls against KVC calls: on by default with every case, off with --only.")
+    var accessors: Bool?
+
     @Flag(help: "Do not give the heap's free pages back before each run: runs then reuse what earlier runs (of any way) freed, as a long-running process does, and their times depend on the order of the ways.")
     var warmHeap = false
 
@@ -80,10 +83,20 @@ struct Bench: ParsableCommand {
             responsivenessReport = try Responsiveness.measure(
                 fixture: harness.fixture, in: scratch.appendingPathComponent("responsiveness"), attempts: runs, log: log)
         }
+        var accessorLines: [AccessorCalls.Line] = []
+        let accessorObjects = 1_000
+        if accessors ?? (only == nil) {
+            log("Typed accessors against KVC…")
+            accessorLines = try AccessorCalls.measure(model: model, data: data, count: accessorObjects, runs: runs)
+        }
         let heap = warmHeap ? "warm heap (freed pages kept between runs)" : "each run from a trimmed heap"
         print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, \(heap), SQLite \(String(cString: sqlite3_libversion())), release build")
         print("")
         print(report.render())
+        if !accessorLines.isEmpty {
+            print("")
+            print(AccessorCalls.render(accessorLines, count: accessorObjects, runs: runs))
+        }
         if let responsivenessReport {
             print("")
             print(responsivenessReport.render())

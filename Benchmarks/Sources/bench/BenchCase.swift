@@ -1,7 +1,9 @@
 /// The cases of issue 4, in the order the table prints them.
 enum BenchCase: String, CaseIterable, Sendable {
     case insert
+    case typedInsert = "typed-insert"
     case fetchAll = "fetch-all"
+    case typedRead = "typed-read"
     case fetchAsync = "fetch-async"
     case fetchSorted = "fetch-sorted"
     case fetchFaults = "fetch-faults"
@@ -25,7 +27,9 @@ enum BenchCase: String, CaseIterable, Sendable {
     var title: String {
         switch self {
         case .insert: "insert N, save once"
+        case .typedInsert: "insert N through TSPItem(context:) and typed properties, save once"
         case .fetchAll: "fetch all, materialized"
+        case .typedRead: "fetch all as TSPItem, read every property typed"
         case .fetchAsync: "NSAsynchronousFetchRequest, all, materialized"
         case .fetchSorted: "fetch all, materialized, by createdAt"
         case .fetchFaults: "fetch all as faults"
@@ -47,7 +51,8 @@ enum BenchCase: String, CaseIterable, Sendable {
     var targetRatio: Double {
         switch self {
         case .insert, .fetchAll, .fetchAsync: 2.0
-        case .fetchSorted: 1.3
+        case .fetchSorted, .typedRead: 1.3
+        case .typedInsert: 1.4
         case .fetchFaults, .fetchIDs, .predicateDate, .predicateName: 1.5
         case .iterateBatched, .update10k, .delete10k: 3.0
         case .countPredicate, .batchUpdate: 1.2
@@ -56,13 +61,13 @@ enum BenchCase: String, CaseIterable, Sendable {
     }
 
     /// Whether the case starts from an empty store rather than one holding the data set.
-    var startsEmpty: Bool { self == .insert || self == .batchInsert }
+    var startsEmpty: Bool { self == .insert || self == .typedInsert || self == .batchInsert }
 
     /// How many rows or objects a correct run of the case returns or changes, for `rows` rows: the
     /// three ways must agree on it.
     func expectedCount(in data: DataSet) -> Int {
         switch self {
-        case .insert, .fetchAll, .fetchAsync, .fetchSorted, .fetchFaults, .fetchIDs, .iterateBatched: data.count
+        case .insert, .typedInsert, .typedRead, .fetchAll, .fetchAsync, .fetchSorted, .fetchFaults, .fetchIDs, .iterateBatched: data.count
         case .batchUpdate, .batchUpdateIDs, .batchInsert: data.count
         case .batchDelete: data.done.count { $0 }
         case .predicateDate, .countPredicate:

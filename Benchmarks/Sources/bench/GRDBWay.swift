@@ -73,7 +73,7 @@ final class GRDBWay: BenchmarkWay {
 
     func run(_ benchCase: BenchCase) throws -> Int {
         switch benchCase {
-        case .insert:
+        case .insert, .typedInsert:
             let data = self.data
             try pool.write { db in
                 for i in 0..<data.count {
@@ -84,6 +84,12 @@ final class GRDBWay: BenchmarkWay {
             return data.count
         case .fetchAll, .fetchAsync, .fetchFaults:
             items = try pool.read { db in try Item.fetchAll(db) }
+            return items.count
+        case .typedRead:
+            items = try pool.read { db in try Item.fetchAll(db) }
+            var touched = 0
+            for item in items { touched &+= item.name.utf8.count &+ Int(item.createdAt.timeIntervalSinceReferenceDate) &+ (item.done ? 1 : 0) }
+            precondition(touched != 0)
             return items.count
         case .fetchSorted:
             items = try pool.read { db in try Item.order(Item.Columns.createdAt).fetchAll(db) }

@@ -80,7 +80,7 @@ final class Harness {
         let change = min(BenchCase.changeCount, n)
         let check: (sql: String, expected: Int)
         switch benchCase {
-        case .insert: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_ENT = 1 AND Z_OPT = 1", n)
+        case .insert, .typedInsert: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_ENT = 1 AND Z_OPT = 1", n)
         case .update10k: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_OPT = 2", change)
         case .delete10k: check = ("SELECT COUNT(*) FROM ZTSPITEM", n - change)
         case .batchUpdate, .batchUpdateIDs: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE ZDONE = 1 AND Z_OPT = 2", n)

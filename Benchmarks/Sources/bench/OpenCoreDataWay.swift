@@ -44,6 +44,27 @@ final class OpenCoreDataWay: BenchmarkWay {
                 }
                 try context.save()
                 return data.count
+            case .typedInsert:
+                // As an app with Xcode's generated class writes it.
+                for i in 0..<data.count {
+                    let item = TSPItem(context: context)
+                    item.name = data.names[i]
+                    item.createdAt = data.dates[i]
+                    item.done = data.done[i]
+                }
+                try context.save()
+                return data.count
+            case .typedRead:
+                let request: NSFetchRequest<TSPItem> = TSPItem.fetchRequest()
+                request.returnsObjectsAsFaults = false
+                let items = try context.fetch(request)
+                var touched = 0
+                for item in items {
+                    touched &+= item.name!.utf8.count &+ Int(item.createdAt!.timeIntervalSinceReferenceDate) &+ (item.done ? 1 : 0)
+                }
+                precondition(touched != 0)
+                objects = items
+                return items.count
             case .fetchAll, .fetchSorted:
                 let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
                 request.returnsObjectsAsFaults = false

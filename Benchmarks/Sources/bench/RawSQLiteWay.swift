@@ -34,10 +34,16 @@ final class RawSQLiteWay: BenchmarkWay {
         let columns = "SELECT Z_PK, ZNAME, ZCREATEDAT, ZDONE FROM ZTSPITEM"
         let dateFilter = " WHERE ZDONE = 0 AND ZCREATEDAT > ?"
         switch benchCase {
-        case .insert:
+        case .insert, .typedInsert:
             return try insertAll()
         case .fetchAll, .fetchAsync, .fetchFaults:
             items = try fetchItems(columns)
+            return items.count
+        case .typedRead:
+            items = try fetchItems(columns)
+            var touched = 0
+            for item in items { touched &+= item.name.utf8.count &+ Int(item.createdAt.timeIntervalSinceReferenceDate) &+ (item.done ? 1 : 0) }
+            precondition(touched != 0)
             return items.count
         case .fetchSorted:
             items = try fetchItems(columns + " ORDER BY ZCREATEDAT")

@@ -11,7 +11,8 @@ struct StoreTemplates: Sendable {
     let empty: URL
     let filled: URL
 
-    /// The tutorials' model, built in code: TSPItem(name: String, createdAt: Date, done: Boolean).
+    /// The tutorials' model, built in code: TSPItem(createdAt: Date, done: Boolean, name: String),
+    /// in the order of `TSPItem.xcdatamodeld`, from which the typed `TSPItem` class is generated.
     static func makeModel() -> NSManagedObjectModel {
         func attribute(_ name: String, _ type: NSAttributeType, defaultValue: Any? = nil) -> NSAttributeDescription {
             let attribute = NSAttributeDescription()
@@ -23,11 +24,11 @@ struct StoreTemplates: Sendable {
         }
         let item = NSEntityDescription()
         item.name = "TSPItem"
-        item.managedObjectClassName = "NSManagedObject"
+        item.managedObjectClassName = "TSPItem"
         item.properties = [
-            attribute("name", .stringAttributeType),
             attribute("createdAt", .dateAttributeType),
             attribute("done", .booleanAttributeType, defaultValue: false),
+            attribute("name", .stringAttributeType),
         ]
         let model = NSManagedObjectModel()
         model.entities = [item]

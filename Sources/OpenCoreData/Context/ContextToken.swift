@@ -9,6 +9,9 @@ final class ContextToken {
     /// Whether the context has an undo manager: every change asks, and most contexts have none,
     /// so the answer is kept here rather than behind the weak reference.
     @exclusivity(unchecked) var hasUndoManager = false
+    /// `NSManagedObjectContext.concurrencyDebug`, read once: every property access asks, and
+    /// reading a lazily initialized static costs a call each time.
+    let checksQueue = NSManagedObjectContext.concurrencyDebug
 
     init(_ context: NSManagedObjectContext) { self.context = context }
 }

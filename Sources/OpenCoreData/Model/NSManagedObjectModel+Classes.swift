@@ -33,7 +33,10 @@ extension NSManagedObjectModel {
             return $0.models.compactMap(\.model)
         }
         // Entities that already resolved their class must see the registration.
-        for model in models { model.entitiesByName[name]?.layout?.objectClass.withLock { $0 = type } }
+        for model in models {
+            model.entitiesByName[name]?.layout?.objectClass.withLock { $0 = type }
+            model.entitiesByClass.withLock { $0 = [:] }
+        }
     }
 
     static func noteInUse(_ model: NSManagedObjectModel) {
@@ -45,6 +48,14 @@ extension NSManagedObjectModel {
 
     /// The entity of `type` in this model: registered, or named by its class name.
     func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        if let entity = entitiesByClass.withLock({ $0[ObjectIdentifier(type)] }) { return entity }
+        let entity = findEntity(for: type)
+        // Only an entity of a model in use: until then entities and registrations may change.
+        if let entity, isFrozen { entitiesByClass.withLock { $0[ObjectIdentifier(type)] = entity } }
+        return entity
+    }
+
+    private func findEntity(for type: NSManagedObject.Type) -> NSEntityDescription? {
         Self.classes.withLock { $0.byClassName[Self.shortName(of: type)] = type }
         let full = String(reflecting: type)
         let short = Self.shortName(of: type)

@@ -53,6 +53,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     }
 
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
+    /// Entities found for classes once the model is in use (`entity(for:)`), so that creating
+    /// an object with `init(context:)` does not compare class names every time.
+    let entitiesByClass = Locked<[ObjectIdentifier: NSEntityDescription]>([:])
     var fetchRequestTemplatePredicateStrings: [String: String] = [:]
 
     /// The model's named fetch requests.

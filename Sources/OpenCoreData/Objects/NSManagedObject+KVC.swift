@@ -234,14 +234,20 @@ extension NSManagedObject {
     /// with undo and change tracking. The object is not a fault.
     @inline(__always)
     func setAttributeSlot(_ newValue: SlotValue, _ attribute: NSAttributeDescription) {
-        let slot = attribute.slot
+        setAttributeSlot(newValue, slot: attribute.slot) { attribute }
+    }
+
+    /// Sets the attribute in `slot`; `attribute` is asked for only when undo needs it.
+    @inline(__always)
+    func setAttributeSlot(_ newValue: SlotValue, slot: Int, attribute: () -> NSAttributeDescription) {
         // An equal value changes nothing, and must not make a saved object updated or register
         // an undo. An inserted object without undo manager has neither to fear: writing the
         // value again costs less than comparing it.
-        if !flags.contains(.inserted) || contextToken?.hasUndoManager == true, newValue.sameValue(as: slots[slot]) {
+        let undoes = contextToken?.hasUndoManager == true
+        if !flags.contains(.inserted) || undoes, newValue.sameValue(as: slots[slot]) {
             return
         }
-        registerUndo(of: attribute)
+        if undoes { registerUndo(of: attribute()) }
         slots[slot] = newValue
         markChanged()
     }

@@ -10,9 +10,7 @@ extension NSManagedObject {
     /// (the generator's expectation, read from the model at build time), else looked up.
     @inline(__always)
     func managedSlot(_ hint: Int, _ key: String) -> Int {
-        if let names = entity.layout?.objectTemplate.names, hint >= 0, hint < names.count, names[hint] == key {
-            return hint
-        }
+        if let slot = entity.layout?.objectTemplate.slot(hint: hint, key: key) { return slot }
         return slotIndex(of: requireProperty(key))
     }
 
@@ -42,26 +40,37 @@ extension NSManagedObject {
     }
 
     /// Sets attribute `key` to `value`, already converted, when the attribute is settable and of
-    /// one of `types`; else sets `fallback()` the way KVC does (which refuses or converts it).
+    /// type `type` (or `other`); else sets `fallback()` the way KVC does (which converts or refuses
+    /// it).
     @inline(__always)
     func setManagedAttribute(
         _ value: SlotValue, _ hint: Int, _ key: String, ofType type: NSAttributeType, or other: NSAttributeType? = nil,
         fallback: () -> Any?
     ) {
-        let slot = managedSlot(hint, key)
-        if let layout = entity.layout, layout.objectTemplate.settableAttributes[slot] {
-            let attribute = unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self)
-            let attributeType = attribute.attributeType
-            if attributeType == type || attributeType == other {
-                checkQueue("setValue(_:forKey: \"\(key)\")")
-                willChangeValue(forKey: key)
-                fireFault()
-                setAttributeSlot(value, attribute)
-                didChangeValue(forKey: key)
-                return
-            }
+        if let slot = settableSlot(hint, key, ofType: type, or: other) {
+            checkQueue("setValue(_:forKey: \"\(key)\")")
+            willChangeValue(forKey: key)
+            fireFault()
+            setAttributeSlot(value, slot: slot) { unsafeDowncast(property(atSlot: slot), to: NSAttributeDescription.self) }
+            didChangeValue(forKey: key)
+            return
         }
-        setManagedObjectValue(fallback(), slot, key)
+        setManagedObjectValue(fallback(), hint, key)
+    }
+
+    /// The slot of `key` when it is a settable attribute of type `type` or `other`. Reads the
+    /// layout without keeping it past the return, so that no retain and release of it surround
+    /// the calls that follow (they cost more than the rest of a set).
+    @inline(__always)
+    private func settableSlot(_ hint: Int, _ key: String, ofType type: NSAttributeType, or other: NSAttributeType?) -> Int? {
+        guard let layout = entity.layout else { return nil }
+        let template = Unmanaged.passUnretained(layout)
+        return template._withUnsafeGuaranteedRef { layout in
+            guard let slot = layout.objectTemplate.slot(hint: hint, key: key) ?? layout.objectTemplate.scannedSlot(of: key),
+                let attributeType = layout.objectTemplate.settableTypes[slot], attributeType == type || attributeType == other
+            else { return nil }
+            return slot
+        }
     }
 
     /// The general read, for a slot holding something the typed accessor did not expect.
@@ -198,11 +207,15 @@ extension NSManagedObject {
     }
 
     private func setManagedInteger(_ value: Int64, _ hint: Int, _ key: String, fallback: () -> Any?) {
-        let slot = managedSlot(hint, key)
-        let type = (entity.layout?.properties[slot] as? NSAttributeDescription)?.attributeType
-        let integerType: NSAttributeType =
-            type == .integer16AttributeType || type == .integer32AttributeType ? type! : .integer64AttributeType
-        setManagedAttribute(.int(value), slot, key, ofType: integerType, fallback: fallback)
+        // Any integer attribute takes an integer; the store checks the range when it saves.
+        if let layout = entity.layout, let slot = layout.objectTemplate.slot(hint: hint, key: key),
+            let type = layout.objectTemplate.settableTypes[slot],
+            type == .integer16AttributeType || type == .integer32AttributeType
+        {
+            setManagedAttribute(.int(value), slot, key, ofType: type, fallback: fallback)
+        } else {
+            setManagedAttribute(.int(value), hint, key, ofType: .integer64AttributeType, fallback: fallback)
+        }
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Bool.Type = Bool.self) -> Bool {

@@ -325,7 +325,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// With concurrency debugging on, stops the program when the object is used off its context's queue.
     @inline(__always)
     func checkQueue(_ call: @autoclosure () -> String) {
-        guard NSManagedObjectContext.concurrencyDebug, let context = managedObjectContext else { return }
+        guard let token = contextToken, token.checksQueue, let context = token.context else { return }
         context.assertOnQueue(call(), object: self)
     }
 

@@ -13,6 +13,9 @@ struct ObjectTemplate {
     let checks: [SlotCheck]
     /// Per slot, whether KVC sets it as a plain attribute: an attribute that is not read-only.
     let settableAttributes: [Bool]
+    /// Per slot, the type of a settable attribute (nil for any other property): a typed
+    /// accessor sets its value directly when the type is the one it converted to.
+    let settableTypes: [NSAttributeType?]
     /// The names' in-memory words, when the names are unique and a `String` is two words: a key
     /// written as a literal in the user's code has its property name's very words, and comparing
     /// words costs a fraction of comparing strings that differ.
@@ -35,6 +38,10 @@ struct ObjectTemplate {
     init(properties: [NSPropertyDescription]) {
         names = properties.map(\.name)
         settableAttributes = properties.map { $0 is NSAttributeDescription && !$0.isReadOnly }
+        settableTypes = properties.map { property in
+            guard let attribute = property as? NSAttributeDescription, !attribute.isReadOnly else { return nil }
+            return attribute.attributeType
+        }
         nameWords = StringWords.areAvailable && Set(names).count == names.count ? names.map(StringWords.init) : []
         var slots = SlotRow(repeating: .null, count: properties.count)
         var toMany: [Int] = []
@@ -54,6 +61,12 @@ struct ObjectTemplate {
         }
         defaultSlots = slots
         toManySlots = toMany
+    }
+
+    /// `hint` when the property in that slot is named `key`, else nil.
+    @inline(__always)
+    func slot(hint: Int, key: String) -> Int? {
+        hint >= 0 && hint < names.count && names[hint] == key ? hint : nil
     }
 
     /// The slot of the property named `key`, when the entity is small enough to scan; nil means
