@@ -47,7 +47,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Done.xcdatamodeld")]
+            resources: [.copy("Done.xcdatamodeld")],
+            // Xcode's "Class Definition" code generation for the model's TSPItem.
+            plugins: ["ManagedObjectCodegen"]
         ),
         // What the managed-object code generator needs that is not source parsing: Swift's symbol
         // mangling for the accessors `@NSManaged` leaves undefined on Linux (issue 21). Crypto:

@@ -22,9 +22,9 @@ struct Add: AsyncParsableCommand {
         let context = store.container.newBackgroundContext()
         let rows = try await context.perform { [names] in
             let items = names.map { name in
-                let item = NSEntityDescription.insertNewObject(forEntityName: TodoStore.entityName, into: context)
-                item.setValue(name, forKey: "name")
-                item.setValue(Date(), forKey: "createdAt")
+                let item = TSPItem(context: context)
+                item.name = name
+                item.createdAt = Date()
                 return item
             }
             // Saving gives the items their permanent IDs, and so the ids to show.

@@ -9,7 +9,7 @@ final class AsynchronousFetch: @unchecked Sendable {
 
     /// How a fetch ended.
     enum Outcome {
-        case fetched([NSManagedObject])
+        case fetched([TSPItem])
         /// Cancelled after this many rows were read.
         case cancelled(Int)
     }

@@ -22,7 +22,7 @@ struct Check: AsyncParsableCommand {
         let context = store.container.newBackgroundContext()
         let rows = try await context.perform {
             let items = try store.items(withShortIDs: ids, in: context)
-            for item in items { item.setValue(done, forKey: "done") }
+            for item in items { item.done = done }
             try context.save()
             return items.map { TodoStore.row(for: $0) }
         }

@@ -17,7 +17,7 @@ struct ClearDone: AsyncParsableCommand {
     /// objects it holds for them are gone too. Returns how many were deleted. Call on the
     /// context's queue.
     static func clearDone(in context: NSManagedObjectContext) throws -> Int {
-        let fetchRequest = NSFetchRequest<NSFetchRequestResult>(entityName: TodoStore.entityName)
+        let fetchRequest: NSFetchRequest<NSFetchRequestResult> = TSPItem.fetchRequest()
         fetchRequest.predicate = NSPredicate(format: "done == YES")
         let deleteRequest = NSBatchDeleteRequest(fetchRequest: fetchRequest)
         deleteRequest.resultType = .resultTypeObjectIDs

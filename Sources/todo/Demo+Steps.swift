@@ -62,7 +62,7 @@ extension DemoStep {
             let context = run.stack.context
             return try await context.perform {
                 let items = run.items.prefix(3)
-                for item in items { item.setValue(!(item.value(forKey: "done") as? Bool ?? false), forKey: "done") }
+                for item in items { item.done.toggle() }
                 try context.save()
                 let done = try context.count(for: TodoStore.itemsRequest(done: true))
                 return "toggled the \(items.count) oldest through their objects, saved: \(done) done"
@@ -78,13 +78,13 @@ extension DemoStep {
         DemoStep(name: "check-all") { run in
             let context = run.stack.context
             return try await context.perform {
-                let heldDoneBefore = run.items.count { $0.value(forKey: "done") as? Bool == true }
+                let heldDoneBefore = run.items.count(where: \.done)
                 let updated = try CheckAll.checkAll(in: context)
                 // The tutorials then refetch (`performFetch()`), which fills the refreshed faults
                 // from one query instead of one query each.
                 let refetched = try context.fetch(TodoStore.itemsRequest())
                 let sameObjects = refetched.count == run.items.count && zip(refetched, run.items).allSatisfy { $0 === $1 }
-                let heldDone = run.items.count { $0.value(forKey: "done") as? Bool == true }
+                let heldDone = run.items.count(where: \.done)
                 return "batch update of \(updated) rows, refresh, refetch\(sameObjects ? " (same objects)" : ""): done \(heldDoneBefore) → \(heldDone)"
             }
         }

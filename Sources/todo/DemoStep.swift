@@ -19,7 +19,7 @@ final class DemoRun {
     /// through its context.
     private(set) var context: NSManagedObjectContext?
     /// The items as the last fetch returned them, oldest first, registered in `context`.
-    var items: [NSManagedObject] = []
+    var items: [TSPItem] = []
 
     init(storeURL: URL, count: Int) {
         self.storeURL = storeURL

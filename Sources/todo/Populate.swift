@@ -73,10 +73,10 @@ struct Populate: AsyncParsableCommand {
             let start = Date()
             var saves = 0
             for index in 0..<count {
-                let item = NSEntityDescription.insertNewObject(forEntityName: TodoStore.entityName, into: context)
-                item.setValue("Item \(index)", forKey: "name")
-                item.setValue(start.addingTimeInterval(Double(index) / 1_000_000), forKey: "createdAt")
-                item.setValue(false, forKey: "done")
+                let item = TSPItem(context: context)
+                item.name = "Item \(index)"
+                item.createdAt = start.addingTimeInterval(Double(index) / 1_000_000)
+                item.done = false
                 if let batchSize, (index + 1) % batchSize == 0 {
                     try context.save()
                     context.reset()

@@ -100,11 +100,12 @@ final class TodoStore {
     ///
     /// - Throws: `TodoError.unknownID` for the first id that names no item, before the caller has
     ///   changed anything.
-    func items(withShortIDs ids: [String], in context: NSManagedObjectContext) throws -> [NSManagedObject] {
+    func items(withShortIDs ids: [String], in context: NSManagedObjectContext) throws -> [TSPItem] {
         try ids.map { id in
             guard let objectID = objectID(forShortID: id) else { throw TodoError.unknownID(id, in: url) }
             do {
-                return try context.existingObject(with: objectID)
+                guard let item = try context.existingObject(with: objectID) as? TSPItem else { throw TodoError.unknownID(id, in: url) }
+                return item
             } catch let error as NSError where error.code == NSManagedObjectReferentialIntegrityError {
                 throw TodoError.unknownID(id, in: url)
             }
@@ -114,18 +115,18 @@ final class TodoStore {
     // MARK: Requests
 
     /// A fetch request for the items, oldest first, as the tutorials' table shows them.
-    static func itemsRequest(done: Bool? = nil) -> NSFetchRequest<NSManagedObject> {
-        let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
+    static func itemsRequest(done: Bool? = nil) -> NSFetchRequest<TSPItem> {
+        let request: NSFetchRequest<TSPItem> = TSPItem.fetchRequest()
         request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
         if let done { request.predicate = NSPredicate(format: "done == %@", NSNumber(value: done)) }
         return request
     }
 
     /// One line of the list: id, check mark and name. Call on the item's context's queue.
-    static func row(for item: NSManagedObject, idWidth: Int = 0) -> String {
+    static func row(for item: TSPItem, idWidth: Int = 0) -> String {
         let id = shortID(of: item.objectID)
         let padding = String(repeating: " ", count: max(0, idWidth - id.count))
-        let mark = item.value(forKey: "done") as? Bool == true ? "✓" : "·"
-        return "\(padding)\(id) \(mark) \(item.value(forKey: "name") as? String ?? "")"
+        let mark = item.done ? "✓" : "·"
+        return "\(padding)\(id) \(mark) \(item.name ?? "")"
     }
 }

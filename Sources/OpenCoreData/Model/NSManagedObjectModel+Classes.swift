@@ -84,6 +84,19 @@ extension NSManagedObjectModel {
         return classes.withLock { $0.byEntityName[entity.name ?? ""] ?? $0.byClassName[className] ?? $0.byClassName[short] }
     }
 
+    /// The class `name` names: `Module.Class` as it is, `$(PRODUCT_MODULE_NAME).Class` and a bare
+    /// `Class` in each of `modules`.
+    static func namedClass(_ name: String, modules: [String]) -> NSManagedObject.Type? {
+        let placeholder = "$(PRODUCT_MODULE_NAME)."
+        let bare = name.hasPrefix(placeholder) ? String(name.dropFirst(placeholder.count)) : name
+        guard !bare.isEmpty, bare != "NSManagedObject" else { return nil }
+        if bare.contains("."), let type = NSClassFromString(bare) as? NSManagedObject.Type { return type }
+        for module in modules {
+            if let type = NSClassFromString("\(module).\(bare)") as? NSManagedObject.Type { return type }
+        }
+        return nil
+    }
+
     static func shortName(of type: AnyClass) -> String {
         String(describing: type)
     }
@@ -94,7 +107,7 @@ extension NSEntityDescription {
     var managedObjectClass: NSManagedObject.Type {
         if let cached = layout?.objectClass.withLock({ $0 }) { return cached }
         let resolved = NSManagedObjectModel.registeredClass(forEntity: self)
-            ?? (NSClassFromString(managedObjectClassName ?? "") as? NSManagedObject.Type)
+            ?? NSManagedObjectModel.namedClass(managedObjectClassName ?? "", modules: managedObjectModel?.classModules ?? [])
             ?? NSManagedObject.self
         layout?.objectClass.withLock { $0 = resolved }
         return resolved

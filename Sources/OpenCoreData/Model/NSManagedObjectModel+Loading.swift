@@ -8,7 +8,7 @@ extension NSManagedObjectModel {
     ///   model's `contents` file.
     public convenience init?(contentsOf url: URL) {
         guard let loaded = try? XcodeModelLoader.load(url) else { return nil }
-        self.init(copying: loaded)
+        self.init(copying: loaded, from: url)
     }
 
     /// Loads the model at `url` like `init(contentsOf:)`, throwing an error that names the file and
@@ -21,7 +21,7 @@ extension NSManagedObjectModel {
     ///   malformed XML or content the loader does not understand, `NSFileReadUnknownError` for a
     ///   file that exists but cannot be read.
     public convenience init(validatingContentsOf url: URL) throws {
-        self.init(copying: try XcodeModelLoader.load(url))
+        self.init(copying: try XcodeModelLoader.load(url), from: url)
     }
 
     /// Loads one named version of a `.xcdatamodeld` bundle (`"SampleModel2"` or
@@ -36,13 +36,37 @@ extension NSManagedObjectModel {
     ///   `NSFileReadCorruptFileError` for malformed XML or content the loader does not understand,
     ///   `NSFileReadUnknownError` for a file that exists but cannot be read.
     public convenience init(contentsOf url: URL, versionName: String) throws {
-        self.init(copying: try XcodeModelLoader.load(url, versionName: versionName))
+        self.init(copying: try XcodeModelLoader.load(url, versionName: versionName), from: url)
     }
 
     /// Takes over the entities and settings of a freshly loaded model.
-    private convenience init(copying other: NSManagedObjectModel) {
+    private convenience init(copying other: NSManagedObjectModel, from url: URL) {
         self.init()
         takeOver(other)
+        classModules = Self.moduleNames(besides: url)
+    }
+
+    /// The modules whose classes the model's entities may name without a module, found from
+    /// where the model lies: Xcode compiles `$(PRODUCT_MODULE_NAME).Item` and bare `Item` into
+    /// the app's module; a SwiftPM target's resources lie in a bundle named `Package_Target`
+    /// (`.resources` on Linux, `.bundle` on Apple platforms), whose target is the module; and an
+    /// executable's module is its own name.
+    static func moduleNames(besides url: URL) -> [String] {
+        var names: [String] = []
+        for component in url.standardizedFileURL.pathComponents.reversed() {
+            guard component.hasSuffix(".resources") || component.hasSuffix(".bundle") else { continue }
+            // Package and target names may both hold underscores: every split is a candidate.
+            let bundle = component.split(separator: ".").dropLast().joined(separator: ".")
+            var rest = Substring(bundle)
+            while let underscore = rest.firstIndex(of: "_") {
+                rest = rest[rest.index(after: underscore)...]
+                if !rest.isEmpty { names.append(String(rest)) }
+            }
+            break
+        }
+        names.append(ProcessInfo.processInfo.processName)
+        // A module's name is its target's with characters Swift does not allow as underscores.
+        return names.map { String($0.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" }) }
     }
 
     /// Property observers do not run in an initializer, so the move happens in a method: there,

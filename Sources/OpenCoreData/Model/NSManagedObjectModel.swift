@@ -56,6 +56,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Entities found for classes once the model is in use (`entity(for:)`), so that creating
     /// an object with `init(context:)` does not compare class names every time.
     let entitiesByClass = Locked<[ObjectIdentifier: NSEntityDescription]>([:])
+    /// Modules to look a class named without a module up in (`moduleNames(besides:)`).
+    var classModules: [String] = []
     var fetchRequestTemplatePredicateStrings: [String: String] = [:]
 
     /// The model's named fetch requests.
