@@ -117,7 +117,7 @@ final class TodoStore {
     /// A fetch request for the items, oldest first, as the tutorials' table shows them.
     static func itemsRequest(done: Bool? = nil) -> NSFetchRequest<TSPItem> {
         let request: NSFetchRequest<TSPItem> = TSPItem.fetchRequest()
-        request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
+        request.sortDescriptors = [NSSortDescriptor(keyPath: \TSPItem.createdAt, ascending: true)]
         if let done { request.predicate = NSPredicate(format: "done == %@", NSNumber(value: done)) }
         return request
     }

@@ -14,8 +14,12 @@ extension NSManagedObject {
     ///   - type: The property's declared type.
     /// - Returns: The value, converted.
     public func _managedValue<Value>(slot: Int, key: String, as type: Value.Type = Value.self) -> Value {
-        let slot = accessedSlot(slot, key)
-        return ManagedValueConversion.value(publicValue(of: property(atSlot: slot)), as: type)
+        let slot = accessedSlot(slot, key, as: type)
+        let property = property(atSlot: slot)
+        if let relationship = property as? NSRelationshipDescription, let probe = keyPathRecorder?.destinationProbe(of: relationship) {
+            return ManagedValueConversion.value(probe, as: type)
+        }
+        return ManagedValueConversion.value(publicValue(of: property), as: type)
     }
 
     /// Sets property `key` to `newValue` (nil for an optional that is nil).

@@ -16,9 +16,10 @@ extension NSManagedObject {
 
     /// The slot of `key`, for a read: the queue checked, the access announced and the fault filled.
     @inline(__always)
-    func accessedSlot(_ hint: Int, _ key: String) -> Int {
+    func accessedSlot<Value>(_ hint: Int, _ key: String, as type: Value.Type) -> Int {
         checkQueue("value(forKey: \"\(key)\")")
         let slot = managedSlot(hint, key)
+        if let recorder = keyPathRecorder { recorder.record(key, of: self, types: [Value.self, Value?.self]) }
         willAccessValue(forKey: key)
         fireFault()
         didAccessValue(forKey: key)
@@ -81,7 +82,7 @@ extension NSManagedObject {
     // MARK: Strings, dates, data, identifiers
 
     public func _managedValue(slot hint: Int, key: String, as type: (String?).Type = (String?).self) -> String? {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         switch slots[slot] {
         case .string(let value): return value
         case .null: return nil
@@ -96,7 +97,7 @@ extension NSManagedObject {
     /// A non-optional `String` (hand-written classes declare them): Core Data's accessor would
     /// hand such a property nil, and so stops the program for a nil value.
     public func _managedValue(slot hint: Int, key: String, as type: String.Type = String.self) -> String {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         if case .string(let value) = slots[slot] { return value }
         return managedFallback(slot)
     }
@@ -106,7 +107,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Date.Type = Date.self) -> Date {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         if case .date(let value) = slots[slot] { return value }
         return managedFallback(slot)
     }
@@ -116,7 +117,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: (Date?).Type = (Date?).self) -> Date? {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         switch slots[slot] {
         case .date(let value): return value
         case .null: return nil
@@ -129,7 +130,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: (Data?).Type = (Data?).self) -> Data? {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         switch slots[slot] {
         case .data(let value): return value
         case .null: return nil
@@ -142,7 +143,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: (UUID?).Type = (UUID?).self) -> UUID? {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         switch slots[slot] {
         case .uuid(let value): return value
         case .null: return nil
@@ -155,7 +156,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: (URL?).Type = (URL?).self) -> URL? {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         switch slots[slot] {
         case .url(let value): return value
         case .null: return nil
@@ -170,7 +171,7 @@ extension NSManagedObject {
     // MARK: Scalars (`usesScalarValueType`): nil reads as zero or false
 
     public func _managedValue(slot hint: Int, key: String, as type: Int64.Type = Int64.self) -> Int64 {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         switch slots[slot] {
         case .int(let value): return value
         case .null: return 0
@@ -219,7 +220,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Bool.Type = Bool.self) -> Bool {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         switch slots[slot] {
         case .int(let value): return value != 0
         case .bool(let value): return value
@@ -233,7 +234,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Double.Type = Double.self) -> Double {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         switch slots[slot] {
         case .double(let value): return value
         case .null: return 0
@@ -259,10 +260,11 @@ extension NSManagedObject {
     public func _managedValue<Destination: NSManagedObject>(
         slot hint: Int, key: String, as type: Destination?.Type = Destination?.self
     ) -> Destination? {
-        let slot = accessedSlot(hint, key)
+        let slot = accessedSlot(hint, key, as: type)
         guard let relationship = property(atSlot: slot) as? NSRelationshipDescription, !relationship.isToMany else {
             return managedFallback(slot)
         }
+        if let probe = keyPathRecorder?.destinationProbe(of: relationship) { return probe as? Destination }
         return toOneValue(relationship) as? Destination
     }
 }

@@ -75,6 +75,18 @@ open class NSExpression: NSObject, NSCopying {
         self.init(storage: .keyPath(keyPath))
     }
 
+    /// An expression for the property a key path of a managed object class names
+    /// (`NSExpression(forKeyPath: \Item.name)` is `NSExpression(forKeyPath: "name")`).
+    ///
+    /// - Parameter keyPath: A key path to `@NSManaged` or generated properties; the program stops
+    ///   for one that reads anything else, as Core Data raises for a key path without a name.
+    public convenience init<Root: NSManagedObject, Value>(forKeyPath keyPath: KeyPath<Root, Value>) {
+        guard let name = ManagedKeyPathNames.name(of: keyPath) else {
+            preconditionFailure("The key path \(keyPath) does not name managed properties of \(Root.self).")
+        }
+        self.init(forKeyPath: name)
+    }
+
     /// An expression for the substitution variable `$string`, replaced through
     /// `withSubstitutionVariables(_:)` or the bindings of `evaluate(with:substitutionVariables:)`.
     ///

@@ -28,9 +28,43 @@ extension _KeyedSortDescriptorInitializable {
     }
 }
 
+extension _KeyedSortDescriptorInitializable {
+    /// A sort descriptor that orders by the property a key path of a managed object class names,
+    /// `NSSortDescriptor(keyPath: \Item.createdAt, ascending: true)`, which the store sorts by as
+    /// by its key (`"createdAt"`). Key paths through to-one relationships name a dotted key path.
+    ///
+    /// - Parameters:
+    ///   - keyPath: A key path of an `NSManagedObject` subclass to `@NSManaged` or generated
+    ///     properties. One that reads anything else cannot be fetched with: the fetch fails with
+    ///     `NSCoreDataError`.
+    ///   - ascending: `true` to put smaller values first, `false` for the reverse.
+    public init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
+        // Named when first asked: a descriptor may be made before the model is loaded.
+        self = KeyedSortDescriptor(managedKeyPath: keyPath, ascending: ascending) as! Self
+    }
+
+    /// The sort descriptor for a Swift `SortDescriptor` of a managed object class (Apple's
+    /// `NSSortDescriptor(_:)`): its key path's property, its order, and `compare:` for strings
+    /// (Linux's Foundation keeps a `String.StandardComparator`'s options private).
+    ///
+    /// - Parameter sortDescriptor: A sort descriptor by a key path to a managed property.
+    public init<Root: NSManagedObject>(_ sortDescriptor: SortDescriptor<Root>) {
+        let ascending = sortDescriptor.order == .forward
+        guard let keyPath = sortDescriptor.keyPath else {
+            self = KeyedSortDescriptor(key: nil, ascending: ascending, selectorName: nil) as! Self
+            return
+        }
+        self = KeyedSortDescriptor(managedKeyPath: keyPath, ascending: ascending) as! Self
+    }
+}
+
 extension Foundation.NSSortDescriptor {
-    /// The key path the descriptor sorts by; nil for a descriptor built from a Swift key path.
-    public var key: String? { (self as? KeyedSortDescriptor)?.keyString }
+    /// The key path the descriptor sorts by: its key, or the property names a Swift key path of
+    /// a managed object class reads; nil for anything else.
+    public var key: String? {
+        if let keyed = self as? KeyedSortDescriptor { return keyed.keyString }
+        return ManagedKeyPathNames.name(of: keyPath)
+    }
 
     /// The name of the comparison selector, such as `caseInsensitiveCompare:`.
     public var selectorName: String? { (self as? KeyedSortDescriptor)?.comparisonSelector ?? (key == nil ? nil : "compare:") }
@@ -38,13 +72,30 @@ extension Foundation.NSSortDescriptor {
 
 /// A sort descriptor known by key and selector name, comparing values as Core Data does.
 final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
-    let keyString: String?
+    private let givenKey: String?
+    /// A Swift key path of a managed object class, named when the key is first asked for.
+    private let managedKeyPath: AnyKeyPath?
     let comparisonSelector: String?
 
+    /// The key: the one given, or the names the managed key path reads (nil while they are
+    /// unknown: a fetch then fails, saying it needs a key).
+    var keyString: String? {
+        if let managedKeyPath { return ManagedKeyPathNames.name(of: managedKeyPath) }
+        return givenKey
+    }
+
     init(key: String?, ascending: Bool, selectorName: String?) {
-        self.keyString = key
+        self.givenKey = key
+        self.managedKeyPath = nil
         self.comparisonSelector = selectorName
-        super.init(keyPath: \KeyedSortDescriptor.keyString, ascending: ascending, comparator: { _, _ in .orderedSame })
+        super.init(keyPath: \KeyedSortDescriptor.givenKey, ascending: ascending, comparator: { _, _ in .orderedSame })
+    }
+
+    init(managedKeyPath: AnyKeyPath, ascending: Bool) {
+        self.givenKey = nil
+        self.managedKeyPath = managedKeyPath
+        self.comparisonSelector = nil
+        super.init(keyPath: \KeyedSortDescriptor.givenKey, ascending: ascending, comparator: { _, _ in .orderedSame })
     }
 
     override func compare(_ object1: Any, to object2: Any) -> ComparisonResult {
@@ -58,13 +109,18 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
     }
 
     override var reversedSortDescriptor: Any {
-        KeyedSortDescriptor(key: keyString, ascending: !ascending, selectorName: comparisonSelector)
+        if let managedKeyPath { return KeyedSortDescriptor(managedKeyPath: managedKeyPath, ascending: !ascending) }
+        return KeyedSortDescriptor(key: givenKey, ascending: !ascending, selectorName: comparisonSelector)
     }
 
     /// The value at the key path (through to-one relationships, or a collection operator such as
     /// `books.@count`) of an object, a stored row or a dictionary, as predicates read it.
     private func value(of object: Any) -> Any? {
-        guard let keyString else { return object }
+        guard let keyString else {
+            // A key path without a name sorts objects by what it reads, as Foundation's would.
+            if let managedKeyPath, let object = object as? NSManagedObject { return object[keyPath: managedKeyPath] ?? nil }
+            return object
+        }
         return KeyValueReader.value(atKeyPath: keyString, of: object)
     }
 

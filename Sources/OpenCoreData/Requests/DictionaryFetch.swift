@@ -91,6 +91,11 @@ struct DictionaryFetch {
         case let property as NSPropertyDescription: return .keyPath(property.name)
         case let name as String: return .keyPath(name)
         case let name as NSString: return .keyPath(name as String)
+        case let keyPath as AnyKeyPath:
+            guard let name = ManagedKeyPathNames.name(of: keyPath) else {
+                throw CoreDataError.make(NSCoreDataError, "The key path \(keyPath) in propertiesToFetch does not name managed properties.")
+            }
+            return .keyPath(name)
         default:
             throw CoreDataError.make(NSCoreDataError, "propertiesToFetch and propertiesToGroupBy take names and property descriptions, not \(type(of: item)).")
         }
