@@ -196,12 +196,14 @@ enum ManagedValueConversion {
 /// Optionals, for converting to `T?` without knowing `T`.
 protocol ManagedOptional {
     static var managedNone: Self { get }
+    static var wrappedType: Any.Type { get }
     static func wrapping(_ value: Any) -> Self?
     var wrappedValue: Any? { get }
 }
 
 extension Optional: ManagedOptional {
     static var managedNone: Optional { nil }
+    static var wrappedType: Any.Type { Wrapped.self }
     static func wrapping(_ value: Any) -> Optional? {
         if let wrapped = value as? Wrapped { return .some(wrapped) }
         if let scalar = Wrapped.self as? any ManagedScalar.Type, let number = value as? NSNumber {

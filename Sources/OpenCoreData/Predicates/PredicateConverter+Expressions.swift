@@ -1,0 +1,203 @@
+import Foundation
+
+// The nodes of a Swift `Predicate` that have NSPredicate equivalents. Children are converted by
+// the converter from their dynamic types, so one conformance serves every generic instance.
+
+extension PredicateExpressions.Variable: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        switch try converter.binding(of: key) {
+        case .evaluatedObject: return .expression(NSExpression(storage: .evaluatedObject))
+        case .expression(let expression): return .expression(expression)
+        case .subqueryVariable(let name): return .expression(NSExpression(forVariable: name))
+        }
+    }
+}
+
+extension PredicateExpressions.KeyPath: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        let base = try converter.expression(root)
+        if let count = Self.collectionCount(keyPath) { return .expression(PredicateConverter.keyPath(count, of: base)) }
+        guard let name = ManagedKeyPathNames.name(of: keyPath) else {
+            throw PredicateConverter.Unsupported(description: "the key path \(keyPath) does not name managed properties")
+        }
+        return .expression(PredicateConverter.keyPath(name, of: base))
+    }
+
+    /// `@count` for `.count` of a collection (a to-many relationship's `Set`, `NSSet`, array).
+    /// A key path into a standard collection cannot be compared with `\C.count` (a generic
+    /// one names the protocol's requirement, the predicate's the concrete type's property), so
+    /// the integer that a predicate reads off a collection is taken for its count: the other
+    /// integer properties of collections (`underestimatedCount`, `capacity`) are not written in
+    /// predicates.
+    private static func collectionCount(_ keyPath: AnyKeyPath) -> String? {
+        guard Output.self == Int.self else { return nil }
+        let base = Root.Output.self
+        if base is any Collection.Type || base is NSSet.Type || base is NSOrderedSet.Type { return "@count" }
+        if let optional = base as? any ManagedOptional.Type, optional.wrappedType is any Collection.Type
+            || optional.wrappedType is NSSet.Type || optional.wrappedType is NSOrderedSet.Type
+        {
+            return "@count"
+        }
+        return nil
+    }
+}
+
+extension PredicateExpressions.Value: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        // An optional's value, nil for none: NSExpression constants are not Swift optionals.
+        let unwrapped: Any? = (value as? any ManagedOptional).map { $0.wrappedValue } ?? value
+        return .expression(NSExpression(forConstantValue: unwrapped))
+    }
+}
+
+extension PredicateExpressions.NilLiteral: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .expression(NSExpression(forConstantValue: nil))
+    }
+}
+
+extension PredicateExpressions.Equal: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .predicate(try converter.comparison(lhs, .equalTo, rhs))
+    }
+}
+
+extension PredicateExpressions.NotEqual: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .predicate(try converter.comparison(lhs, .notEqualTo, rhs))
+    }
+}
+
+extension PredicateExpressions.Comparison: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        let type: NSComparisonPredicate.Operator
+        switch op {
+        case .lessThan: type = .lessThan
+        case .lessThanOrEqual: type = .lessThanOrEqualTo
+        case .greaterThan: type = .greaterThan
+        case .greaterThanOrEqual: type = .greaterThanOrEqualTo
+        @unknown default: throw PredicateConverter.Unsupported(description: "the comparison \(op)")
+        }
+        return .predicate(try converter.comparison(lhs, type, rhs))
+    }
+}
+
+extension PredicateExpressions.Conjunction: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .predicate(NSCompoundPredicate(andPredicateWithSubpredicates: [try converter.predicate(lhs), try converter.predicate(rhs)]))
+    }
+}
+
+extension PredicateExpressions.Disjunction: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .predicate(NSCompoundPredicate(orPredicateWithSubpredicates: [try converter.predicate(lhs), try converter.predicate(rhs)]))
+    }
+}
+
+extension PredicateExpressions.Negation: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .predicate(NSCompoundPredicate(notPredicateWithSubpredicate: try converter.predicate(wrapped)))
+    }
+}
+
+extension PredicateExpressions.NilCoalesce: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        if case .optionalPredicate(let predicate, let unwrapped) = try converter.node(lhs) {
+            // `optional.flatMap { condition } ?? flag`: the condition, or the flag for nil.
+            return .predicate(try PredicateConverter.optionalCondition(predicate, unwrapped, equals: true, orNil: converter.constantBool(rhs)))
+        }
+        return .coalescing(try converter.expression(lhs), default: try converter.expression(rhs))
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        try converter.node(inner)
+    }
+}
+
+/// `optional?.property` and `optional.flatMap { … }`: the transform reads the unwrapped value,
+/// which a key path expression reads as nil when the optional is (as SQL's NULL does). A
+/// condition keeps the optional, for `?? true` and `== false` to test it.
+extension PredicateExpressions.OptionalFlatMap: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        let unwrapped = try converter.expression(wrapped)
+        let transform = self.transform
+        let node = try converter.with(variable.key, as: .expression(unwrapped)) { try $0.node(transform) }
+        if case .predicate(let predicate) = node { return .optionalPredicate(predicate, unwrapped: unwrapped) }
+        return node
+    }
+}
+
+/// `[a, b].contains($0.x)` → `x IN {a, b}`; `$0.tags.contains(tag)` → `tag IN tags`.
+extension PredicateExpressions.SequenceContains: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .predicate(try converter.comparison(element, .in, sequence))
+    }
+}
+
+/// `$0.items.contains { $0.done }` → `SUBQUERY(items, $v, $v.done == YES).@count > 0`.
+extension PredicateExpressions.SequenceContainsWhere: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        let collection = try converter.expression(sequence)
+        let name = converter.subqueryVariable()
+        let test = self.test
+        let inner = try converter.with(variable.key, as: .subqueryVariable(name)) { try $0.predicate(test) }
+        let subquery = NSExpression(forSubquery: collection, usingIteratorVariable: name, predicate: inner)
+        return .predicate(NSComparisonPredicate(
+            leftExpression: PredicateConverter.keyPath("@count", of: subquery), rightExpression: NSExpression(forConstantValue: 0),
+            modifier: .direct, type: .greaterThan))
+    }
+}
+
+/// `$0.items.allSatisfy { $0.done }` → no element fails: `SUBQUERY(items, $v, NOT …).@count == 0`.
+extension PredicateExpressions.SequenceAllSatisfy: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        let collection = try converter.expression(sequence)
+        let name = converter.subqueryVariable()
+        let test = self.test
+        let inner = try converter.with(variable.key, as: .subqueryVariable(name)) { try $0.predicate(test) }
+        let subquery = NSExpression(
+            forSubquery: collection, usingIteratorVariable: name, predicate: NSCompoundPredicate(notPredicateWithSubpredicate: inner))
+        return .predicate(NSComparisonPredicate(
+            leftExpression: PredicateConverter.keyPath("@count", of: subquery), rightExpression: NSExpression(forConstantValue: 0),
+            modifier: .direct, type: .equalTo))
+    }
+}
+
+/// `$0.name.starts(with: "A")` → `name BEGINSWITH "A"`.
+extension PredicateExpressions.SequenceStartsWith: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .predicate(try converter.comparison(base, .beginsWith, prefix))
+    }
+}
+
+/// `$0.name.contains("milk")` → `name CONTAINS "milk"`.
+extension PredicateExpressions.CollectionContainsCollection: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .predicate(try converter.comparison(base, .contains, other))
+    }
+}
+
+/// `test ? a : b` → `TERNARY(test, a, b)`.
+extension PredicateExpressions.Conditional: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        .expression(NSExpression(
+            forConditional: try converter.predicate(test), trueExpression: try converter.expression(trueBranch),
+            falseExpression: try converter.expression(falseBranch)))
+    }
+}
+
+/// `a + b`, `a - b`, `a * b` → Core Data's arithmetic functions.
+extension PredicateExpressions.Arithmetic: ConvertiblePredicateExpression {
+    func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
+        let function: String
+        switch op {
+        case .add: function = "add:to:"
+        case .subtract: function = "from:subtract:"
+        case .multiply: function = "multiply:by:"
+        @unknown default: throw PredicateConverter.Unsupported(description: "the arithmetic operator \(op)")
+        }
+        return .expression(NSExpression(forFunction: function, arguments: [try converter.expression(lhs), try converter.expression(rhs)]))
+    }
+}
