@@ -40,8 +40,10 @@ import OpenCoreData
     /// Names come from the model the classes belong to, as a program has it loaded before it
     /// fetches.
     @Test func keyPathsNameTheirProperties() throws {
-        let (_, url) = try filledContext()
+        let (context, url) = try filledContext()
         defer { try? FileManager.default.removeItem(at: url) }
+        // The model must be alive: it is where names come from.
+        defer { withExtendedLifetime(context) {} }
         #expect(NSSortDescriptor(keyPath: \Product.price, ascending: true).key == "price")
         #expect(NSSortDescriptor(keyPath: \Product.title, ascending: true).key == "title")
         #expect(NSSortDescriptor(keyPath: \Store.isOpen, ascending: false).key == "isOpen")

@@ -71,9 +71,15 @@ extension NSManagedObjectModel {
     }
 
     static func entityForClass(_ type: NSManagedObject.Type) -> NSEntityDescription? {
+        modelAndEntity(forClass: type)?.entity
+    }
+
+    /// The entity of `type`, with its model, which the caller keeps alive while it uses the
+    /// entity (an entity does not keep its model).
+    static func modelAndEntity(forClass type: NSManagedObject.Type) -> (model: NSManagedObjectModel, entity: NSEntityDescription)? {
         let models = classes.withLock { $0.models.compactMap(\.model) }
         for model in models.reversed() {
-            if let entity = model.entity(for: type) { return entity }
+            if let entity = model.entity(for: type) { return (model, entity) }
         }
         return nil
     }

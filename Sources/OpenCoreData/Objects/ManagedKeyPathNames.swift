@@ -23,8 +23,12 @@ enum ManagedKeyPathNames {
 
     private static func read(_ keyPath: AnyKeyPath) -> String? {
         guard let rootType = type(of: keyPath).rootType as? NSManagedObject.Type,
-            let entity = NSManagedObjectModel.entityForClass(rootType)
+            let (model, entity) = NSManagedObjectModel.modelAndEntity(forClass: rootType)
         else { return nil }
+        return withExtendedLifetime(model) { read(keyPath, on: rootType, entity) }
+    }
+
+    private static func read(_ keyPath: AnyKeyPath, on rootType: NSManagedObject.Type, _ entity: NSEntityDescription) -> String? {
         let recorder = KeyPathRecorder()
         let probe = rootType.init(entity: entity, insertInto: nil)
         recorder.expected = ObjectIdentifier(probe)
