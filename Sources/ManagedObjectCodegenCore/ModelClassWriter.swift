@@ -17,6 +17,13 @@ public enum ModelClassWriter {
         public let propertyNames: [String]
         public let location: SourceLocation
 
+        /// The same entity with `attributes` in place of its own.
+        public func withAttributes(_ attributes: [Attribute]) -> Entity {
+            Entity(
+                name: name, className: className, parentClassName: parentClassName, codeGeneration: codeGeneration,
+                attributes: attributes, relationships: relationships, propertyNames: propertyNames, location: location)
+        }
+
         public init(
             name: String, className: String, parentClassName: String?, codeGeneration: CodeGeneration,
             attributes: [Attribute], relationships: [Relationship], propertyNames: [String]? = nil, location: SourceLocation
@@ -38,12 +45,21 @@ public enum ModelClassWriter {
         public let type: String
         public let usesScalarValueType: Bool
         public let customClassName: String?
+        /// The Swift type `customClassName` names, resolved by the tool against the target's
+        /// sources (nil: `NSObject`, as Xcode declares a Transformable without a class).
+        public let customType: SwiftType?
 
-        public init(name: String, type: String, usesScalarValueType: Bool, customClassName: String?) {
+        public init(name: String, type: String, usesScalarValueType: Bool, customClassName: String?, customType: SwiftType? = nil) {
             self.name = name
             self.type = type
             self.usesScalarValueType = usesScalarValueType
             self.customClassName = customClassName
+            self.customType = customType
+        }
+
+        /// The same attribute with `customClassName` resolved to `type`.
+        public func withCustomType(_ type: SwiftType) -> Attribute {
+            Attribute(name: name, type: self.type, usesScalarValueType: usesScalarValueType, customClassName: customClassName, customType: type)
         }
     }
 
@@ -178,9 +194,8 @@ public enum ModelClassWriter {
         case "UUID": return SwiftType.uuid.optional
         case "URI": return SwiftType.url.optional
         case "Transformable":
-            // A custom class of another module cannot be named here: NSObject, as Xcode does
-            // without one.
-            return SwiftType.nsObject.optional
+            // Its custom class, as the tool resolved it; NSObject, as Xcode declares one without.
+            return (attribute.customType ?? SwiftType.nsObject).optional
         default:
             throw ManagedDeclarationError(location, "attribute '\(attribute.name)' has a type Xcode generates no property for: \(attribute.type)")
         }

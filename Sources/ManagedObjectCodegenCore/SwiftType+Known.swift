@@ -25,6 +25,11 @@ extension SwiftType {
     public static let nsObject = nominal(module: "Foundation", path: ["NSObject"], kind: .class)
 
     /// `Set<element>`.
+    /// A class of Foundation (`NSArray`, `NSDictionary`…).
+    public static func foundationClass(_ name: String) -> SwiftType {
+        nominal(module: "Foundation", path: [name], kind: .class)
+    }
+
     public static func set(_ element: SwiftType) -> SwiftType {
         .generic(base: .standard(name: "Set", mangling: "Sh"), arguments: [element])
     }

@@ -14,16 +14,31 @@ struct ManagedDeclarationScanner {
 
     /// - Parameter generatedClasses: Classes the generator writes itself (from a model), which
     ///   the sources' properties may name.
-    init(module: String, files: [(path: String, text: String)], generatedClasses: [String] = []) {
+    ///   - typeFiles: Other sources, read only for the classes they declare (those a model's
+    ///     Transformable attributes name as their custom class).
+    init(
+        module: String, files: [(path: String, text: String)], generatedClasses: [String] = [],
+        typeFiles: [(path: String, text: String)] = []
+    ) {
         self.module = module
         self.files = files.map { ($0.path, Parser.parse(source: $0.text)) }
         classPaths = Set(generatedClasses.map { [$0] })
-        for file in self.files {
+        for tree in self.files.map(\.tree) + typeFiles.map({ Parser.parse(source: $0.text) }) {
             let collector = ClassCollector(viewMode: .sourceAccurate)
-            collector.walk(file.tree)
+            collector.walk(tree)
             classPaths.formUnion(collector.paths)
         }
         for file in self.files { scan(file.path, file.tree) }
+    }
+
+    /// The type a model names as a Transformable attribute's custom class (`NSArray`, `[String]`,
+    /// `App.Palette`), or nil when it is none this generator can name.
+    func resolve(typeName: String) -> SwiftType? {
+        let tree = Parser.parse(source: "let value: \(typeName)")
+        guard let declaration = tree.statements.first?.item.as(VariableDeclSyntax.self),
+            let type = declaration.bindings.first?.typeAnnotation?.type, !tree.hasError
+        else { return nil }
+        return try? resolve(type, at: ManagedObjectCodegenCore.SourceLocation(file: "", line: 0, column: 0))
     }
 
     private mutating func scan(_ path: String, _ tree: SourceFileSyntax) {
@@ -148,6 +163,12 @@ struct ManagedDeclarationScanner {
         "Int32": .int32, "Int64": .int64, "Date": .date, "Data": .data, "UUID": .uuid, "URL": .url, "Decimal": .decimal,
         "NSNumber": .nsNumber, "NSDecimalNumber": .nsDecimalNumber, "NSSet": .nsSet, "NSOrderedSet": .nsOrderedSet,
         "NSIndexSet": .nsIndexSet, "NSObject": .nsObject,
+        // Foundation classes a Transformable attribute's custom class may be.
+        "NSArray": .foundationClass("NSArray"), "NSMutableArray": .foundationClass("NSMutableArray"),
+        "NSDictionary": .foundationClass("NSDictionary"), "NSMutableDictionary": .foundationClass("NSMutableDictionary"),
+        "NSString": .foundationClass("NSString"), "NSData": .foundationClass("NSData"), "NSDate": .foundationClass("NSDate"),
+        "NSURL": .foundationClass("NSURL"), "NSUUID": .foundationClass("NSUUID"), "NSValue": .foundationClass("NSValue"),
+        "NSAttributedString": .foundationClass("NSAttributedString"),
     ]
 }
 

@@ -29,29 +29,50 @@ guard let module, let output else {
 }
 
 var files: [(path: String, text: String)] = []
+var otherFiles: [(path: String, text: String)] = []
 for path in sources {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
         FileHandle.standardError.write(Data("\(path): error: can't read this source file\n".utf8))
         exit(1)
     }
     // Only files that mention the attribute need parsing.
-    if text.contains("@NSManaged") { files.append((path, text)) }
+    if text.contains("@NSManaged") { files.append((path, text)) } else { otherFiles.append((path, text)) }
 }
 var errors: [String] = []
 var classes = (text: "", properties: [ManagedProperty](), methods: [ManagedMethod]())
-var generatedClasses: [String] = []
-var slots: [String: [String]] = [:]
+var entities: [ModelClassWriter.Entity] = []
 do {
-    let entities = try models.flatMap { try ModelFileReader.entities(inModelAt: $0) }
-    classes = try ModelClassWriter.source(for: entities, module: module)
-    slots = ModelClassWriter.slotNames(of: entities)
-    generatedClasses = entities.filter { $0.codeGeneration == .classDefinition }.map(\.className)
+    entities = try models.flatMap { try ModelFileReader.entities(inModelAt: $0) }
 } catch {
     errors.append("\(error)")
 }
-// The generated classes are this module's classes too, for the types of the sources' properties.
-let scanner = ManagedDeclarationScanner(module: module, files: files, generatedClasses: generatedClasses)
+let customClassNames = Set(entities.flatMap { $0.attributes.compactMap(\.customClassName) })
+// The generated classes are this module's classes too, for the types of the sources' properties;
+// other files are read for the classes Transformable attributes name.
+let scanner = ManagedDeclarationScanner(
+    module: module, files: files, generatedClasses: entities.filter { $0.codeGeneration == .classDefinition }.map(\.className),
+    typeFiles: otherFiles.filter { file in customClassNames.contains { file.text.contains($0.split(separator: ".").last.map(String.init) ?? $0) } })
 errors += scanner.errors.map(\.description)
+var slots: [String: [String]] = [:]
+do {
+    let resolved = try entities.map { entity in
+        entity.withAttributes(try entity.attributes.map { attribute in
+            guard attribute.type == "Transformable", entity.codeGeneration != .manual, let name = attribute.customClassName else { return attribute }
+            // `$(PRODUCT_MODULE_NAME).Palette` and `App.Palette` are this module's `Palette`.
+            let local = name.hasPrefix("$(PRODUCT_MODULE_NAME).") ? String(name.dropFirst("$(PRODUCT_MODULE_NAME).".count)) : name
+            guard let type = scanner.resolve(typeName: local) else {
+                throw ManagedDeclarationError(
+                    entity.location,
+                    "the custom class '\(name)' of Transformable attribute '\(attribute.name)' of entity '\(entity.name)' is neither a class of this module nor one of Foundation's")
+            }
+            return attribute.withCustomType(type)
+        })
+    }
+    classes = try ModelClassWriter.source(for: resolved, module: module)
+    slots = ModelClassWriter.slotNames(of: resolved)
+} catch {
+    errors.append("\(error)")
+}
 var generated = ""
 do {
     generated = try ManagedAccessorWriter.source(

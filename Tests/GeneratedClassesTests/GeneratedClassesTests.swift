@@ -37,12 +37,14 @@ import OpenCoreData
             store.site = URL(string: "https://example.com/shop")
             store.logo = Data([1, 2, 3])
             store.extra = NSArray(array: [NSString(string: "open late")])
+            store.labels = ["organic", "late"]
 
             let bread = Product(context: context)
             bread.title = "Bread"
             bread.price = 2.5
             bread.stock = 12
             bread.weight = 0.5
+            bread.info = ["aisle": 3] as NSDictionary
             let milk = DiscountProduct(context: context)
             milk.title = "Milk"
             milk.discount = 0.1
@@ -83,6 +85,8 @@ import OpenCoreData
             #expect(store.site?.absoluteString == "https://example.com/shop")
             #expect(store.logo == Data([1, 2, 3]))
             #expect((store.extra as? NSArray)?.firstObject as? NSString == "open late")
+            // Transformable attributes typed by their custom class.
+            #expect(store.labels == ["organic", "late"])
             #expect(store.products?.count == 3)
             #expect((store.featured?.array as? [Product])?.map(\.title) == ["Milk", "Eggs"])
             #expect(store.manager?.greeting == "Hello, Ann")
@@ -93,6 +97,7 @@ import OpenCoreData
             #expect(milk.discount == 0.1)
             let bread = try #require(products.first { $0.title == "Bread" })
             #expect(bread.price == 2.5 && bread.stock == 12 && bread.weight == 0.5)
+            #expect(bread.info?["aisle"] as? Int == 3)
             store.removeFromProducts(bread)
             store.removeFromFeatured(at: 0)
             #expect(bread.store == nil)

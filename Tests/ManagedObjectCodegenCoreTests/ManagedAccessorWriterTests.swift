@@ -18,8 +18,9 @@ import Testing
         throw CocoaError(.fileNoSuchFile)
     }
 
-    /// Runs the tool on `source` as the file `Models.swift` of module `App`.
-    static func generate(_ source: String) throws -> (status: Int32, errors: String, output: String) {
+    /// Runs the tool on `source` as the file `Models.swift` of module `App`, with `model` as the
+    /// `contents` of a model `Shop.xcdatamodel` and `others` as more source files.
+    static func generate(_ source: String, model: String? = nil, others: [String] = []) throws -> (status: Int32, errors: String, output: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("Codegen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -28,7 +29,19 @@ import Testing
         let output = folder.appendingPathComponent("ManagedAccessors.swift")
         let process = Process()
         process.executableURL = try tool()
-        process.arguments = ["--module", "App", "--output", output.path, file.path]
+        var arguments = ["--module", "App", "--output", output.path, file.path]
+        for (index, text) in others.enumerated() {
+            let other = folder.appendingPathComponent("Other\(index).swift")
+            try Data(text.utf8).write(to: other)
+            arguments.append(other.path)
+        }
+        if let model {
+            let modelFolder = folder.appendingPathComponent("Shop.xcdatamodel")
+            try FileManager.default.createDirectory(at: modelFolder, withIntermediateDirectories: true)
+            try Data(model.utf8).write(to: modelFolder.appendingPathComponent("contents"))
+            arguments += ["--model", modelFolder.path]
+        }
+        process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
         try process.run()
@@ -91,6 +104,33 @@ import Testing
         #expect(text.contains(#"_managedPrimitiveValue(slot: 1, key: "note", as: (String?).self)"#))
         // Not in the model: the runtime looks it up by name.
         #expect(text.contains(#"_managedValue(slot: -1, key: "other", as: (String?).self)"#))
+    }
+
+    /// A Transformable attribute's property has the type of its custom class: a class of the
+    /// module (declared in any of its files), a Foundation class, an array; one the module cannot
+    /// name stops the build at the model.
+    @Test func transformableAttributesAreTypedByTheirCustomClass() throws {
+        func model(_ customClass: String) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Shelf" representedClassName="Shelf" codeGenerationType="class">
+                    <attribute name="colors" optional="YES" attributeType="Transformable" customClassName="\(customClass)"/>
+                    <attribute name="names" optional="YES" attributeType="Transformable" customClassName="[String]"/>
+                    <attribute name="info" optional="YES" attributeType="Transformable" customClassName="NSDictionary"/>
+                </entity>
+            </model>
+            """
+        }
+        let palette = "import Foundation\nfinal class Palette: NSObject {}\n"
+        let result = try Self.generate("import OpenCoreData\n", model: model("$(PRODUCT_MODULE_NAME).Palette"), others: [palette])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("@NSManaged public var colors: Palette?"))
+        #expect(result.output.contains("@NSManaged public var names: [String]?"))
+        #expect(result.output.contains("@NSManaged public var info: NSDictionary?"))
+        let unknown = try Self.generate("import OpenCoreData\n", model: model("UIColor"), others: [palette])
+        #expect(unknown.status == 1)
+        #expect(unknown.errors.contains("the custom class 'UIColor' of Transformable attribute 'colors' of entity 'Shelf'"), "\(unknown.errors)")
     }
 
     @Test(arguments: [
