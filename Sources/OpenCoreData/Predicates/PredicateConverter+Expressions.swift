@@ -84,19 +84,19 @@ extension PredicateExpressions.Comparison: ConvertiblePredicateExpression {
 
 extension PredicateExpressions.Conjunction: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
-        .predicate(NSCompoundPredicate(andPredicateWithSubpredicates: [try converter.predicate(lhs), try converter.predicate(rhs)]))
+        .predicate(CompoundPredicate(type: .and, subpredicates: [try converter.predicate(lhs), try converter.predicate(rhs)]))
     }
 }
 
 extension PredicateExpressions.Disjunction: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
-        .predicate(NSCompoundPredicate(orPredicateWithSubpredicates: [try converter.predicate(lhs), try converter.predicate(rhs)]))
+        .predicate(CompoundPredicate(type: .or, subpredicates: [try converter.predicate(lhs), try converter.predicate(rhs)]))
     }
 }
 
 extension PredicateExpressions.Negation: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
-        .predicate(NSCompoundPredicate(notPredicateWithSubpredicate: try converter.predicate(wrapped)))
+        .predicate(CompoundPredicate(type: .not, subpredicates: [try converter.predicate(wrapped)]))
     }
 }
 
@@ -158,7 +158,7 @@ extension PredicateExpressions.SequenceAllSatisfy: ConvertiblePredicateExpressio
         let test = self.test
         let inner = try converter.with(variable.key, as: .subqueryVariable(name)) { try $0.predicate(test) }
         let subquery = NSExpression(
-            forSubquery: collection, usingIteratorVariable: name, predicate: NSCompoundPredicate(notPredicateWithSubpredicate: inner))
+            forSubquery: collection, usingIteratorVariable: name, predicate: CompoundPredicate(type: .not, subpredicates: [inner]))
         return .predicate(NSComparisonPredicate(
             leftExpression: PredicateConverter.keyPath("@count", of: subquery), rightExpression: NSExpression(forConstantValue: 0),
             modifier: .direct, type: .equalTo))

@@ -58,7 +58,7 @@ struct PredicateConverter {
                 throw Unsupported(description: "'??' with a default that is not a constant Boolean")
             }
             if !passes { return Self.isTrue(value) }
-            return NSCompoundPredicate(orPredicateWithSubpredicates: [Self.isNil(value), Self.isTrue(value)])
+            return CompoundPredicate(type: .or, subpredicates: [Self.isNil(value), Self.isTrue(value)])
         }
     }
 
@@ -104,7 +104,7 @@ struct PredicateConverter {
         let wanted = (type == .equalTo) == flag
         switch condition {
         case .predicate(let predicate):
-            return wanted ? predicate : NSCompoundPredicate(notPredicateWithSubpredicate: predicate)
+            return wanted ? predicate : CompoundPredicate(type: .not, subpredicates: [predicate])
         case .optionalPredicate(let predicate, let unwrapped):
             // Swift compares nil with neither true nor false: `nil == false` is false.
             return Self.optionalCondition(predicate, unwrapped, equals: wanted, orNil: type == .notEqualTo)
@@ -119,9 +119,9 @@ struct PredicateConverter {
     ) -> Foundation.NSPredicate {
         let present = NSComparisonPredicate(
             leftExpression: unwrapped, rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .notEqualTo)
-        let test = equals ? predicate : NSCompoundPredicate(notPredicateWithSubpredicate: predicate)
-        let whenPresent = NSCompoundPredicate(andPredicateWithSubpredicates: [present, test])
-        return orNil ? NSCompoundPredicate(orPredicateWithSubpredicates: [isNil(unwrapped), whenPresent]) : whenPresent
+        let test = equals ? predicate : CompoundPredicate(type: .not, subpredicates: [predicate])
+        let whenPresent = CompoundPredicate(type: .and, subpredicates: [present, test])
+        return orNil ? CompoundPredicate(type: .or, subpredicates: [isNil(unwrapped), whenPresent]) : whenPresent
     }
 
     /// The constant Boolean `expression` is.
@@ -145,7 +145,7 @@ struct PredicateConverter {
     ) -> Foundation.NSPredicate {
         let withValue = compare(value)
         guard compare(fallback).evaluate(with: nil) else { return withValue }
-        return NSCompoundPredicate(orPredicateWithSubpredicates: [isNil(value), withValue])
+        return CompoundPredicate(type: .or, subpredicates: [isNil(value), withValue])
     }
 
     // MARK: Variables

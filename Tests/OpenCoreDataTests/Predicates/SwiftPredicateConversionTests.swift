@@ -143,4 +143,13 @@ import Testing
         #expect(NSPredicate(comparedConditions) == nil)
         #expect(NSPredicate.conversionError(for: #Predicate<PredicateBook> { $0.price > 3 }) == nil)
     }
+
+    /// A converted predicate is an ordinary one: it equals its format-string twin and prints as it.
+    @Test func aConvertedPredicateEqualsItsTwin() throws {
+        let converted = try #require(NSPredicate(#Predicate<PredicateBook> { $0.pages > 3 && $0.isAvailable }))
+        let twin = NSPredicate(format: "pages > 3 AND isAvailable == YES")
+        #expect(converted == twin)
+        #expect(converted != NSPredicate(format: "pages > 4 AND isAvailable == YES"))
+        #expect("\(converted)" == "\(twin)")
+    }
 }
