@@ -47,6 +47,10 @@ import OpenCoreData
         #expect(NSSortDescriptor(keyPath: \Product.price, ascending: true).key == "price")
         #expect(NSSortDescriptor(keyPath: \Product.title, ascending: true).key == "title")
         #expect(NSSortDescriptor(keyPath: \Store.isOpen, ascending: false).key == "isOpen")
+        // Scalars read through another type's accessor are named by their own type.
+        #expect(NSSortDescriptor(keyPath: \Product.stock, ascending: true).key == "stock")
+        #expect(NSSortDescriptor(keyPath: \Product.weight, ascending: true).key == "weight")
+        #expect(NSSortDescriptor(keyPath: \Store.legacyCount, ascending: true).key == "legacyCount")
         #expect(NSSortDescriptor(keyPath: \Product.store?.name, ascending: true).key == "store.name")
         #expect(NSSortDescriptor(keyPath: \DiscountProduct.discount, ascending: true).key == "discount")
         #expect(NSSortDescriptor(keyPath: \DiscountProduct.title, ascending: true).key == "title")

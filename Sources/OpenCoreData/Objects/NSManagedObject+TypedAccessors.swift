@@ -79,15 +79,24 @@ extension NSManagedObject {
         ManagedValueConversion.value(publicValue(of: property(atSlot: slot)), as: type)
     }
 
+    /// Reads `key` as `Value`: `match` takes the slot's value when it holds the expected case;
+    /// a nil value reads as `null` (nil for an optional, zero or false for a scalar; none given:
+    /// the general conversion decides); anything else takes the general path.
+    @inline(__always)
+    private func typedValue<Value>(
+        _ hint: Int, _ key: String, as type: Value.Type, null: Value?, _ match: (SlotValue) -> Value?
+    ) -> Value {
+        let slot = accessedSlot(hint, key, as: type)
+        let value = slots[slot]
+        if let matched = match(value) { return matched }
+        if case .null = value, let null { return null }
+        return managedFallback(slot)
+    }
+
     // MARK: Strings, dates, data, identifiers
 
     public func _managedValue(slot hint: Int, key: String, as type: (String?).Type = (String?).self) -> String? {
-        let slot = accessedSlot(hint, key, as: type)
-        switch slots[slot] {
-        case .string(let value): return value
-        case .null: return nil
-        default: return managedFallback(slot)
-        }
+        typedValue(hint, key, as: type, null: .some(nil)) { if case .string(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: String?, slot hint: Int, key: String) {
@@ -97,9 +106,7 @@ extension NSManagedObject {
     /// A non-optional `String` (hand-written classes declare them): Core Data's accessor would
     /// hand such a property nil, and so stops the program for a nil value.
     public func _managedValue(slot hint: Int, key: String, as type: String.Type = String.self) -> String {
-        let slot = accessedSlot(hint, key, as: type)
-        if case .string(let value) = slots[slot] { return value }
-        return managedFallback(slot)
+        typedValue(hint, key, as: type, null: nil) { if case .string(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: String, slot hint: Int, key: String) {
@@ -107,9 +114,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Date.Type = Date.self) -> Date {
-        let slot = accessedSlot(hint, key, as: type)
-        if case .date(let value) = slots[slot] { return value }
-        return managedFallback(slot)
+        typedValue(hint, key, as: type, null: nil) { if case .date(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Date, slot hint: Int, key: String) {
@@ -117,12 +122,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: (Date?).Type = (Date?).self) -> Date? {
-        let slot = accessedSlot(hint, key, as: type)
-        switch slots[slot] {
-        case .date(let value): return value
-        case .null: return nil
-        default: return managedFallback(slot)
-        }
+        typedValue(hint, key, as: type, null: .some(nil)) { if case .date(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Date?, slot hint: Int, key: String) {
@@ -130,12 +130,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: (Data?).Type = (Data?).self) -> Data? {
-        let slot = accessedSlot(hint, key, as: type)
-        switch slots[slot] {
-        case .data(let value): return value
-        case .null: return nil
-        default: return managedFallback(slot)
-        }
+        typedValue(hint, key, as: type, null: .some(nil)) { if case .data(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Data?, slot hint: Int, key: String) {
@@ -143,12 +138,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: (UUID?).Type = (UUID?).self) -> UUID? {
-        let slot = accessedSlot(hint, key, as: type)
-        switch slots[slot] {
-        case .uuid(let value): return value
-        case .null: return nil
-        default: return managedFallback(slot)
-        }
+        typedValue(hint, key, as: type, null: .some(nil)) { if case .uuid(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: UUID?, slot hint: Int, key: String) {
@@ -156,12 +146,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: (URL?).Type = (URL?).self) -> URL? {
-        let slot = accessedSlot(hint, key, as: type)
-        switch slots[slot] {
-        case .url(let value): return value
-        case .null: return nil
-        default: return managedFallback(slot)
-        }
+        typedValue(hint, key, as: type, null: .some(nil)) { if case .url(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: URL?, slot hint: Int, key: String) {
@@ -171,12 +156,7 @@ extension NSManagedObject {
     // MARK: Scalars (`usesScalarValueType`): nil reads as zero or false
 
     public func _managedValue(slot hint: Int, key: String, as type: Int64.Type = Int64.self) -> Int64 {
-        let slot = accessedSlot(hint, key, as: type)
-        switch slots[slot] {
-        case .int(let value): return value
-        case .null: return 0
-        default: return managedFallback(slot)
-        }
+        typedValue(hint, key, as: type, null: 0) { if case .int(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Int64, slot hint: Int, key: String) {
@@ -184,7 +164,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Int32.Type = Int32.self) -> Int32 {
-        Int32(truncatingIfNeeded: _managedValue(slot: hint, key: key) as Int64)
+        typedValue(hint, key, as: type, null: 0) { if case .int(let value) = $0 { Int32(truncatingIfNeeded: value) } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Int32, slot hint: Int, key: String) {
@@ -192,7 +172,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Int16.Type = Int16.self) -> Int16 {
-        Int16(truncatingIfNeeded: _managedValue(slot: hint, key: key) as Int64)
+        typedValue(hint, key, as: type, null: 0) { if case .int(let value) = $0 { Int16(truncatingIfNeeded: value) } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Int16, slot hint: Int, key: String) {
@@ -200,7 +180,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Int.Type = Int.self) -> Int {
-        Int(truncatingIfNeeded: _managedValue(slot: hint, key: key) as Int64)
+        typedValue(hint, key, as: type, null: 0) { if case .int(let value) = $0 { Int(truncatingIfNeeded: value) } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Int, slot hint: Int, key: String) {
@@ -220,12 +200,12 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Bool.Type = Bool.self) -> Bool {
-        let slot = accessedSlot(hint, key, as: type)
-        switch slots[slot] {
-        case .int(let value): return value != 0
-        case .bool(let value): return value
-        case .null: return false
-        default: return managedFallback(slot)
+        typedValue(hint, key, as: type, null: false) {
+            switch $0 {
+            case .int(let value): value != 0
+            case .bool(let value): value
+            default: nil
+            }
         }
     }
 
@@ -234,12 +214,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Double.Type = Double.self) -> Double {
-        let slot = accessedSlot(hint, key, as: type)
-        switch slots[slot] {
-        case .double(let value): return value
-        case .null: return 0
-        default: return managedFallback(slot)
-        }
+        typedValue(hint, key, as: type, null: 0) { if case .double(let value) = $0 { value } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Double, slot hint: Int, key: String) {
@@ -247,7 +222,7 @@ extension NSManagedObject {
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Float.Type = Float.self) -> Float {
-        Float(_managedValue(slot: hint, key: key) as Double)
+        typedValue(hint, key, as: type, null: 0) { if case .double(let value) = $0 { Float(value) } else { nil } }
     }
 
     public func _setManagedValue(_ newValue: Float, slot hint: Int, key: String) {

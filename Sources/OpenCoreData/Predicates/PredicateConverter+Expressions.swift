@@ -139,29 +139,14 @@ extension PredicateExpressions.SequenceContains: ConvertiblePredicateExpression 
 /// `$0.items.contains { $0.done }` → `SUBQUERY(items, $v, $v.done == YES).@count > 0`.
 extension PredicateExpressions.SequenceContainsWhere: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
-        let collection = try converter.expression(sequence)
-        let name = converter.subqueryVariable()
-        let test = self.test
-        let inner = try converter.with(variable.key, as: .subqueryVariable(name)) { try $0.predicate(test) }
-        let subquery = NSExpression(forSubquery: collection, usingIteratorVariable: name, predicate: inner)
-        return .predicate(NSComparisonPredicate(
-            leftExpression: PredicateConverter.keyPath("@count", of: subquery), rightExpression: NSExpression(forConstantValue: 0),
-            modifier: .direct, type: .greaterThan))
+        .predicate(try converter.subqueryCount(of: sequence, where: variable.key, test, negated: false, .greaterThan))
     }
 }
 
 /// `$0.items.allSatisfy { $0.done }` → no element fails: `SUBQUERY(items, $v, NOT …).@count == 0`.
 extension PredicateExpressions.SequenceAllSatisfy: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
-        let collection = try converter.expression(sequence)
-        let name = converter.subqueryVariable()
-        let test = self.test
-        let inner = try converter.with(variable.key, as: .subqueryVariable(name)) { try $0.predicate(test) }
-        let subquery = NSExpression(
-            forSubquery: collection, usingIteratorVariable: name, predicate: CompoundPredicate(type: .not, subpredicates: [inner]))
-        return .predicate(NSComparisonPredicate(
-            leftExpression: PredicateConverter.keyPath("@count", of: subquery), rightExpression: NSExpression(forConstantValue: 0),
-            modifier: .direct, type: .equalTo))
+        .predicate(try converter.subqueryCount(of: sequence, where: variable.key, test, negated: true, .equalTo))
     }
 }
 

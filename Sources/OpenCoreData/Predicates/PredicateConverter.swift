@@ -168,6 +168,22 @@ struct PredicateConverter {
         return "v\(subqueryCount)"
     }
 
+    /// `SUBQUERY(sequence, $v, test).@count op 0`, with `variable` standing for `$v` in `test`
+    /// (negated: the elements that fail it).
+    mutating func subqueryCount(
+        of sequence: Any, where variable: PredicateExpressions.VariableID, _ test: Any, negated: Bool, _ type: NSComparisonPredicate.Operator
+    ) throws -> Foundation.NSPredicate {
+        let collection = try expression(sequence)
+        let name = subqueryVariable()
+        let inner = try with(variable, as: .subqueryVariable(name)) { try $0.predicate(test) }
+        let subquery = NSExpression(
+            forSubquery: collection, usingIteratorVariable: name,
+            predicate: negated ? CompoundPredicate(type: .not, subpredicates: [inner]) : inner)
+        return NSComparisonPredicate(
+            leftExpression: Self.keyPath("@count", of: subquery), rightExpression: NSExpression(forConstantValue: 0),
+            modifier: .direct, type: type)
+    }
+
     // MARK: Building blocks
 
     /// `expression.key`: a key path prefixed by another's (`owner.name`, `$v1.name`).

@@ -19,12 +19,7 @@ import Testing
         task.managedObjectClassName = String(reflecting: ManagedTask.self)
         let list = TestModels.entity("ManagedList", [TestModels.attribute("name", .stringAttributeType)])
         list.managedObjectClassName = String(reflecting: ManagedList.self)
-        let tasks = TestModels.relationship("tasks", to: task, toMany: true)
-        let owner = TestModels.relationship("list", to: list, toMany: false)
-        tasks.inverseRelationship = owner
-        owner.inverseRelationship = tasks
-        task.properties += [owner]
-        list.properties += [tasks]
+        TestModels.connect(list, many: "tasks", to: task, inverse: "list")
         let model = NSManagedObjectModel()
         model.entities = [task, list]
         return model

@@ -30,12 +30,7 @@ enum SwiftPredicateModel {
         book.managedObjectClassName = String(reflecting: PredicateBook.self)
         let shelf = TestModels.entity("PredicateShelf", [TestModels.attribute("name", .stringAttributeType)])
         shelf.managedObjectClassName = String(reflecting: PredicateShelf.self)
-        let books = TestModels.relationship("books", to: book, toMany: true)
-        let owner = TestModels.relationship("shelf", to: shelf, toMany: false)
-        books.inverseRelationship = owner
-        owner.inverseRelationship = books
-        book.properties += [owner]
-        shelf.properties += [books]
+        TestModels.connect(shelf, many: "books", to: book, inverse: "shelf")
         let model = NSManagedObjectModel()
         model.entities = [book, shelf]
         return model

@@ -134,7 +134,11 @@ import Testing
             name: name, in: stacks)
     }
 
-    @Test func formsWithoutAnEquivalentGiveNilAndSayWhy() {
+    /// Names of key paths come from the model, which a program has loaded before it converts.
+    @Test func formsWithoutAnEquivalentGiveNilAndSayWhy() throws {
+        let directory = TemporaryDirectory()
+        let stacks = try stack(in: directory)
+        defer { withExtendedLifetime(stacks) {} }
         let remainder = #Predicate<PredicateBook> { $0.pages % 2 == 0 }
         #expect(NSPredicate(remainder) == nil)
         let reason = NSPredicate.conversionError(for: remainder).map { "\($0)" } ?? ""
@@ -146,6 +150,9 @@ import Testing
 
     /// A converted predicate is an ordinary one: it equals its format-string twin and prints as it.
     @Test func aConvertedPredicateEqualsItsTwin() throws {
+        let directory = TemporaryDirectory()
+        let stacks = try stack(in: directory)
+        defer { withExtendedLifetime(stacks) {} }
         let converted = try #require(NSPredicate(#Predicate<PredicateBook> { $0.pages > 3 && $0.isAvailable }))
         let twin = NSPredicate(format: "pages > 3 AND isAvailable == YES")
         #expect(converted == twin)

@@ -24,6 +24,16 @@ enum TestModels {
         return relationship
     }
 
+    /// Adds the to-many relationship `many` of `one`, to `each`, and its to-one inverse `inverse`.
+    static func connect(_ one: NSEntityDescription, many: String, to each: NSEntityDescription, inverse: String) {
+        let toMany = relationship(many, to: each, toMany: true)
+        let toOne = relationship(inverse, to: one, toMany: false)
+        toMany.inverseRelationship = toOne
+        toOne.inverseRelationship = toMany
+        one.properties += [toMany]
+        each.properties += [toOne]
+    }
+
     static func entity(_ name: String, _ properties: [NSPropertyDescription] = []) -> NSEntityDescription {
         let entity = NSEntityDescription()
         entity.name = name
