@@ -18,9 +18,8 @@ public enum ManagedAccessorWriter {
     ) throws -> String {
         var byOwner: [[String]: [String]] = [:]
         for property in properties {
-            let key = primitiveKey(of: property.name) ?? property.name
-            let slot = slots[property.owner.joined(separator: ".")]?.firstIndex(of: key) ?? -1
-            byOwner[property.owner, default: []].append(try accessor(for: property, slot: slot, module: module))
+            byOwner[property.owner, default: []].append(
+                try accessor(for: property, slots: slots[property.owner.joined(separator: ".")] ?? [], module: module))
         }
         for method in methods {
             byOwner[method.owner, default: []].append(try accessor(for: method, module: module))
@@ -40,7 +39,8 @@ public enum ManagedAccessorWriter {
         return text
     }
 
-    private static func accessor(for property: ManagedProperty, slot: Int, module: String) throws -> String {
+    /// - Parameter slots: The property names of the class's entity in slot order, if known.
+    private static func accessor(for property: ManagedProperty, slots: [String], module: String) throws -> String {
         let getter: String
         let setter: String
         do {
@@ -57,6 +57,7 @@ public enum ManagedAccessorWriter {
         // `primitiveName` reads and writes the primitive value of `name`, as on Apple platforms.
         let (read, write, key) = primitiveKey(of: property.name).map { ("_managedPrimitiveValue", "_setManagedPrimitiveValue", $0) }
             ?? ("_managedValue", "_setManagedValue", property.name)
+        let slot = slots.firstIndex(of: key) ?? -1
         return """
                 \(access)var __managed_\(property.name): \(property.type.source) {
                     @_silgen_name("\(getter)") get { \(read)(slot: \(slot), key: \(literal(key)), as: (\(property.type.withoutImplicitUnwrapping.source)).self) }

@@ -42,7 +42,7 @@ extension NSManagedObject {
     func kvcSetValue(_ value: Any?, forKey key: String) {
         let layout = entity.layout
         let slot = layout?.objectTemplate.scannedSlot(of: key)
-        if let layout, let slot, layout.objectTemplate.settableAttributes[slot] {
+        if let layout, let slot, layout.objectTemplate.settableTypes[slot] != nil {
             // An attribute's own name, the usual case: the template already says it is a settable
             // attribute, so no property is looked up, cast and checked per call. The entity (a
             // constant of the object) keeps the layout and the attribute alive, so the attribute
@@ -55,7 +55,12 @@ extension NSManagedObject {
             return
         }
         // The slot found above, or the general lookup (which stops the program for an unknown key).
-        let property = slot.map { layout!.properties[$0] } ?? requireProperty(key)
+        setValue(value, for: slot.map { layout!.properties[$0] } ?? requireProperty(key), key: key)
+    }
+
+    /// Sets `property` (named `key`) with its inverse kept in step and change notifications: the
+    /// general path of KVC's and of the typed accessors' sets.
+    func setValue(_ value: Any?, for property: NSPropertyDescription, key: String) {
         precondition(
             !property.isReadOnly,
             "The property '\(key)' of entity '\(entity.name ?? "?")' is read-only.")

@@ -33,22 +33,16 @@ extension NSManagedObject {
     /// Sets `key` to a value as KVC takes it, past the key lookup.
     func setManagedObjectValue(_ value: Any?, _ hint: Int, _ key: String) {
         checkQueue("setValue(_:forKey: \"\(key)\")")
-        let property = property(atSlot: managedSlot(hint, key))
-        precondition(!property.isReadOnly, "The property '\(key)' of entity '\(entity.name ?? "?")' is read-only.")
-        willChangeValue(forKey: key)
-        setValue(value, for: property)
-        didChangeValue(forKey: key)
+        setValue(value, for: property(atSlot: managedSlot(hint, key)), key: key)
     }
 
-    /// Sets attribute `key` to `value`, already converted, when the attribute is settable and of
-    /// type `type` (or `other`); else sets `fallback()` the way KVC does (which converts or refuses
-    /// it).
+    /// Sets attribute `key` to `value`, already converted, when the attribute is settable and its
+    /// type one `accepts`; else sets `fallback()` the way KVC does (which converts or refuses it).
     @inline(__always)
     func setManagedAttribute(
-        _ value: SlotValue, _ hint: Int, _ key: String, ofType type: NSAttributeType, or other: NSAttributeType? = nil,
-        fallback: () -> Any?
+        _ value: SlotValue, _ hint: Int, _ key: String, accepts: (NSAttributeType) -> Bool, fallback: () -> Any?
     ) {
-        if let slot = settableSlot(hint, key, ofType: type, or: other) {
+        if let slot = settableSlot(hint, key, accepts: accepts) {
             checkQueue("setValue(_:forKey: \"\(key)\")")
             willChangeValue(forKey: key)
             fireFault()
@@ -59,16 +53,22 @@ extension NSManagedObject {
         setManagedObjectValue(fallback(), hint, key)
     }
 
-    /// The slot of `key` when it is a settable attribute of type `type` or `other`. Reads the
+    /// Sets attribute `key` of exactly type `type` to `value`; see the general form above.
+    @inline(__always)
+    func setManagedAttribute(_ value: SlotValue, _ hint: Int, _ key: String, ofType type: NSAttributeType, fallback: () -> Any?) {
+        setManagedAttribute(value, hint, key, accepts: { $0 == type }, fallback: fallback)
+    }
+
+    /// The slot of `key` when it is a settable attribute whose type `accepts` takes. Reads the
     /// layout without keeping it past the return, so that no retain and release of it surround
     /// the calls that follow (they cost more than the rest of a set).
     @inline(__always)
-    private func settableSlot(_ hint: Int, _ key: String, ofType type: NSAttributeType, or other: NSAttributeType?) -> Int? {
+    private func settableSlot(_ hint: Int, _ key: String, accepts: (NSAttributeType) -> Bool) -> Int? {
         guard let layout = entity.layout else { return nil }
         let template = Unmanaged.passUnretained(layout)
         return template._withUnsafeGuaranteedRef { layout in
             guard let slot = layout.objectTemplate.slot(hint: hint, key: key) ?? layout.objectTemplate.scannedSlot(of: key),
-                let attributeType = layout.objectTemplate.settableTypes[slot], attributeType == type || attributeType == other
+                let attributeType = layout.objectTemplate.settableTypes[slot], accepts(attributeType)
             else { return nil }
             return slot
         }
@@ -189,14 +189,9 @@ extension NSManagedObject {
 
     private func setManagedInteger(_ value: Int64, _ hint: Int, _ key: String, fallback: () -> Any?) {
         // Any integer attribute takes an integer; the store checks the range when it saves.
-        if let layout = entity.layout, let slot = layout.objectTemplate.slot(hint: hint, key: key),
-            let type = layout.objectTemplate.settableTypes[slot],
-            type == .integer16AttributeType || type == .integer32AttributeType
-        {
-            setManagedAttribute(.int(value), slot, key, ofType: type, fallback: fallback)
-        } else {
-            setManagedAttribute(.int(value), hint, key, ofType: .integer64AttributeType, fallback: fallback)
-        }
+        setManagedAttribute(.int(value), hint, key, accepts: {
+            $0 == .integer64AttributeType || $0 == .integer32AttributeType || $0 == .integer16AttributeType
+        }, fallback: fallback)
     }
 
     public func _managedValue(slot hint: Int, key: String, as type: Bool.Type = Bool.self) -> Bool {

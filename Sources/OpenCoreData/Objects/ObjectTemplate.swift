@@ -11,10 +11,8 @@ struct ObjectTemplate {
     let toManySlots: [Int]
     /// Per slot, what saving an instance of `NSManagedObject` itself must check.
     let checks: [SlotCheck]
-    /// Per slot, whether KVC sets it as a plain attribute: an attribute that is not read-only.
-    let settableAttributes: [Bool]
-    /// Per slot, the type of a settable attribute (nil for any other property): a typed
-    /// accessor sets its value directly when the type is the one it converted to.
+    /// Per slot, the type of a settable attribute: an attribute that is not read-only, which KVC
+    /// and typed accessors set directly (nil for any other property).
     let settableTypes: [NSAttributeType?]
     /// The names' in-memory words, when the names are unique and a `String` is two words: a key
     /// written as a literal in the user's code has its property name's very words, and comparing
@@ -37,7 +35,6 @@ struct ObjectTemplate {
 
     init(properties: [NSPropertyDescription]) {
         names = properties.map(\.name)
-        settableAttributes = properties.map { $0 is NSAttributeDescription && !$0.isReadOnly }
         settableTypes = properties.map { property in
             guard let attribute = property as? NSAttributeDescription, !attribute.isReadOnly else { return nil }
             return attribute.attributeType
