@@ -19,9 +19,42 @@ import Testing
         #expect(NSManagedObjectModel.namedClass("NoSuchClass", modules: model.classModules) == nil)
     }
 
+    /// A model built in code names the class bare, as Xcode's editor shows it; the request's
+    /// type says which class that is.
+    @Test func aFetchTypedByASubclassHandsOutThatClassBeforeAnyObjectWasCreated() throws {
+        let entity = NSEntityDescription()
+        entity.name = "Gadget"
+        entity.managedObjectClassName = "Gadget"
+        let label = NSAttributeDescription()
+        label.name = "label"
+        label.attributeType = .stringAttributeType
+        entity.properties = [label]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = coordinator
+        try writer.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Gadget", into: writer).setValue("lamp", forKey: "label")
+            try writer.save()
+        }
+
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        reader.persistentStoreCoordinator = coordinator
+        let labels = try reader.performAndWait {
+            try reader.fetch(NSFetchRequest<Gadget>(entityName: "Gadget")).map { $0.value(forKey: "label") as? String }
+        }
+        #expect(labels == ["lamp"])
+    }
+
     @Test func everySplitOfABundlesNameIsACandidateModule() {
         let url = URL(fileURLWithPath: "/app/My_Package_Shop-Models.resources/Shop.xcdatamodeld")
         let names = NSManagedObjectModel.moduleNames(besides: url)
         #expect(Array(names.prefix(2)) == ["Package_Shop_Models", "Shop_Models"])
     }
 }
+
+/// Used by one test only, so that no earlier `init(context:)` made its entity's class known.
+final class Gadget: NSManagedObject {}

@@ -113,6 +113,17 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
 
     /// Resolves the entity against `model`, naming it in the error when it is unknown.
     func resolvedEntity(in model: NSManagedObjectModel) throws -> NSEntityDescription {
+        let entity = try namedEntity(in: model)
+        // A request typed by a subclass (`NSFetchRequest<Item>`, `Item.fetchRequest()`) names the
+        // class of its entity, which Linux cannot find by a bare `managedObjectClassName`: noting
+        // it lets a program's first fetch hand out `Item`s before any was created.
+        if let type = ResultType.self as? NSManagedObject.Type, type != NSManagedObject.self {
+            _ = model.entity(for: type)
+        }
+        return entity
+    }
+
+    private func namedEntity(in model: NSManagedObjectModel) throws -> NSEntityDescription {
         if let entity { return entity }
         guard let name = storedEntityName else {
             throw CoreDataError.make(NSCoreDataError, "A fetch request must have an entity.")
