@@ -106,4 +106,26 @@ import OpenCoreData
             #expect(store.id == ObjectIdentifier(store))
         }
     }
+
+    /// A subentity's objects are results of a request for its parent's class; objects of
+    /// another class are not, and the fetch says so instead of handing out the wrong class.
+    @Test func aFetchTypedByAClassItsObjectsAreNotFailsWith134060() throws {
+        let (coordinator, context, url) = try container()
+        defer { try? NSPersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel).destroyPersistentStore(at: url, type: .sqlite) }
+        try context.performAndWait {
+            Product(context: context).title = "Bread"
+            DiscountProduct(context: context).title = "Milk"
+            try context.save()
+            context.reset()
+            let products = try context.fetch(NSFetchRequest<Product>(entityName: "Product"))
+            #expect(Set(products.map(\.title)) == ["Bread", "Milk"])
+            #expect(products.contains { $0 is DiscountProduct })
+            do {
+                _ = try context.fetch(NSFetchRequest<DiscountProduct>(entityName: "Product"))
+                Issue.record("A Product was handed out as a DiscountProduct")
+            } catch let error as NSError {
+                #expect(error.code == NSCoreDataError)
+            }
+        }
+    }
 }

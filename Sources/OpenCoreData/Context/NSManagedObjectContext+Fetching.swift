@@ -45,13 +45,28 @@ extension NSManagedObjectContext {
         if request.resultType == .managedObjectIDResultType {
             return objects.map { $0.objectID as! T }
         }
-        // The common request type needs no element-by-element cast of a million results.
-        if T.self == NSManagedObject.self { return unsafeBitCast(objects, to: [T].self) }
-        guard let typed = objects as? [T] else {
+        guard let typed: [T] = Self.typedObjects(objects) else {
             throw CoreDataError.make(
                 NSCoreDataError, "The fetch request's result type does not match the objects of entity \(entity.name ?? "?").")
         }
         return typed
+    }
+
+    /// `objects` as `[T]`, or nil when one is not a `T`. An array of a subclass of
+    /// `NSManagedObject` holds the same references as `objects`, so when every object is a `T`
+    /// (checked once per class met, not per object) the array itself is the result: `as? [T]`
+    /// would cast, retain and copy each of a million results.
+    static func typedObjects<T>(_ objects: [NSManagedObject]) -> [T]? {
+        if T.self == NSManagedObject.self { return unsafeBitCast(objects, to: [T].self) }
+        guard T.self is NSManagedObject.Type else { return objects as? [T] }
+        var checked: ObjectIdentifier?
+        for object in objects {
+            let objectClass = ObjectIdentifier(Swift.type(of: object))
+            if objectClass == checked { continue }
+            guard object is T else { return nil }
+            checked = objectClass
+        }
+        return unsafeBitCast(objects, to: [T].self)
     }
 
     /// Dictionary results, computed by the stores from what they hold: as in Core Data, pending
