@@ -44,6 +44,9 @@ extension NSManagedObjectContext {
     public static let willSaveObjectsNotification = NSNotification.Name.NSManagedObjectContextWillSave
     /// Posted after a context saved (`.NSManagedObjectContextDidSave`).
     public static let didSaveObjectsNotification = NSNotification.Name.NSManagedObjectContextDidSave
+    /// The did-save notification's key for the history token after the save (stores with
+    /// persistent history), as Core Data spells it; not a public constant there either.
+    static let newChangeTokenKey = "newChangeToken"
     /// Posted when objects of a context changed (`.NSManagedObjectContextObjectsDidChange`).
     public static let didChangeObjectsNotification = NSNotification.Name.NSManagedObjectContextObjectsDidChange
     /// Posted after a save with object IDs instead of objects.

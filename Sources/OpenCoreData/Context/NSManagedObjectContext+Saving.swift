@@ -65,6 +65,8 @@ extension NSManagedObjectContext {
             if storeInserted.isEmpty && storeUpdated.isEmpty && storeDeleted.isEmpty { continue }
             let write = SaveWrite(
                 store: store, inserted: storeInserted, updated: storeUpdated, deleted: storeDeleted, policy: policy)
+            write.author = transactionAuthor
+            write.contextName = name
             do {
                 try store.save { writer in try write.run(writer) }
             } catch let violation as UniquenessViolation {
@@ -137,11 +139,14 @@ extension NSManagedObjectContext {
             object.didSave()
             object.managedObjectContext = nil
         }
-        NotificationCenter.default.post(
-            name: NSManagedObjectContext.didSaveObjectsNotification, object: self,
-            userInfo: [
-                NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: updatedSet, NSDeletedObjectsKey: deletedSet,
-            ])
+        var userInfo: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: updatedSet, NSDeletedObjectsKey: deletedSet,
+        ]
+        // With history, the token after this save, under the key Core Data uses.
+        var tokens: [String: Int64] = [:]
+        for write in writes { if let number = write.historyNumber { tokens[write.store.identifier] = number } }
+        if !tokens.isEmpty { userInfo[NSManagedObjectContext.newChangeTokenKey] = NSPersistentHistoryToken(storeTokens: tokens) }
+        NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectsNotification, object: self, userInfo: userInfo)
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
             userInfo: [
@@ -298,6 +303,11 @@ final class SaveWrite {
     var resolutions: [ObjectIdentifier: MergeResolution] = [:]
     /// The same keys by object, built only when a relationship asks for an inserted object's key.
     var keysByObject: [ObjectIdentifier: Int64]?
+    /// Who saves, for the store's persistent history: the context's `transactionAuthor` and `name`.
+    var author: String?
+    var contextName: String?
+    /// The number of the history transaction the store recorded for this write, if it did.
+    var historyNumber: Int64?
     /// The permanent IDs of `inserted`, made on another thread while their rows are written, for a
     /// large save without constraint take-overs.
     var permanentIDs: PermanentIDs?
@@ -336,6 +346,9 @@ final class SaveWrite {
     }
 
     func run(_ writer: any StoreWriter) throws {
+        historyNumber = nil
+        writer.describeTransaction(author: author, contextName: contextName) { [unowned self] in historyNumber = $0 }
+        let recordsChanges = store.tracksPersistentHistory
         insertedKeys = Array(repeating: 0, count: inserted.count)
         keysByObject = nil
         // A write run again (after a failed attempt) makes its IDs again from its new keys.
@@ -365,9 +378,10 @@ final class SaveWrite {
             try writer.insert(entity: object.entity, primaryKey: key, values: rowValues(of: object))
         }
         for object in updated {
+            var values = rowValues(of: object)
+            if recordsChanges { values.changedSlots = object.changedSlots() }
             let ok = try writer.update(
-                entity: object.entity, primaryKey: object.primaryKey, expectedVersion: object.version,
-                values: rowValues(of: object))
+                entity: object.entity, primaryKey: object.primaryKey, expectedVersion: object.version, values: values)
             if !ok {
                 let resolved = try policy != .errorMergePolicyType && resolveUpdateConflict(object, writer)
                 if !resolved { conflicts.append(try conflict(object, writer)) }

@@ -177,6 +177,36 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         throw unsupported("permanent IDs")
     }
 
+    // MARK: Persistent history (stores added with NSPersistentHistoryTrackingKey)
+
+    /// Whether the store records persistent history with every write.
+    var tracksPersistentHistory: Bool { false }
+    /// The transactions `boundary` selects, oldest first, with their changes when asked.
+    func fetchHistory(_ boundary: HistoryBoundary, withChanges: Bool) throws -> [HistoryTransactionRecord] {
+        throw Self.historyNotTracked()
+    }
+    /// Deletes the transactions `boundary` selects with their changes; returns how many.
+    func deleteHistory(_ boundary: HistoryBoundary) throws -> Int { throw Self.historyNotTracked() }
+    /// The numbers of the oldest and the newest transaction kept; nil when there is none.
+    func historyRange() throws -> ClosedRange<Int64>? { throw Self.historyNotTracked() }
+    /// The highest transaction number the store has used, kept or deleted since (0 for none).
+    func lastHistoryNumber() throws -> Int64 { throw Self.historyNotTracked() }
+
+    static func historyNotTracked() -> NSError {
+        CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "No history tracking option detected on store.")
+    }
+
+    /// Whether `options` turn persistent history on: a true Bool or number, or a dictionary (the
+    /// form that carries history migration options).
+    static func historyTracking(in options: [AnyHashable: Any]?) -> Bool {
+        switch options?[NSPersistentHistoryTrackingKey] {
+        case let flag as Bool: flag
+        case let number as NSNumber: number.boolValue
+        case is [AnyHashable: Any], is NSDictionary: true
+        default: false
+        }
+    }
+
     // MARK: Batch requests. Core Data runs them only in its SQLite store; the others refuse them.
 
     /// Whether the store runs `NSBatchUpdateRequest`, `NSBatchDeleteRequest` and
@@ -223,13 +253,17 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 /// Option: infer the mapping model for automatic migration (not yet supported).
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Option: open the store without comparing its entity version hashes with the model's (a
+/// Bool): the app takes responsibility for the two agreeing, as Core Data's option says.
+public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
 /// Option: SQLite pragmas, as a dictionary of name to value.
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
 /// Option: how long, in seconds, to wait for a store that another connection or process is
 /// writing before giving up with `NSPersistentStoreTimeoutError` (240 by default, the default of
 /// `NSPersistentStoreDescription.timeout`).
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
-/// Option: track persistent history (recorded; history is not written yet).
+/// Option: track persistent history: every save and batch request records a transaction with
+/// its changes, which `NSPersistentHistoryChangeRequest` reads. A Bool (or an `NSNumber`).
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
 
 /// A fetch as a store runs it: everything about the request except the context.
@@ -276,10 +310,21 @@ protocol StoreWriter {
     /// Adds or removes a many-to-many pair.
     func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
     func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
+    /// Names who writes, for the transaction's persistent history: a store that tracks history
+    /// records it with the changes, and calls `recorded` with the transaction's number once
+    /// written; others ignore it.
+    func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void)
+}
+
+extension StoreWriter {
+    func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void) {}
 }
 
 /// The stored values of one row being written, resolved to what a store keeps: attribute slots and
 /// to-one references (the destination's primary key and entity number).
 struct RowValues {
     var slots: SlotRow
+    /// For an update, the slots whose values changed, when the store records them (persistent
+    /// history); nil when not known.
+    var changedSlots: [Int]? = nil
 }

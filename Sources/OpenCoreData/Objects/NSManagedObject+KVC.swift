@@ -123,6 +123,15 @@ extension NSManagedObject {
         return changes
     }
 
+    /// The slots of persistent properties whose values differ from the committed ones, for the
+    /// history of an update; nil when nothing was committed (all of them count).
+    func changedSlots() -> [Int]? {
+        guard let committed, !isFault else { return nil }
+        return entity.properties.compactMap { property in
+            property.isTransient || slotsEqual(slots[property.slot], committed[property.slot]) ? nil : property.slot
+        }
+    }
+
     /// The values last saved or fetched for `keys` (all properties when nil).
     ///
     /// - Parameter keys: The names of the properties to report, or `nil` for every persistent property.

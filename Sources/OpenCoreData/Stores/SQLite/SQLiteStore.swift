@@ -11,6 +11,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     private(set) var pool: DatabasePool?
     var metadataChanged = false
+    /// Whether the store was added with `NSPersistentHistoryTrackingKey` (SQLiteStore+History).
+    var historyTracked = false
     private(set) var plans: [Int32: SQLiteHierarchyPlan] = [:]
     /// Model entity number → the Z_ENT this file uses for it, and back. Apple stores are read
     /// through Z_PRIMARYKEY names rather than assuming our numbering (docs/sqlite-format.md §13).
@@ -80,7 +82,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     ///
     /// - Throws: `NSPersistentStoreIncompatibleVersionHashError` when the version hashes differ.
     private func adopt(_ found: [String: Any], uuid: String, entities: [NSEntityDescription], path: String) throws {
-        guard SQLiteMetadata.hashesMatch(found, entities: entities) else {
+        let ignoresVersions = (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? (options?[NSIgnorePersistentStoreVersioningOption] as? NSNumber)?.boolValue ?? false
+        guard ignoresVersions || SQLiteMetadata.hashesMatch(found, entities: entities) else {
             throw CoreDataError.make(
                 NSPersistentStoreIncompatibleVersionHashError,
                 "The model used to open the store is incompatible with the one used to create the store at \(path).",
@@ -121,6 +124,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 try adopt(found.metadata, uuid: found.uuid, entities: entities, path: path)
             }
             try loadEntityNumbers(entities: entities)
+            try prepareHistory(entities: entities)
         } catch {
             try? pool?.close()
             pool = nil
@@ -219,6 +223,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     try db.execute(
                         sql: "INSERT INTO Z_PRIMARYKEY(Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
                         arguments: [entity.layout!.entityNumber, entity.name!, entity.superentity?.layout!.entityNumber ?? 0])
+                }
+                // History tables with the rest, so that a new store is whole with them or absent.
+                if Self.historyTracking(in: options) {
+                    try SQLiteHistorySchema.create(in: db, tombstones: HistoryTombstones.columnCount(for: model.entities))
                 }
                 try db.execute(
                     sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
@@ -596,6 +604,16 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             return first
         }
     }
+
+    // MARK: Persistent history (SQLiteStore+History.swift)
+
+    override var tracksPersistentHistory: Bool { historyTracked }
+    override func fetchHistory(_ boundary: HistoryBoundary, withChanges: Bool) throws -> [HistoryTransactionRecord] {
+        try readHistory(boundary, withChanges: withChanges)
+    }
+    override func deleteHistory(_ boundary: HistoryBoundary) throws -> Int { try removeHistory(boundary) }
+    override func historyRange() throws -> ClosedRange<Int64>? { try keptHistoryRange() }
+    override func lastHistoryNumber() throws -> Int64 { try lastHistoryTransactionNumber() }
 
     // MARK: Batch requests (SQLiteStore+BatchUpdate.swift, +BatchDelete.swift, +BatchInsert.swift)
 

@@ -77,10 +77,24 @@ final class SQLiteWriter: StoreWriter {
         }
     }
 
+    /// The save's persistent history, when the store records it.
+    @exclusivity(unchecked) private var history: HistoryTransactionDraft?
+    /// The preserved values of deleted rows, by index in `history.changes`.
+    @exclusivity(unchecked) private var tombstones: [Int: [DatabaseValue]] = [:]
+    /// Told the number of the history transaction the save wrote.
+    @exclusivity(unchecked) private var historyRecorded: ((Int64) -> Void)?
+
     init(store: SQLiteStore, db: Database) {
         self.store = store
         self.db = db
         connection = db.sqliteConnection
+        if store.tracksPersistentHistory { history = HistoryTransactionDraft() }
+    }
+
+    func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void) {
+        history?.author = author
+        history?.contextName = contextName
+        historyRecorded = recorded
     }
 
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
@@ -111,6 +125,13 @@ final class SQLiteWriter: StoreWriter {
 
     func finish() throws {
         try writeWaitingRows()
+        if let history {
+            if let number = try SQLiteHistoryWriter(store: store, db: db).write(history, tombstones: tombstones) {
+                historyRecorded?(number)
+            }
+            self.history = HistoryTransactionDraft(author: history.author, contextName: history.contextName)
+            tombstones = [:]
+        }
         for (number, max) in maxKeys {
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max, number])
         }
@@ -119,6 +140,7 @@ final class SQLiteWriter: StoreWriter {
 
     func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
         let plan = self.plan(for: entity)
+        if history != nil { history!.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: .insert)) }
         guard plan.rowsPerInsert > 1 else { return try insertOne(plan, primaryKey: primaryKey, values: values) }
         if plan.waitingRows.isEmpty { waitingPlans.append(plan) }
         plan.waitingKeys.append(primaryKey)
@@ -174,12 +196,17 @@ final class SQLiteWriter: StoreWriter {
         sqlite3_bind_int64(statement, Int32(plan.columns.count + 2), primaryKey)
         sqlite3_bind_int64(statement, Int32(plan.columns.count + 3), expectedVersion)
         try step(statement, entity: entity, primaryKey: primaryKey)
-        return sqlite3_changes(connection) == 1
+        let updated = sqlite3_changes(connection) == 1
+        if updated, history != nil {
+            history!.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: .update, changedSlots: values.changedSlots))
+        }
+        return updated
     }
 
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
         try writeWaitingRows()
         let plan = self.plan(for: entity)
+        let preserved = history != nil ? try preservedValues(of: entity, table: plan.table, primaryKey: primaryKey) : nil
         let statement = try prepared(&plan.delete) { "DELETE FROM \(plan.table) WHERE Z_PK = ? AND Z_OPT = ?" }
         sqlite3_bind_int64(statement, 1, primaryKey)
         sqlite3_bind_int64(statement, 2, expectedVersion)
@@ -195,7 +222,21 @@ final class SQLiteWriter: StoreWriter {
             sqlite3_bind_int64(handle, 1, primaryKey)
             try step(handle, entity: entity)
         }
+        if deleted, history != nil {
+            if let preserved { tombstones[history!.changes.count] = preserved }
+            history!.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: .delete))
+        }
         return deleted
+    }
+
+    /// The values of `entity`'s preserved attributes in the row about to be deleted, as its
+    /// columns hold them; nil when the entity preserves none.
+    private func preservedValues(of entity: NSEntityDescription, table: String, primaryKey: Int64) throws -> [DatabaseValue]? {
+        let attributes = HistoryTombstones.attributes(of: entity)
+        guard !attributes.isEmpty else { return nil }
+        let columns = attributes.compactMap(\.columnName).joined(separator: ", ")
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(columns) FROM \(table) WHERE Z_PK = ?", arguments: [primaryKey]) else { return nil }
+        return (0..<row.count).map { row[$0] as DatabaseValue }
     }
 
     func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {

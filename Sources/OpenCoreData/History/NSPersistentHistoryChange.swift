@@ -1,0 +1,48 @@
+import Foundation
+
+/// What happened to an object in a transaction.
+public enum NSPersistentHistoryChangeType: Int, Sendable {
+    case insert = 0
+    case update = 1
+    case delete = 2
+}
+
+/// One object's change in a transaction of the persistent history.
+open class NSPersistentHistoryChange: NSObject, NSCopying, @unchecked Sendable {
+    // @unchecked Sendable: immutable after the history request made it.
+
+    /// The change's number, unique in its store.
+    public let changeID: Int64
+    /// The object that changed.
+    public let changedObjectID: NSManagedObjectID
+    /// Whether the object was inserted, updated or deleted.
+    public let changeType: NSPersistentHistoryChangeType
+    /// For a delete: the values of the attributes the model preserves after deletion
+    /// (`preservesValueInHistoryOnDeletion`) that were not nil; nil otherwise.
+    public let tombstone: [AnyHashable: Any]?
+    /// For an update: the properties that changed; nil for inserts and deletes.
+    public let updatedProperties: Set<NSPropertyDescription>?
+    /// The transaction the change belongs to. Held weakly (the transaction holds its changes):
+    /// keep the transaction while its changes are in use.
+    public private(set) weak var transaction: NSPersistentHistoryTransaction?
+
+    init(
+        changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType,
+        tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?
+    ) {
+        self.changeID = changeID
+        self.changedObjectID = changedObjectID
+        self.changeType = changeType
+        self.tombstone = tombstone
+        self.updatedProperties = updatedProperties
+        super.init()
+    }
+
+    func attach(to transaction: NSPersistentHistoryTransaction) { self.transaction = transaction }
+
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    override open var description: String {
+        "<NSPersistentHistoryChange: \(changeID); \(changedObjectID.uriRepresentation().absoluteString); type \(changeType)>"
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+
+/// Writes one transaction of persistent history into Apple's tables, inside the transaction that
+/// wrote the data: a save never commits without its history, nor history without its save.
+struct SQLiteHistoryWriter {
+    let store: SQLiteStore
+    let db: Database
+
+    /// Writes `draft` with its changes; `tombstones` holds, by change index, the preserved values
+    /// of deleted rows as their columns held them. Returns the transaction's number, or nil when
+    /// nothing changed (no transaction is recorded then, as in Core Data).
+    @discardableResult
+    func write(_ draft: HistoryTransactionDraft, tombstones: [Int: [DatabaseValue]] = [:]) throws -> Int64? {
+        guard !draft.changes.isEmpty else { return nil }
+        let number = try allocate(SQLiteHistorySchema.transactionEntity, count: 1)
+        try db.execute(
+            sql: """
+                INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
+                VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                number, SQLiteHistorySchema.transactionEntity, try intern(draft.author), try intern(HistoryProcess.bundleID),
+                try intern(draft.contextName), try intern(HistoryProcess.processName), Date().timeIntervalSinceReferenceDate,
+            ])
+        let width = tombstones.values.map(\.count).max() ?? 0
+        let tombstoneNames = (0..<width).map { ", ZTOMBSTONE\($0)" }.joined()
+        let tombstoneMarks = String(repeating: ", ?", count: width)
+        let statement = try db.makeStatement(
+            sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneNames)) VALUES (?, ?, NULL, ?, ?, ?, ?, ?\(tombstoneMarks))")
+        var key = try allocate(SQLiteHistorySchema.changeEntity, count: draft.changes.count)
+        for (index, change) in draft.changes.enumerated() {
+            var columns: DatabaseValue = .null
+            if change.changeType == .update {
+                let slots = change.changedSlots ?? Array(0..<change.entity.properties.count)
+                let properties = change.entity.layout?.properties ?? change.entity.properties
+                let names = Set(slots.compactMap { $0 < properties.count ? properties[$0].name : nil })
+                columns = HistoryColumnBitmap.encode(names, of: change.entity).databaseValue
+            }
+            var arguments: [DatabaseValue] = [
+                key.databaseValue, SQLiteHistorySchema.changeEntity.databaseValue, change.changeType.rawValue.databaseValue,
+                Int64(store.storeNumber(change.entity)).databaseValue, change.primaryKey.databaseValue, number.databaseValue, columns,
+            ]
+            let values = tombstones[index] ?? []
+            for column in 0..<width { arguments.append(column < values.count ? values[column] : .null) }
+            try statement.execute(arguments: StatementArguments(arguments))
+            key += 1
+        }
+        return number
+    }
+
+    /// The key of `name` in `ATRANSACTIONSTRING`, added when new; nil for no name.
+    private func intern(_ name: String?) throws -> Int64? {
+        guard let name else { return nil }
+        if let key = try Int64.fetchOne(db, sql: "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", arguments: [name]) {
+            return key
+        }
+        let key = try allocate(SQLiteHistorySchema.stringEntity, count: 1)
+        try db.execute(
+            sql: "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, NULL, ?)",
+            arguments: [key, SQLiteHistorySchema.stringEntity, name])
+        return key
+    }
+
+    /// Reserves `count` keys of a history entity from its `Z_PRIMARYKEY` row; returns the first.
+    private func allocate(_ entity: Int64, count: Int) throws -> Int64 {
+        let current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity]) ?? 0
+        let (last, overflow) = current.addingReportingOverflow(Int64(count))
+        guard !overflow, current >= 0 else {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "") can't number new history rows: its Z_PRIMARYKEY says \(current) are taken.")
+        }
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [last, entity])
+        return current + 1
+    }
+}
