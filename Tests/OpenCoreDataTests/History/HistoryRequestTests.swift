@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Tokens, the boundaries of history fetches and deletes, result types and expired tokens.
+@Suite struct HistoryRequestTests {
+    /// Three saves of one item each; returns their transactions.
+    private func threeSaves(_ stack: HistoryTrackingTests.Stack) throws -> [NSPersistentHistoryTransaction] {
+        let context = stack.context
+        return try context.performAndWait {
+            for name in ["a", "b", "c"] {
+                NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue(name, forKey: "name")
+                try context.save()
+                // Distinct timestamps for the date boundaries.
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return try HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+        }
+    }
+
+    @Test func aTokenSurvivesArchivingAndComparesByItsNumbers() throws {
+        let token = NSPersistentHistoryToken(storeTokens: ["4F49429F-3853-4978-9A43-AE28A1B644AE": 7])
+        let data = try NSKeyedArchiver.archivedData(withRootObject: token, requiringSecureCoding: true)
+        let decoded = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: data))
+        #expect(decoded == token)
+        #expect(decoded.hash == token.hash)
+        #expect(decoded != NSPersistentHistoryToken(storeTokens: ["4F49429F-3853-4978-9A43-AE28A1B644AE": 8]))
+        #expect(token.description == "<NSPersistentHistoryToken - { \"4F49429F-3853-4978-9A43-AE28A1B644AE\" = 7; }>")
+        // The numbers sit under Apple's key.
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+        unarchiver.requiresSecureCoding = false
+        let root = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
+        #expect(root is NSPersistentHistoryToken)
+    }
+
+    @Test func fetchBoundariesFollowTokensTransactionsAndDates() throws {
+        let directory = TemporaryDirectory()
+        let stack = try HistoryTrackingTests.stack(directory)
+        let all = try threeSaves(stack)
+        #expect(all.map(\.transactionNumber) == [1, 2, 3])
+        let context = stack.context
+        try context.performAndWait {
+            func numbers(_ request: NSPersistentHistoryChangeRequest) throws -> [Int64] {
+                try HistoryTrackingTests.transactions(context, request).map(\.transactionNumber)
+            }
+            #expect(try numbers(.fetchHistory(after: all[0].token)) == [2, 3])
+            #expect(try numbers(.fetchHistory(after: all[2].token)) == [])
+            #expect(try numbers(.fetchHistory(after: all[1])) == [3])
+            #expect(try numbers(.fetchHistory(after: nil as NSPersistentHistoryTransaction?)) == [1, 2, 3])
+            #expect(try numbers(.fetchHistory(after: all[0].timestamp)) == [2, 3])
+            #expect(try numbers(.fetchHistory(after: Date.distantPast)) == [1, 2, 3])
+            let current = try #require(stack.coordinator.currentPersistentHistoryToken(fromStores: [stack.store]))
+            #expect(try numbers(.fetchHistory(after: current)) == [])
+
+            let request = NSPersistentHistoryChangeRequest.fetchHistory(after: all[0].token)
+            request.resultType = .count
+            #expect((try context.execute(request) as? NSPersistentHistoryResult)?.result as? NSNumber == 2)
+            request.resultType = .transactionsOnly
+            let bare = try HistoryTrackingTests.transactions(context, request)
+            #expect(bare.count == 2 && bare.allSatisfy { $0.changes == nil })
+            request.resultType = .changesOnly
+            let changes = (try context.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryChange]
+            #expect(changes?.map(\.changeType) == [.insert, .insert])
+            request.resultType = .objectIDs
+            let ids = (try context.execute(request) as? NSPersistentHistoryResult)?.result as? [NSManagedObjectID]
+            #expect(ids?.count == 2)
+            request.resultType = .statusOnly
+            #expect((try context.execute(request) as? NSPersistentHistoryResult)?.result as? NSNumber == true)
+        }
+    }
+
+    @Test func deletingBeforeATransactionKeepsItAndATokenBeforeTheGapExpires() throws {
+        let directory = TemporaryDirectory()
+        let stack = try HistoryTrackingTests.stack(directory)
+        let all = try threeSaves(stack)
+        let context = stack.context
+        try context.performAndWait {
+            _ = try context.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: all[1]))
+            let left = try HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+            #expect(left.map(\.transactionNumber) == [2, 3])
+            // After transaction 1 comes 2, still there: the token is valid.
+            #expect(try HistoryTrackingTests.transactions(context, .fetchHistory(after: all[0].token)).count == 2)
+
+            _ = try context.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: all[2].token))
+            #expect(try HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).map(\.transactionNumber) == [3])
+            do {
+                _ = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: all[0].token))
+                Issue.record("A token before deleted history was accepted")
+            } catch let error as NSError {
+                #expect(error.code == NSPersistentHistoryTokenExpiredError)
+            }
+
+            // Everything goes; the interned names stay, and numbering goes on.
+            _ = try context.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: Date.distantFuture))
+            #expect(try HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).isEmpty)
+            NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("d", forKey: "name")
+            try context.save()
+            let next = try HistoryTrackingTests.transactions(context, .fetchHistory(after: all[2].token))
+            #expect(next.map(\.transactionNumber) == [4])
+            // Nil deletes nothing.
+            _ = try context.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: nil as NSPersistentHistoryToken?))
+            #expect(try HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).count == 1)
+        }
+    }
+
+    /// The loop apps write to merge what other processes and contexts saved, skipping their own.
+    @Test func mergingOtherAuthorsHistoryBringsTheirChangesIntoAContext() throws {
+        let directory = TemporaryDirectory()
+        let stack = try HistoryTrackingTests.stack(directory)
+        let viewContext = stack.context
+        viewContext.transactionAuthor = "app"
+        let importer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        importer.persistentStoreCoordinator = stack.coordinator
+        importer.transactionAuthor = "importer"
+
+        var lastToken: NSPersistentHistoryToken?
+        let milkID: NSManagedObjectID = try viewContext.performAndWait {
+            let milk = NSEntityDescription.insertNewObject(forEntityName: "Item", into: viewContext)
+            milk.setValue("Milk", forKey: "name")
+            try viewContext.save()
+            lastToken = stack.coordinator.currentPersistentHistoryToken(fromStores: nil)
+            return milk.objectID
+        }
+        try importer.performAndWait {
+            try importer.existingObject(with: milkID).setValue(true, forKey: "done")
+            NSEntityDescription.insertNewObject(forEntityName: "Item", into: importer).setValue("Bread", forKey: "name")
+            try importer.save()
+        }
+        try viewContext.performAndWait {
+            let transactions = try HistoryTrackingTests.transactions(viewContext, .fetchHistory(after: lastToken))
+            for transaction in transactions where transaction.author != viewContext.transactionAuthor {
+                viewContext.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
+                lastToken = transaction.token
+            }
+            #expect(transactions.count == 1)
+            #expect(try viewContext.existingObject(with: milkID).value(forKey: "done") as? Bool == true)
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            #expect(Set(try viewContext.fetch(request).compactMap { $0.value(forKey: "name") as? String }) == ["Milk", "Bread"])
+            #expect(lastToken == transactions.last?.token)
+        }
+    }
+}
