@@ -36,10 +36,21 @@ extension SQLiteStore {
                 sql = "DELETE FROM \(raw: table) WHERE Z_PK IN (SELECT \(raw: table).Z_PK \(chosen))"
             }
             let entityColumn = rowsMayBeOfSubentities(entity, includesSubentities: request.query.includesSubentities)
-            if wantsIDs { sql += entityColumn ? " RETURNING Z_PK, Z_ENT" : " RETURNING Z_PK" }
+            var history = batchHistory()
+            let tombstones = history != nil ? tombstoneColumns(ofHierarchy: root) : []
+            if history != nil {
+                sql += " RETURNING \(raw: (["Z_PK", "Z_ENT"] + tombstones).joined(separator: ", "))"
+            } else if wantsIDs {
+                sql += entityColumn ? " RETURNING Z_PK, Z_ENT" : " RETURNING Z_PK"
+            }
             return try batchWrite("NSBatchDeleteRequest") { db in
                 let statement = try db.makeStatement(sql: sql.sql)
                 statement.setUncheckedArguments(sql.arguments)
+                if history != nil {
+                    let ids = try stepRecordingHistory(statement, db: db, entity: entity, type: .delete, tombstoneColumns: tombstones, into: &history!)
+                    try writeBatchHistory(history, db)
+                    return StoreBatchOutcome(count: ids.count, objectIDs: wantsIDs ? ids : [])
+                }
                 let ids = try stepCollectingIDs(statement, db: db, entity: entity, ids: wantsIDs, entityColumn: entityColumn)
                 return StoreBatchOutcome(count: wantsIDs ? ids.count : db.changesCount, objectIDs: ids)
             }
@@ -53,11 +64,22 @@ extension SQLiteStore {
             try checkDenyRules(graph, db)
             var outcome = StoreBatchOutcome()
             if wantsIDs { outcome.objectIDs = try doomedIDs(db) }
+            var history = batchHistory()
             for root in graph.roots {
+                if history != nil {
+                    let tombstones = tombstoneColumns(ofHierarchy: root)
+                    let returning = (["Z_PK", "Z_ENT"] + tombstones).joined(separator: ", ")
+                    let statement = try db.makeStatement(
+                        sql: "DELETE FROM \(root.layout!.tableName) WHERE Z_PK IN \(doomed(root)) RETURNING \(returning)")
+                    outcome.count += try stepRecordingHistory(
+                        statement, db: db, entity: root, type: .delete, tombstoneColumns: tombstones, into: &history!).count
+                    continue
+                }
                 try db.execute(sql: "DELETE FROM \(root.layout!.tableName) WHERE Z_PK IN \(doomed(root))")
                 outcome.count += db.changesCount
             }
-            try clearReferences(graph, db)
+            try clearReferences(graph, db, history: &history)
+            try writeBatchHistory(history, db)
             try db.execute(sql: "DROP TABLE temp.Z_BATCH_DELETE")
             return outcome
         }
@@ -122,7 +144,8 @@ extension SQLiteStore {
     }
 
     /// Clears to-one columns that point at deleted rows and removes join rows naming them.
-    private func clearReferences(_ graph: BatchDeleteGraph, _ db: Database) throws {
+    /// With `history`, the rows whose to-one was cleared are recorded as updates of it.
+    private func clearReferences(_ graph: BatchDeleteGraph, _ db: Database, history: inout BatchHistory?) throws {
         for relationship in graph.toOnes {
             let destination = relationship.destinationEntity!.layout!.root
             let column = relationship.columnName!
@@ -131,7 +154,14 @@ extension SQLiteStore {
             if let orderColumn = relationship.orderColumnName { cleared.append("\(orderColumn) = NULL") }
             cleared.append("Z_OPT = Z_OPT + 1")
             let table = relationship.entity!.layout!.root.layout!.tableName
-            try db.execute(sql: "UPDATE \(table) SET \(cleared.joined(separator: ", ")) WHERE \(column) IN \(doomed(destination))")
+            let sql = "UPDATE \(table) SET \(cleared.joined(separator: ", ")) WHERE \(column) IN \(doomed(destination))"
+            if history != nil {
+                let statement = try db.makeStatement(sql: sql + " RETURNING Z_PK, Z_ENT")
+                _ = try stepRecordingHistory(
+                    statement, db: db, entity: relationship.entity!, type: .update, changedSlots: [relationship.slot], into: &history!)
+            } else {
+                try db.execute(sql: sql)
+            }
         }
         for relationship in graph.joinOwners {
             let join = relationship.joinTable!

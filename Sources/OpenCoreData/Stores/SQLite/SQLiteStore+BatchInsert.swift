@@ -39,6 +39,7 @@ extension SQLiteStore {
             let writer = BatchInsertWriter(
                 many: manyStatement, one: oneStatement, perStatement: perStatement, attributes: attributes, firstKey: firstKey, db: db)
             var outcome = StoreBatchOutcome()
+            var overwritten: [Int64] = []
             if constraints.isEmpty {
                 if manyStatement != nil, SecondThread.helps, !attributes.contains(where: { $0.attributeType == .transformableAttributeType }) {
                     try insertPipelined(rows, writer: writer)
@@ -59,10 +60,18 @@ extension SQLiteStore {
                     outcome.objectIDs = (firstKey..<writer.nextKey).map { NSManagedObjectID(entity: entity, store: self, primaryKey: $0) }
                 }
             } else {
-                try insertResolvingConflicts(request, writer: writer, table: table, constraints: constraints, firstKey: firstKey, db: db, into: &outcome)
+                overwritten = try insertResolvingConflicts(
+                    request, writer: writer, table: table, constraints: constraints, firstKey: firstKey, db: db, into: &outcome)
             }
             if writer.nextKey != firstKey {
                 try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [writer.nextKey - 1, rootNumber])
+            }
+            if var history = batchHistory() {
+                // Every inserted row took the next key; rows a merge policy overwrote are updates.
+                for key in firstKey..<writer.nextKey { history.add(entity, primaryKey: key, .insert) }
+                let slots = attributes.map(\.slot)
+                for key in overwritten { history.add(entity, primaryKey: key, .update, changedSlots: slots) }
+                try writeBatchHistory(history, db)
             }
             return outcome
         }
@@ -74,7 +83,7 @@ extension SQLiteStore {
     private func insertResolvingConflicts(
         _ request: StoreBatchInsert, writer: BatchInsertWriter, table: String, constraints: [[NSPropertyDescription]],
         firstKey: Int64, db: Database, into outcome: inout StoreBatchOutcome
-    ) throws {
+    ) throws -> [Int64] {
         let rows = request.rows
         let entity = request.entity
         let attributes = rows.attributes
@@ -107,6 +116,8 @@ extension SQLiteStore {
                 }
             }
         }
+        // The existing rows a merge policy overwrote, by key.
+        return updated.sorted()
     }
 
     /// Rows a multi-row INSERT carries: past a few dozen, the statement's fixed cost no longer shows.

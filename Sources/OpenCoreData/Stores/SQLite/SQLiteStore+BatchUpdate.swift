@@ -34,11 +34,22 @@ extension SQLiteStore {
         }
         let wantsIDs = request.result == .objectIDs
         let entityColumn = rowsMayBeOfSubentities(entity, includesSubentities: request.includesSubentities)
-        if wantsIDs { sql += entityColumn ? " RETURNING Z_PK, Z_ENT" : " RETURNING Z_PK" }
+        var history = batchHistory()
+        if history != nil {
+            sql += " RETURNING Z_PK, Z_ENT"
+        } else if wantsIDs {
+            sql += entityColumn ? " RETURNING Z_PK, Z_ENT" : " RETURNING Z_PK"
+        }
 
         return try batchWrite("NSBatchUpdateRequest") { db in
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
+            if history != nil {
+                let slots = request.assignments.map { $0.0.slot }
+                let ids = try stepRecordingHistory(statement, db: db, entity: entity, type: .update, changedSlots: slots, into: &history!)
+                try writeBatchHistory(history, db)
+                return StoreBatchOutcome(count: ids.count, objectIDs: wantsIDs ? ids : [])
+            }
             let ids = try stepCollectingIDs(statement, db: db, entity: entity, ids: wantsIDs, entityColumn: entityColumn)
             return StoreBatchOutcome(count: wantsIDs ? ids.count : Int(sqlite3_changes(db.sqliteConnection)), objectIDs: ids)
         }

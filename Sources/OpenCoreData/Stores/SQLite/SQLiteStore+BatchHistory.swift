@@ -1,0 +1,72 @@
+import GRDB
+import GRDBSQLite
+
+/// The persistent history of batch requests: the rows a batch insert, update or delete touched,
+/// recorded as one transaction in the request's own SQLite transaction (Apple's Core Data does
+/// the same through temporary triggers).
+struct BatchHistory {
+    var draft = HistoryTransactionDraft()
+    /// Preserved values of deleted rows, by index in `draft.changes`.
+    var tombstones: [Int: [DatabaseValue]] = [:]
+
+    mutating func add(_ entity: NSEntityDescription, primaryKey: Int64, _ type: NSPersistentHistoryChangeType, changedSlots: [Int]? = nil) {
+        draft.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: type, changedSlots: changedSlots))
+    }
+}
+
+extension SQLiteStore {
+    /// A history to fill for a batch request, when the store records history.
+    func batchHistory() -> BatchHistory? { historyTracked ? BatchHistory() : nil }
+
+    /// Writes a batch request's history, if it recorded any change.
+    func writeBatchHistory(_ history: BatchHistory?, _ db: Database) throws {
+        guard let history else { return }
+        try SQLiteHistoryWriter(store: self, db: db).write(history.draft, tombstones: history.tombstones)
+    }
+
+    /// The columns of the preserved attributes of `root`'s hierarchy, each once: what a batch
+    /// delete returns of its rows for their tombstones.
+    func tombstoneColumns(ofHierarchy root: NSEntityDescription) -> [String] {
+        var columns: [String] = []
+        for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
+            for attribute in HistoryTombstones.attributes(of: entity) {
+                if let column = attribute.columnName, !columns.contains(column) { columns.append(column) }
+            }
+        }
+        return columns
+    }
+
+    /// Steps `statement`, whose rows start with `Z_PK, Z_ENT` and go on with `tombstoneColumns`,
+    /// recording each row as a change of `type`; returns the rows' object IDs.
+    func stepRecordingHistory(
+        _ statement: Statement, db: Database, entity fallback: NSEntityDescription, type: NSPersistentHistoryChangeType,
+        changedSlots: [Int]? = nil, tombstoneColumns: [String] = [], into history: inout BatchHistory
+    ) throws -> [NSManagedObjectID] {
+        let handle = statement.sqliteStatement
+        var ids: [NSManagedObjectID] = []
+        var last: (storeNumber: Int32, entity: NSEntityDescription)?
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
+                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+            }
+            let number = sqlite3_column_int(handle, 1)
+            if last?.storeNumber != number { last = (number, entity(number: modelNumber(number)) ?? fallback) }
+            let rowEntity = last!.entity
+            let key = sqlite3_column_int64(handle, 0)
+            if type == .delete, !tombstoneColumns.isEmpty {
+                let values = HistoryTombstones.attributes(of: rowEntity).map { attribute -> DatabaseValue in
+                    guard let index = attribute.columnName.flatMap(tombstoneColumns.firstIndex(of:)) else { return .null }
+                    return DatabaseValue(sqliteStatement: handle, index: Int32(2 + index))
+                }
+                if !values.isEmpty { history.tombstones[history.draft.changes.count] = values }
+            }
+            history.add(rowEntity, primaryKey: key, type, changedSlots: changedSlots)
+            ids.append(NSManagedObjectID(entity: rowEntity, store: self, primaryKey: key))
+        }
+        return ids
+    }
+}
