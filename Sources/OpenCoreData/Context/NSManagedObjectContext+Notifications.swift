@@ -27,8 +27,9 @@ extension NSNotification.Name {
     /// Posted before a store is removed from its coordinator; the object is the store.
     public static let NSPersistentStoreCoordinatorWillRemoveStore = NSNotification.Name(
         "NSPersistentStoreCoordinatorWillRemoveStoreNotification")
-    /// Posted when another coordinator or process wrote to a store (with
-    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`); not posted by OpenCoreData yet.
+    /// Posted for every write to a store added with
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`, whoever wrote it (this coordinator,
+    /// another one, another process), on a background queue; the object is the coordinator.
     public static let NSPersistentStoreRemoteChange = NSNotification.Name("NSPersistentStoreRemoteChangeNotification")
     /// Apple's iCloud (ubiquity) import notification; declared for code that observes it, never
     /// posted: OpenCoreData has no iCloud store.

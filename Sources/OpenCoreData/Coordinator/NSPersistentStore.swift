@@ -207,6 +207,31 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         }
     }
 
+    // MARK: Remote change notifications
+
+    /// Whether `options` ask for `NSPersistentStoreRemoteChange` notifications.
+    static func postsRemoteChanges(in options: [AnyHashable: Any]?) -> Bool {
+        switch options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey] {
+        case let flag as Bool: flag
+        case let number as NSNumber: number.boolValue
+        default: false
+        }
+    }
+
+    /// Posts `NSPersistentStoreRemoteChange` for a write to the store by anyone (this coordinator,
+    /// another one, another process), on the caller's background queue, as Core Data does: the
+    /// object is the coordinator; the user info holds the store's UUID and URL, and its current
+    /// history token when it keeps history.
+    func announceRemoteChange() {
+        guard let coordinator = persistentStoreCoordinator else { return }
+        var userInfo: [AnyHashable: Any] = [NSStoreUUIDKey: identifier ?? ""]
+        if let url { userInfo[NSPersistentStoreURLKey] = url }
+        if tracksPersistentHistory, let number = try? lastHistoryNumber() {
+            userInfo[NSPersistentHistoryTokenKey] = NSPersistentHistoryToken(transactionNumber: number, storeID: identifier)
+        }
+        NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: userInfo)
+    }
+
     // MARK: Batch requests. Core Data runs them only in its SQLite store; the others refuse them.
 
     /// Whether the store runs `NSBatchUpdateRequest`, `NSBatchDeleteRequest` and

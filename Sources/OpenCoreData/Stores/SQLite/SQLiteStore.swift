@@ -13,6 +13,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     var metadataChanged = false
     /// Whether the store was added with `NSPersistentHistoryTrackingKey` (SQLiteStore+History).
     var historyTracked = false
+    /// Reports commits for `NSPersistentStoreRemoteChange`, when the options ask for it.
+    private var changeWatcher: SQLiteChangeWatcher?
     private(set) var plans: [Int32: SQLiteHierarchyPlan] = [:]
     /// Model entity number → the Z_ENT this file uses for it, and back. Apple stores are read
     /// through Z_PRIMARYKEY names rather than assuming our numbering (docs/sqlite-format.md §13).
@@ -138,9 +140,14 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         for entity in entities where entity.superentity == nil {
             plans[Int32(entity.layout!.entityNumber)] = SQLiteHierarchyPlan(root: entity, storeNumber: storeNumber)
         }
+        if Self.postsRemoteChanges(in: options) {
+            changeWatcher = SQLiteChangeWatcher(path: path) { [weak self] in self?.announceRemoteChange() }
+        }
     }
 
     override func close() {
+        changeWatcher?.stop()
+        changeWatcher = nil
         // A batch being read ahead uses the pool until it is done; later ones leave it alone.
         readAheadQueue.sync { readAheadStopped = true }
         // Fold the write-ahead log into the file first. SQLite does so when the last connection
