@@ -19,7 +19,7 @@ struct Add: AsyncParsableCommand {
     func run() async throws {
         let store = try TodoStore(options, access: .create)
         defer { store.close() }
-        let context = store.container.newBackgroundContext()
+        let context = store.container.newTodoContext()
         let rows = try await context.perform { [names] in
             let items = names.map { name in
                 let item = TSPItem(context: context)

@@ -19,7 +19,7 @@ struct Check: AsyncParsableCommand {
     static func mark(_ ids: [String], done: Bool, options: StoreOptions, verb: String) async throws {
         let store = try TodoStore(options, access: .update)
         defer { store.close() }
-        let context = store.container.newBackgroundContext()
+        let context = store.container.newTodoContext()
         let rows = try await context.perform {
             let items = try store.items(withShortIDs: ids, in: context)
             for item in items { item.done = done }

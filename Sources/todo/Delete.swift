@@ -13,7 +13,7 @@ struct Delete: AsyncParsableCommand {
     func run() async throws {
         let store = try TodoStore(options, access: .update)
         defer { store.close() }
-        let context = store.container.newBackgroundContext()
+        let context = store.container.newTodoContext()
         let rows = try await context.perform { [ids] in
             // Every id is looked up before the first delete, and one save deletes them all: an
             // unknown id leaves the store as it was.

@@ -30,7 +30,7 @@ final class DemoRun {
     func open() throws -> TodoStore {
         let store = try TodoStore(at: storeURL, access: .create)
         self.store = store
-        self.context = store.container.newBackgroundContext()
+        self.context = store.container.newTodoContext()
         return store
     }
 

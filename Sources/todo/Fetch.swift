@@ -24,7 +24,7 @@ struct Fetch: AsyncParsableCommand {
     func run() async throws {
         let store = try TodoStore(options, access: .read)
         defer { store.close() }
-        let context = store.container.newBackgroundContext()
+        let context = store.container.newTodoContext()
         let started = ContinuousClock.now
         guard asynchronous else {
             let count = try await context.perform { try context.fetch(TodoStore.itemsRequest()).count }

@@ -37,7 +37,7 @@ struct List: AsyncParsableCommand {
         }
         let store = try TodoStore(options, access: .read)
         defer { store.close() }
-        let context = store.container.newBackgroundContext()
+        let context = store.container.newTodoContext()
         let request = TodoStore.itemsRequest(done: filter == .all ? nil : filter == .done)
         let (rows, matching) = try await context.perform { [limit] in
             let matching = try context.count(for: request)

@@ -43,7 +43,7 @@ struct Populate: AsyncParsableCommand {
     /// The same items as `populateDatabase`, given to one `NSBatchInsertRequest` a dictionary at a
     /// time: the store writes them in one transaction, all or none.
     static func batchInsert(_ container: NSPersistentContainer, count: Int, progress: ProgressBar) async throws {
-        let context = container.newBackgroundContext()
+        let context = container.newTodoContext()
         try await context.perform {
             let start = Date()
             var index = 0
@@ -68,7 +68,7 @@ struct Populate: AsyncParsableCommand {
     static func populateDatabase(
         _ container: NSPersistentContainer, count: Int, batchSize: Int? = nil, progress: ProgressBar
     ) async throws -> Int {
-        let context = container.newBackgroundContext()
+        let context = container.newTodoContext()
         let saves = try await context.perform {
             let start = Date()
             var saves = 0

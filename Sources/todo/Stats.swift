@@ -15,7 +15,7 @@ struct Stats: AsyncParsableCommand {
             return
         }
         let store = try TodoStore(options, access: .read)
-        let context = store.container.newBackgroundContext()
+        let context = store.container.newTodoContext()
         let (total, done) = try await context.perform {
             (
                 try context.count(for: TodoStore.itemsRequest()),

@@ -13,7 +13,7 @@ struct Todo: AsyncParsableCommand {
         abstract: "A to-do list on OpenCoreData, Core Data for Linux.",
         subcommands: [
             List.self, Add.self, Check.self, Uncheck.self, CheckAll.self, Delete.self, ClearDone.self, Fetch.self, Populate.self,
-            Stats.self, Demo.self,
+            Stats.self, Watch.self, Demo.self,
         ],
         defaultSubcommand: List.self)
 

@@ -23,7 +23,7 @@ final class TodoStore {
     ///
     /// - Throws: `TodoError.noStore` when the store must exist and does not; Core Data's error when
     ///   the file is not a store, was written with another model, or cannot be created.
-    init(at url: URL, access: Access, createFolder: Bool = false) throws {
+    init(at url: URL, access: Access, createFolder: Bool = false, watching: Bool = false) throws {
         self.url = url
         // An empty file is no store either: Core Data would make one in it, and a command that
         // only changes items must not leave a new store behind.
@@ -46,6 +46,9 @@ final class TodoStore {
         container = NSPersistentContainer(name: "Done")
         let description = NSPersistentStoreDescription(url: url)
         description.isReadOnly = access == .read
+        // Every change is recorded, so that another process (`todo watch`) can tell what it was.
+        description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
+        if watching { description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey) }
         container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }
@@ -72,7 +75,7 @@ final class TodoStore {
     ) async throws -> (result: T, time: String) {
         let store = try TodoStore(options, access: .update)
         defer { store.close() }
-        let context = store.container.newBackgroundContext()
+        let context = store.container.newTodoContext()
         let started = ContinuousClock.now
         let result = try await context.perform { try body(context) }
         return (result, Demo.format(ContinuousClock.now - started))
