@@ -13,7 +13,11 @@ final class ChangeFollower: @unchecked Sendable {
     /// Transactions with more changes than this are summarised (batch requests, populate).
     static let listedChanges = 10
 
-    init(store: TodoStore) throws {
+    /// Where the lines go: standard output for `todo watch`.
+    private let emit: @Sendable (String) -> Void
+
+    init(store: TodoStore, emit: @escaping @Sendable (String) -> Void = Watch.emit) throws {
+        self.emit = emit
         let coordinator = store.container.persistentStoreCoordinator
         context = store.container.newTodoContext()
         let context = self.context
@@ -35,7 +39,7 @@ final class ChangeFollower: @unchecked Sendable {
                     token = transaction.token
                 }
             } catch {
-                Watch.emit("! can't read the changes: \(error.localizedDescription)")
+                emit("! can't read the changes: \(error.localizedDescription)")
             }
             context.reset()
         }
@@ -53,18 +57,18 @@ final class ChangeFollower: @unchecked Sendable {
             case .insert:
                 let name = try currentName(of: id)
                 names[id] = name
-                Watch.emit("+ added \"\(name ?? "?")\"")
+                emit("+ added \"\(name ?? "?")\"")
             case .update:
                 guard let item = try? context.existingObject(with: id) as? TSPItem else { continue }
                 names[id] = item.name ?? ""
                 if change.updatedProperties?.contains(where: { $0.name == "done" }) == true {
-                    Watch.emit("\(item.done ? "✓ checked" : "○ unchecked") \"\(item.name ?? "")\"")
+                    emit("\(item.done ? "✓ checked" : "○ unchecked") \"\(item.name ?? "")\"")
                 } else {
-                    Watch.emit("~ changed \"\(item.name ?? "")\"")
+                    emit("~ changed \"\(item.name ?? "")\"")
                 }
             case .delete:
                 let name = names.removeValue(forKey: id) ?? change.tombstone?["name"] as? String
-                Watch.emit("- deleted \"\(name ?? "?")\"")
+                emit("- deleted \"\(name ?? "?")\"")
             }
         }
     }
@@ -85,14 +89,14 @@ final class ChangeFollower: @unchecked Sendable {
         }
         if !added.isEmpty {
             for item in try items(added) { names[item.objectID] = item.name ?? "" }
-            Watch.emit("+ added \(Self.count(added.count))")
+            emit("+ added \(Self.count(added.count))")
         }
         if !updated.isEmpty {
             let done = try items(updated).filter(\.done).count
-            if done > 0 { Watch.emit("✓ checked \(Self.count(done))") }
-            if updated.count > done { Watch.emit("○ unchecked \(Self.count(updated.count - done))") }
+            if done > 0 { emit("✓ checked \(Self.count(done))") }
+            if updated.count > done { emit("○ unchecked \(Self.count(updated.count - done))") }
         }
-        if deleted > 0 { Watch.emit("- deleted \(Self.count(deleted))") }
+        if deleted > 0 { emit("- deleted \(Self.count(deleted))") }
     }
 
     private static func count(_ number: Int) -> String { number == 1 ? "1 item" : "\(number) items" }

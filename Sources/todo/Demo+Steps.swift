@@ -103,3 +103,72 @@ extension DemoStep {
         }
     }
 }
+
+extension DemoStep {
+    /// What an app's extension does: follows the store while another process changes it. A child
+    /// `todo` process populates and adds an item; this one prints each change as its remote
+    /// change notification arrives, read from the persistent history.
+    static var watch: DemoStep {
+        DemoStep(name: "watch") { run in
+            let watcher = try TodoStore(at: run.storeURL, access: .update, watching: true)
+            defer { watcher.close() }
+            let seen = SeenLines()
+            let follower = try ChangeFollower(store: watcher) { line in
+                print("  watch: \(line)")
+                seen.add(line)
+            }
+            let observer = NotificationCenter.default.addObserver(
+                forName: .NSPersistentStoreRemoteChange, object: watcher.container.persistentStoreCoordinator, queue: nil
+            ) { _ in follower.catchUp() }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            let added = min(run.count, 1000)
+            try DemoStep.runChild(["populate", "--count", "\(added)", "--store", run.storeURL.path])
+            try DemoStep.runChild(["add", "Milk", "--store", run.storeURL.path])
+            guard seen.wait(for: 2, timeout: 30) else {
+                throw TodoError("The watcher saw \(seen.count) of the other process's two changes.")
+            }
+            return "another process added \(added) items, then \"Milk\": both seen through history"
+        }
+    }
+
+    /// Runs this program again with `arguments`, its output dropped, and waits for it.
+    static func runChild(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TodoError("`todo \(arguments.joined(separator: " "))` failed with status \(process.terminationStatus).")
+        }
+    }
+}
+
+/// The lines a demo's watcher printed, counted for the step that waits for them.
+final class SeenLines: @unchecked Sendable {
+    // @unchecked Sendable: `lines` under `condition`.
+    private let condition = NSCondition()
+    private var lines: [String] = []
+
+    func add(_ line: String) {
+        condition.lock()
+        lines.append(line)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var count: Int { condition.withLock { lines.count } }
+
+    /// Waits until `count` lines were seen; false after `timeout` seconds.
+    func wait(for count: Int, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while lines.count < count {
+            if !condition.wait(until: deadline) { return lines.count >= count }
+        }
+        return true
+    }
+}

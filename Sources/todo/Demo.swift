@@ -5,11 +5,11 @@ import OpenCoreData
 /// did and how long it took.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Walk through the tutorials in a fresh store: populate, fetch asynchronously, cancel a fetch, check all, clear done.")
+        abstract: "Walk through the tutorials in a fresh store: populate, fetch asynchronously, cancel a fetch, check all, clear done, watch another process.")
 
     /// The walkthrough, in order; each step is one row of the table.
     static var steps: [DemoStep] {
-        [.openStack, .populate, .asynchronousFetch, .cancelledFetch, .toggleItems, .checkAll, .clearDone]
+        [.openStack, .populate, .asynchronousFetch, .cancelledFetch, .toggleItems, .checkAll, .clearDone, .watch]
     }
 
     @Option(help: "How many items to populate.")

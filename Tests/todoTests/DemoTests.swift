@@ -13,7 +13,7 @@ import Testing
         let rows = lines[(header + 1)...].prefix { !$0.isEmpty }
         #expect(
             rows.map { String($0.prefix { $0 != " " }) }
-                == ["open", "populate", "fetch", "cancel", "toggle", "check-all", "clear-done", "total"])
+                == ["open", "populate", "fetch", "cancel", "toggle", "check-all", "clear-done", "watch", "total"])
         #expect(rows.allSatisfy { $0.hasSuffix(" ms") || $0.hasSuffix(" s") })
         #expect(rows.contains { $0.contains("500 items by createdAt, asynchronously; meanwhile the context ran ") })
         // A fetch of 500 rows may finish before its first progress report lets the demo cancel it.
@@ -24,6 +24,11 @@ import Testing
         #expect(rows.contains { $0.contains("toggled the 3 oldest through their objects, saved: 3 done") })
         #expect(rows.contains { $0.contains("batch update of 500 rows, refresh, refetch (same objects): done 3 → 500") })
         #expect(rows.contains { $0.contains("batch delete of 500 done items; 0 left in the store") })
+        // The watcher is a second coordinator on a store the process already has open; opening
+        // it once released the first one's file locks, and the child's last close then deleted
+        // the log under both, so the second change was never seen (SQLiteFileHeader).
+        #expect(rows.contains { $0.contains("another process added 500 items, then \"Milk\": both seen through history") })
+        #expect(lines.contains("  watch: + added 500 items") && lines.contains("  watch: + added \"Milk\""))
 
         // The temporary store is gone.
         let storeLine = try #require(lines.first { $0.hasPrefix("store: ") })

@@ -12,10 +12,7 @@ enum SQLiteFileCheck {
     /// or trigger. Such a file (left by `destroyPersistentStore`, or by a process killed while it
     /// created the store) is taken as a new store rather than refused for its missing metadata.
     static func isEmptyDatabase(atPath path: String, timeout: Double = 0) -> Bool {
-        let header = FileHandle(forReadingAtPath: path).map { handle in
-            defer { try? handle.close() }
-            return (try? handle.read(upToCount: 16)) ?? Data()
-        } ?? Data()
+        let header = Data(SQLiteFileHeader.read(path, count: 16) ?? [])
         guard header == Data("SQLite format 3\0".utf8) else { return false }
         let objects = try? reading(path, timeout: timeout) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
         return objects == 0
@@ -57,10 +54,7 @@ enum SQLiteFileCheck {
                 NSFileReadNoPermissionError, "The store file at \(path) can't be read.",
                 userInfo: [NSFilePathErrorKey: path])
         }
-        let header = FileHandle(forReadingAtPath: path).map { handle in
-            defer { try? handle.close() }
-            return (try? handle.read(upToCount: 16)) ?? Data()
-        } ?? Data()
+        let header = Data(SQLiteFileHeader.read(path, count: 16) ?? [])
         guard header == Data("SQLite format 3\0".utf8) else {
             throw notAStore(path, reason: "it is not a SQLite database", sqliteCode: 26)
         }

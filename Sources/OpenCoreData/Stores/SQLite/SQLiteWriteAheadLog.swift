@@ -15,6 +15,8 @@ enum SQLiteWriteAheadLog {
     /// The file is created only if it does not exist (`O_EXCL`), so another process's log is never
     /// touched.
     static func prepare(forStoreAt path: String) {
+        // A log that exists needs nothing (and any connection open to the file keeps one).
+        guard !FileManager.default.fileExists(atPath: path + "-wal") else { return }
         guard let header = databaseHeader(path), header.count >= 100, header[18] == 2, header[19] == 2 else { return }
         let pageSize = header[16] == 0 && header[17] == 1 ? 65_536 : Int(header[16]) << 8 | Int(header[17])
         let descriptor = open(path + "-wal", O_WRONLY | O_CREAT | O_EXCL, 0o644)
@@ -50,8 +52,6 @@ enum SQLiteWriteAheadLog {
     }
 
     private static func databaseHeader(_ path: String) -> [UInt8]? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 100)).map(Array.init)
+        SQLiteFileHeader.read(path, count: 100)
     }
 }
