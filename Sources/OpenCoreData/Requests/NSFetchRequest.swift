@@ -124,7 +124,14 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
     }
 
     private func namedEntity(in model: NSManagedObjectModel) throws -> NSEntityDescription {
-        if let entity { return entity }
+        if let entity {
+            // An entity of another model loaded from the same file (`Item.fetchRequest()` names
+            // the class's entity in the model loaded last) stands for this model's of its name.
+            if let name = entity.name, let own = model.entitiesByName[name], own !== entity, own.versionHash == entity.versionHash {
+                return own
+            }
+            return entity
+        }
         guard let name = storedEntityName else {
             throw CoreDataError.make(NSCoreDataError, "A fetch request must have an entity.")
         }

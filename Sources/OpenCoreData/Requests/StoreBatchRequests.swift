@@ -57,11 +57,15 @@ extension NSManagedObjectContext {
         let model = coordinator.managedObjectModel
         let resolved: NSEntityDescription
         if let entity {
-            guard let name = entity.name, model.entitiesByName[name] === entity else {
+            // An entity of another model loaded from the same file (`Item.fetchRequest()` names
+            // the class's entity in the model loaded last) stands for this model's of its name.
+            guard let name = entity.name, let own = model.entitiesByName[name],
+                own === entity || own.versionHash == entity.versionHash
+            else {
                 throw CoreDataError.make(
                     NSCoreDataError, "The entity \(entity.name ?? "nil") of the \(kind) is not in the coordinator's model.")
             }
-            resolved = entity
+            resolved = model.entitiesByName[entity.name!]!
         } else if let entityName, let found = model.entitiesByName[entityName] {
             resolved = found
         } else {
