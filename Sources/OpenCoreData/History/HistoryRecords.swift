@@ -53,6 +53,19 @@ struct HistoryTransactionDraft {
     var changes: [HistoryChangeDraft] = []
 }
 
+/// Who runs a batch request, for its transaction: the executing context's author and name.
+struct HistoryAuthor {
+    var author: String?
+    var contextName: String?
+
+    init() {}
+
+    init(of context: NSManagedObjectContext) {
+        author = context.transactionAuthor
+        contextName = context.name
+    }
+}
+
 /// One object a transaction changed, as the store writing it describes it.
 struct HistoryChangeDraft {
     var entity: NSEntityDescription

@@ -89,11 +89,13 @@ extension NSBatchDeleteRequest: ContextExecutableRequest {
         var outcome = StoreBatchOutcome()
         if let objectIDs {
             for (store, keys) in try keysByStore(objectIDs, entity: entity, stores: stores) {
-                let delete = StoreBatchDelete(query: query(entity), primaryKeys: keys, result: storeResult)
+                var delete = StoreBatchDelete(query: query(entity), primaryKeys: keys, result: storeResult)
+                delete.writer = HistoryAuthor(of: context)
                 outcome.add(try store.executeBatchDelete(delete))
             }
         } else {
-            let delete = StoreBatchDelete(query: query(entity), primaryKeys: nil, result: storeResult)
+            var delete = StoreBatchDelete(query: query(entity), primaryKeys: nil, result: storeResult)
+            delete.writer = HistoryAuthor(of: context)
             for store in stores { outcome.add(try store.executeBatchDelete(delete)) }
         }
         return makeResult(outcome)

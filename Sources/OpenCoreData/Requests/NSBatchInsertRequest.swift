@@ -147,9 +147,10 @@ extension NSBatchInsertRequest: ContextExecutableRequest {
             source = .dictionaries(objectsToInsert ?? [])
         }
         // A handler's rows can be read only once: they go to the first store that holds the entity.
-        let insert = StoreBatchInsert(
+        var insert = StoreBatchInsert(
             entity: entity, rows: BatchInsertRows(entity: entity, source: source),
             policy: (context.mergePolicy as? NSMergePolicy)?.mergeType ?? .errorMergePolicyType, result: storeResult)
+        insert.writer = HistoryAuthor(of: context)
         let outcome = try stores[0].executeBatchInsert(insert)
         let result: Any
         switch resultType {

@@ -72,9 +72,10 @@ extension NSBatchUpdateRequest: ContextExecutableRequest {
     func execute(in context: NSManagedObjectContext) throws -> NSPersistentStoreResult {
         let (entity, stores) = try context.batchTarget(self, entity: storedEntity, entityName: storedEntityName, kind: "NSBatchUpdateRequest")
         storedEntity = entity
-        let update = StoreBatchUpdate(
+        var update = StoreBatchUpdate(
             entity: entity, predicate: predicate, includesSubentities: includesSubentities,
             assignments: try assignments(of: entity), result: storeResult)
+        update.writer = HistoryAuthor(of: context)
         var outcome = StoreBatchOutcome()
         for store in stores { outcome.add(try store.executeBatchUpdate(update)) }
         let result: Any

@@ -23,6 +23,8 @@ struct StoreBatchUpdate {
     /// The new value of each attribute: a constant or an expression over the row.
     let assignments: [(attribute: NSAttributeDescription, value: NSExpression)]
     let result: StoreBatchResultKind
+    /// Who runs it, for the store's persistent history.
+    var writer = HistoryAuthor()
 }
 
 /// An `NSBatchDeleteRequest` as a store runs it: the rows of a fetch, or of given primary keys.
@@ -31,6 +33,8 @@ struct StoreBatchDelete {
     /// The keys of `init(objectIDs:)`, all of `query.entity`; nil for a fetch request.
     let primaryKeys: [Int64]?
     let result: StoreBatchResultKind
+    /// Who runs it, for the store's persistent history.
+    var writer = HistoryAuthor()
 }
 
 /// An `NSBatchInsertRequest` as a store runs it.
@@ -41,6 +45,8 @@ struct StoreBatchInsert {
     /// What a row that breaks a uniqueness constraint does: the executing context's merge policy.
     let policy: NSMergePolicyType
     let result: StoreBatchResultKind
+    /// Who runs it, for the store's persistent history.
+    var writer = HistoryAuthor()
 }
 
 extension NSManagedObjectContext {

@@ -8,6 +8,9 @@ import Testing
     private func changes(_ context: NSManagedObjectContext, after token: NSPersistentHistoryToken?) throws -> [NSPersistentHistoryChange] {
         let transactions = try HistoryTrackingTests.transactions(context, .fetchHistory(after: token))
         #expect(transactions.count == 1)
+        // A batch request's transaction is signed by the context that ran it.
+        #expect(transactions.first?.author == context.transactionAuthor)
+        #expect(transactions.first?.contextName == context.name)
         return transactions.first?.changes ?? []
     }
 
@@ -15,6 +18,8 @@ import Testing
         let directory = TemporaryDirectory()
         let stack = try HistoryTrackingTests.stack(directory)
         let context = stack.context
+        context.transactionAuthor = "batcher"
+        context.name = "importer"
         try context.performAndWait {
             var token = stack.coordinator.currentPersistentHistoryToken(fromStores: nil)
             let names = ["a", "b", "c", "d"]

@@ -36,7 +36,7 @@ extension SQLiteStore {
                 sql = "DELETE FROM \(raw: table) WHERE Z_PK IN (SELECT \(raw: table).Z_PK \(chosen))"
             }
             let entityColumn = rowsMayBeOfSubentities(entity, includesSubentities: request.query.includesSubentities)
-            var history = batchHistory()
+            var history = batchHistory(request.writer)
             let tombstones = history != nil ? tombstoneColumns(ofHierarchy: root) : []
             if history != nil {
                 sql += " RETURNING \(raw: (["Z_PK", "Z_ENT"] + tombstones).joined(separator: ", "))"
@@ -64,7 +64,7 @@ extension SQLiteStore {
             try checkDenyRules(graph, db)
             var outcome = StoreBatchOutcome()
             if wantsIDs { outcome.objectIDs = try doomedIDs(db) }
-            var history = batchHistory()
+            var history = batchHistory(request.writer)
             for root in graph.roots {
                 if history != nil {
                     let tombstones = tombstoneColumns(ofHierarchy: root)

@@ -15,8 +15,10 @@ struct BatchHistory {
 }
 
 extension SQLiteStore {
-    /// A history to fill for a batch request, when the store records history.
-    func batchHistory() -> BatchHistory? { historyTracked ? BatchHistory() : nil }
+    /// A history to fill for a batch request `writer` runs, when the store records history.
+    func batchHistory(_ writer: HistoryAuthor) -> BatchHistory? {
+        historyTracked ? BatchHistory(draft: HistoryTransactionDraft(author: writer.author, contextName: writer.contextName)) : nil
+    }
 
     /// Writes a batch request's history, if it recorded any change.
     func writeBatchHistory(_ history: BatchHistory?, _ db: Database) throws {

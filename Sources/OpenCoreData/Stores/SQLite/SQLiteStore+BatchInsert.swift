@@ -66,7 +66,7 @@ extension SQLiteStore {
             if writer.nextKey != firstKey {
                 try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [writer.nextKey - 1, rootNumber])
             }
-            if var history = batchHistory() {
+            if var history = batchHistory(request.writer) {
                 // Every inserted row took the next key; rows a merge policy overwrote are updates.
                 for key in firstKey..<writer.nextKey { history.add(entity, primaryKey: key, .insert) }
                 let slots = attributes.map(\.slot)

@@ -34,7 +34,7 @@ extension SQLiteStore {
         }
         let wantsIDs = request.result == .objectIDs
         let entityColumn = rowsMayBeOfSubentities(entity, includesSubentities: request.includesSubentities)
-        var history = batchHistory()
+        var history = batchHistory(request.writer)
         if history != nil {
             sql += " RETURNING Z_PK, Z_ENT"
         } else if wantsIDs {
