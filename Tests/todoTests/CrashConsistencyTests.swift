@@ -39,15 +39,22 @@ import Testing
         return max(0.02, Date().timeIntervalSince(started))
     }
 
-    /// SQLite's verdict on the file and the rows of the items table: (count, done count).
-    private func inspect(_ store: URL) throws -> (integrity: String, items: Int, done: Int) {
+    /// SQLite's verdict on the file and the rows of the items table: (count, done count), and
+    /// the updates its persistent history records. Every `todo` process records history in the
+    /// transaction of its data, so whatever the kill, the history's inserts less its deletes are
+    /// the rows there are: no save without its history, no history without its save.
+    private func inspect(_ store: URL, sourceLocation: SourceLocation = #_sourceLocation) throws -> (integrity: String, items: Int, done: Int, updates: Int) {
         let queue = try DatabaseQueue(path: store.path)
         defer { try? queue.close() }
         return try queue.read { db in
             let integrity = try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? ""
             let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM ZTSPITEM") ?? -1
             let done = try Int.fetchOne(db, sql: "SELECT count(*) FROM ZTSPITEM WHERE ZDONE = 1") ?? -1
-            return (integrity, items, done)
+            #expect(try db.tableExists("ACHANGE"), "a store without history tables", sourceLocation: sourceLocation)
+            let count = { (type: Int) in try Int.fetchOne(db, sql: "SELECT count(*) FROM ACHANGE WHERE ZCHANGETYPE = ?", arguments: [type]) ?? -1 }
+            let (inserts, updates, deletes) = (try count(0), try count(1), try count(2))
+            #expect(inserts - deletes == items, "history: \(inserts) inserts, \(deletes) deletes; \(items) items", sourceLocation: sourceLocation)
+            return (integrity, items, done, updates)
         }
     }
 
@@ -101,6 +108,8 @@ import Testing
             #expect(state.integrity == "ok")
             #expect(state.items == 2_000)
             #expect(state.done == 1_000 || state.done == 2_000, "attempt \(attempt): \(state.done) done")
+            // The seeding checked 1,000; Check All records an update of each of the 2,000.
+            #expect(state.updates == (state.done == 1_000 ? 1_000 : 3_000), "attempt \(attempt): \(state.updates) updates")
         }
     }
 
