@@ -12,13 +12,7 @@ import Foundation
 enum HistoryColumnBitmap {
     /// The entity's properties in bit order, a to-one once for each column it has.
     static func bitOrder(of entity: NSEntityDescription) -> [NSPropertyDescription] {
-        var chain: [NSEntityDescription] = []
-        var current: NSEntityDescription? = entity
-        while let level = current {
-            chain.insert(level, at: 0)
-            current = level.superentity
-        }
-        let levels = chain.map { level in
+        let levels = entity.inheritanceChain.map { level in
             level.declaredProperties.filter { !$0.isTransient }.sorted { $0.name < $1.name }
         }
         func group(_ include: (NSPropertyDescription) -> Bool) -> [NSPropertyDescription] {

@@ -5,13 +5,7 @@ enum HistoryTombstones {
     /// first, each entity's by name. Attributes kept outside the store (external binary
     /// storage) are not preserved, as in Core Data.
     static func attributes(of entity: NSEntityDescription) -> [NSAttributeDescription] {
-        var chain: [NSEntityDescription] = []
-        var current: NSEntityDescription? = entity
-        while let level = current {
-            chain.insert(level, at: 0)
-            current = level.superentity
-        }
-        return chain.flatMap { level in
+        entity.inheritanceChain.flatMap { level in
             level.declaredProperties.compactMap { $0 as? NSAttributeDescription }
                 .filter { $0.preservesValueInHistoryOnDeletion && !$0.allowsExternalBinaryDataStorage && !$0.isTransient }
                 .sorted { $0.name < $1.name }

@@ -119,6 +119,18 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         return false
     }
 
+    /// The entity and its superentities, the root first: the order in which Core Data lists an
+    /// entity's inherited properties before its own.
+    var inheritanceChain: [NSEntityDescription] {
+        var chain: [NSEntityDescription] = []
+        var current: NSEntityDescription? = self
+        while let level = current {
+            chain.append(level)
+            current = level.superentity
+        }
+        return chain.reversed()
+    }
+
     /// The SHA-256 hash Core Data stores in `NSStoreModelVersionHashes` to recognise this entity's
     /// version; bit-exact with Apple's.
     open var versionHash: Data { layout?.versionHash ?? VersionHasher.hash(of: self) }

@@ -33,7 +33,7 @@ import Testing
         let delete = NSFetchRequest<NSFetchRequestResult>()
         delete.entity = other.entitiesByName["TSPItem"]
         stack.context.performAndWait {
-            #expect(throws: NSError.self) { try stack.context.execute(NSBatchDeleteRequest(fetchRequest: delete)) }
+            _ = #expect(throws: NSError.self) { try stack.context.execute(NSBatchDeleteRequest(fetchRequest: delete)) }
         }
     }
 }

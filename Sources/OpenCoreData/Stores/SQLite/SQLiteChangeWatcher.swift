@@ -53,7 +53,7 @@ final class SQLiteChangeWatcher: @unchecked Sendable {
         }
         descriptor = fd
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in self.drainEvents() }
+        source.setEventHandler { [weak self] in self?.drainEvents() }
         source.setCancelHandler { Glibc.close(fd) }
         self.source = source
         source.resume()

@@ -32,18 +32,10 @@ extension SQLiteStore {
     func stepCollectingIDs(
         _ statement: Statement, db: Database, entity: NSEntityDescription, ids: Bool, entityColumn: Bool
     ) throws -> [NSManagedObjectID] {
-        let handle = statement.sqliteStatement
         var result: [NSManagedObjectID] = []
         var last: (storeNumber: Int32, entity: NSEntityDescription)?
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
-                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
-            guard ids else { continue }
+        try stepRows(statement, db: db) { handle in
+            guard ids else { return }
             var rowEntity = entity
             if entityColumn {
                 let number = sqlite3_column_int(handle, 1)
@@ -55,6 +47,22 @@ extension SQLiteStore {
             result.append(NSManagedObjectID(entity: rowEntity, store: self, primaryKey: sqlite3_column_int64(handle, 0)))
         }
         return result
+    }
+
+    /// Steps `statement` to its end, giving `body` the statement's handle on each row; SQLite's
+    /// error as GRDB's `DatabaseError`, which `batchWrite` turns into Core Data's.
+    func stepRows(_ statement: Statement, db: Database, _ body: (OpaquePointer) throws -> Void) throws {
+        let handle = statement.sqliteStatement
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
+                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+            }
+            try body(handle)
+        }
     }
 
     /// Whether rows of `entity`'s table may belong to other entities than `entity` when

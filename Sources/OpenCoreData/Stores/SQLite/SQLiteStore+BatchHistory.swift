@@ -44,17 +44,9 @@ extension SQLiteStore {
         _ statement: Statement, db: Database, entity fallback: NSEntityDescription, type: NSPersistentHistoryChangeType,
         changedSlots: [Int]? = nil, tombstoneColumns: [String] = [], into history: inout BatchHistory
     ) throws -> [NSManagedObjectID] {
-        let handle = statement.sqliteStatement
         var ids: [NSManagedObjectID] = []
         var last: (storeNumber: Int32, entity: NSEntityDescription)?
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
-                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
+        try stepRows(statement, db: db) { handle in
             let number = sqlite3_column_int(handle, 1)
             if last?.storeNumber != number { last = (number, entity(number: modelNumber(number)) ?? fallback) }
             let rowEntity = last!.entity
