@@ -34,9 +34,9 @@ enum HistoryColumnBitmap {
             + group { toMany($0)?.inverseRelationship?.isToMany == true }
     }
 
-    /// The bitmap of an update of `entity` that changed the properties named `changed`.
-    static func encode(_ changed: Set<String>, of entity: NSEntityDescription) -> Data {
-        let order = bitOrder(of: entity)
+    /// The bitmap of an update that changed the properties named `changed`, for an entity whose
+    /// bit order is `order` (`bitOrder(of:)`, worked out once per entity by the caller).
+    static func encode(_ changed: Set<String>, order: [NSPropertyDescription]) -> Data {
         var bytes = [UInt8](repeating: 0, count: (order.count + 7) / 8)
         for (bit, property) in order.enumerated() where changed.contains(property.name) {
             bytes[bit >> 3] |= 0x80 >> UInt8(bit & 7)

@@ -29,13 +29,23 @@ struct SQLiteHistoryWriter {
         let statement = try db.makeStatement(
             sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneNames)) VALUES (?, ?, NULL, ?, ?, ?, ?, ?\(tombstoneMarks))")
         var key = try allocate(SQLiteHistorySchema.changeEntity, count: draft.changes.count)
+        // A batch update's rows share their entity and slots: the bitmap is made once for them.
+        var lastBitmap: (entity: NSEntityDescription, slots: [Int]?, value: DatabaseValue)?
+        var orders: [ObjectIdentifier: [NSPropertyDescription]] = [:]
         for (index, change) in draft.changes.enumerated() {
             var columns: DatabaseValue = .null
             if change.changeType == .update {
-                let slots = change.changedSlots ?? Array(0..<change.entity.properties.count)
-                let properties = change.entity.layout?.properties ?? change.entity.properties
-                let names = Set(slots.compactMap { $0 < properties.count ? properties[$0].name : nil })
-                columns = HistoryColumnBitmap.encode(names, of: change.entity).databaseValue
+                if let lastBitmap, lastBitmap.entity === change.entity, lastBitmap.slots == change.changedSlots {
+                    columns = lastBitmap.value
+                } else {
+                    let slots = change.changedSlots ?? Array(0..<change.entity.properties.count)
+                    let properties = change.entity.layout?.properties ?? change.entity.properties
+                    let names = Set(slots.compactMap { $0 < properties.count ? properties[$0].name : nil })
+                    let order = orders[ObjectIdentifier(change.entity)] ?? HistoryColumnBitmap.bitOrder(of: change.entity)
+                    orders[ObjectIdentifier(change.entity)] = order
+                    columns = HistoryColumnBitmap.encode(names, order: order).databaseValue
+                    lastBitmap = (change.entity, change.changedSlots, columns)
+                }
             }
             var arguments: [DatabaseValue] = [
                 key.databaseValue, SQLiteHistorySchema.changeEntity.databaseValue, change.changeType.rawValue.databaseValue,

@@ -1,9 +1,9 @@
 import GRDB
 import GRDBSQLite
 
-/// The persistent history of batch requests: the rows a batch insert, update or delete touched,
-/// recorded as one transaction in the request's own SQLite transaction (Apple's Core Data does
-/// the same through temporary triggers).
+/// One transaction of persistent history as a SQLite write gathers it: a save's
+/// (`SQLiteWriter`) or a batch request's, whose rows it touched are recorded in the request's own
+/// SQLite transaction (Apple's Core Data does the same through temporary triggers).
 struct BatchHistory {
     var draft = HistoryTransactionDraft()
     /// Preserved values of deleted rows, by index in `draft.changes`.
@@ -45,18 +45,23 @@ extension SQLiteStore {
         changedSlots: [Int]? = nil, tombstoneColumns: [String] = [], into history: inout BatchHistory
     ) throws -> [NSManagedObjectID] {
         var ids: [NSManagedObjectID] = []
-        var last: (storeNumber: Int32, entity: NSEntityDescription)?
+        // Per entity met: its store number, and the returned column of each of its preserved
+        // attributes (worked out once, not per row).
+        var last: (storeNumber: Int32, entity: NSEntityDescription, tombstoneIndexes: [Int?])?
         try stepRows(statement, db: db) { handle in
             let number = sqlite3_column_int(handle, 1)
-            if last?.storeNumber != number { last = (number, entity(number: modelNumber(number)) ?? fallback) }
+            if last?.storeNumber != number {
+                let rowEntity = entity(number: modelNumber(number)) ?? fallback
+                let indexes = type == .delete && !tombstoneColumns.isEmpty
+                    ? HistoryTombstones.attributes(of: rowEntity).map { $0.columnName.flatMap(tombstoneColumns.firstIndex(of:)) } : []
+                last = (number, rowEntity, indexes)
+            }
             let rowEntity = last!.entity
             let key = sqlite3_column_int64(handle, 0)
-            if type == .delete, !tombstoneColumns.isEmpty {
-                let values = HistoryTombstones.attributes(of: rowEntity).map { attribute -> DatabaseValue in
-                    guard let index = attribute.columnName.flatMap(tombstoneColumns.firstIndex(of:)) else { return .null }
-                    return DatabaseValue(sqliteStatement: handle, index: Int32(2 + index))
+            if !last!.tombstoneIndexes.isEmpty {
+                history.tombstones[history.draft.changes.count] = last!.tombstoneIndexes.map { index in
+                    index.map { DatabaseValue(sqliteStatement: handle, index: Int32(2 + $0)) } ?? .null
                 }
-                if !values.isEmpty { history.tombstones[history.draft.changes.count] = values }
             }
             history.add(rowEntity, primaryKey: key, type, changedSlots: changedSlots)
             ids.append(NSManagedObjectID(entity: rowEntity, store: self, primaryKey: key))

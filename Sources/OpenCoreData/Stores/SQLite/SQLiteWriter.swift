@@ -78,9 +78,7 @@ final class SQLiteWriter: StoreWriter {
     }
 
     /// The save's persistent history, when the store records it.
-    @exclusivity(unchecked) private var history: HistoryTransactionDraft?
-    /// The preserved values of deleted rows, by index in `history.changes`.
-    @exclusivity(unchecked) private var tombstones: [Int: [DatabaseValue]] = [:]
+    @exclusivity(unchecked) private var history: BatchHistory?
     /// Told the number of the history transaction the save wrote.
     @exclusivity(unchecked) private var historyRecorded: ((Int64) -> Void)?
 
@@ -88,12 +86,12 @@ final class SQLiteWriter: StoreWriter {
         self.store = store
         self.db = db
         connection = db.sqliteConnection
-        if store.tracksPersistentHistory { history = HistoryTransactionDraft() }
+        if store.tracksPersistentHistory { history = BatchHistory() }
     }
 
     func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void) {
-        history?.author = author
-        history?.contextName = contextName
+        history?.draft.author = author
+        history?.draft.contextName = contextName
         historyRecorded = recorded
     }
 
@@ -126,11 +124,10 @@ final class SQLiteWriter: StoreWriter {
     func finish() throws {
         try writeWaitingRows()
         if let history {
-            if let number = try SQLiteHistoryWriter(store: store, db: db).write(history, tombstones: tombstones) {
+            if let number = try SQLiteHistoryWriter(store: store, db: db).write(history.draft, tombstones: history.tombstones) {
                 historyRecorded?(number)
             }
-            self.history = HistoryTransactionDraft(author: history.author, contextName: history.contextName)
-            tombstones = [:]
+            self.history = BatchHistory(draft: HistoryTransactionDraft(author: history.draft.author, contextName: history.draft.contextName))
         }
         for (number, max) in maxKeys {
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max, number])
@@ -140,7 +137,7 @@ final class SQLiteWriter: StoreWriter {
 
     func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
         let plan = self.plan(for: entity)
-        if history != nil { history!.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: .insert)) }
+        history?.add(entity, primaryKey: primaryKey, .insert)
         guard plan.rowsPerInsert > 1 else { return try insertOne(plan, primaryKey: primaryKey, values: values) }
         if plan.waitingRows.isEmpty { waitingPlans.append(plan) }
         plan.waitingKeys.append(primaryKey)
@@ -197,9 +194,7 @@ final class SQLiteWriter: StoreWriter {
         sqlite3_bind_int64(statement, Int32(plan.columns.count + 3), expectedVersion)
         try step(statement, entity: entity, primaryKey: primaryKey)
         let updated = sqlite3_changes(connection) == 1
-        if updated, history != nil {
-            history!.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: .update, changedSlots: values.changedSlots))
-        }
+        if updated { history?.add(entity, primaryKey: primaryKey, .update, changedSlots: values.changedSlots) }
         return updated
     }
 
@@ -223,8 +218,8 @@ final class SQLiteWriter: StoreWriter {
             try step(handle, entity: entity)
         }
         if deleted, history != nil {
-            if let preserved { tombstones[history!.changes.count] = preserved }
-            history!.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: .delete))
+            if let preserved { history!.tombstones[history!.draft.changes.count] = preserved }
+            history!.add(entity, primaryKey: primaryKey, .delete)
         }
         return deleted
     }
@@ -235,7 +230,9 @@ final class SQLiteWriter: StoreWriter {
         let attributes = HistoryTombstones.attributes(of: entity)
         guard !attributes.isEmpty else { return nil }
         let columns = attributes.compactMap(\.columnName).joined(separator: ", ")
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(columns) FROM \(table) WHERE Z_PK = ?", arguments: [primaryKey]) else { return nil }
+        // Cached: a save deletes objects of one entity in runs, and the text is the same for them.
+        let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM \(table) WHERE Z_PK = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [primaryKey]) else { return nil }
         return (0..<row.count).map { row[$0] as DatabaseValue }
     }
 
