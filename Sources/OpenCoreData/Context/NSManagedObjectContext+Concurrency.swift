@@ -8,7 +8,8 @@ extension NSManagedObjectContext {
         case enqueued
     }
 
-    /// Runs `block` on the context's queue and returns its value to the async caller.
+    /// Runs `block` on the context's queue, processes the pending changes it made, and returns its
+    /// value to the async caller.
     ///
     /// A block that does not throw needs no `try`; one that throws rethrows its error, as Core
     /// Data's `rethrows` signature does (here through typed throws).
@@ -24,6 +25,7 @@ extension NSManagedObjectContext {
         schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T
     ) async throws(E) -> T {
         if schedule == .immediate, isOnQueue || queue == nil {
+            defer { processPendingChanges() }
             return try block()
         }
         let transfer = UncheckedTransfer(block)
@@ -31,6 +33,8 @@ extension NSManagedObjectContext {
             let run = { @Sendable in
                 let outcome: Result<T, E>
                 do throws(E) { outcome = .success(try transfer.value()) } catch { outcome = .failure(error) }
+                // As the block form does: what the block changed is processed before the caller resumes.
+                self.processPendingChanges()
                 continuation.resume(returning: UncheckedTransfer(outcome))
             }
             queue!.async(execute: run)

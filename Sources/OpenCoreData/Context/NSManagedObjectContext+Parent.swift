@@ -99,7 +99,7 @@ extension NSManagedObjectContext {
                 object.slots = SlotRow(repeating: .null, count: change.entity.properties.count)
                 object.faultState = .filled
                 object.managedObjectContext = parent
-                object.flags.insert(.inserted)
+                object.flags.insert([.inserted, .insertedInEvent])
                 parent.insertedList.append(object)
                 parent.insertedCount += 1
                 parent.registry[change.id.key] = object
@@ -111,6 +111,9 @@ extension NSManagedObjectContext {
             for id in deletions {
                 if let object = parent.registeredOrStored(id) { parent.delete(object) }
             }
+            // The parent's observers (a fetched results controller on screen) learn of the pushed
+            // changes now, as in Core Data, not at the parent's next event.
+            parent.processPendingChanges()
         }
     }
 

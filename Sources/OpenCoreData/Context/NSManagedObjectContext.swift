@@ -97,6 +97,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var eventInsertedStart = 0
     @exclusivity(unchecked) var eventDeletedStart = 0
     @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
+    /// Objects refreshed since the last objects-did-change notification.
+    var eventRefreshed: [NSManagedObject] = []
+    /// Objects inserted in an earlier event and deleted since the last notification.
+    var eventDroppedInserts: [NSManagedObject] = []
     /// What the last objects-did-change notification listed, for the save that posted it to
     /// reuse (`PostedChanges`).
     @exclusivity(unchecked) var lastChange: PostedChanges?
@@ -152,12 +156,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Runs `block` asynchronously on the context's queue.
+    /// Runs `block` asynchronously on the context's queue, then processes the pending changes it
+    /// made (delete rules, the objects-did-change notification), as Core Data does after a block.
     ///
     /// - Parameter block: The work to run; it takes no arguments and returns nothing. A confinement
     ///   context, which has no queue, runs it at once on the caller's thread.
     open func perform(_ block: @escaping @Sendable () -> Void) {
-        if let queue { queue.async(execute: block) } else { block() }
+        guard let queue else {
+            block()
+            processPendingChanges()
+            return
+        }
+        queue.async {
+            block()
+            self.processPendingChanges()
+        }
     }
 
     /// Runs `block` on the context's queue and waits for it; runs inline when already there.
@@ -218,7 +231,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         undoManager?.registerUndo(withTarget: object) { [unowned self] in self.delete($0) }
         object.contextToken = token
-        object.flags.insert(.inserted)
+        // Listed by this event as inserted, an object is not listed as updated too.
+        object.flags.insert(reinserted ? .inserted : [.inserted, .insertedInEvent])
         if !reinserted {
             insertedList.append(object)
             if SecondThread.helps(with: insertedList.count - (insertedSetBuilder?.handed ?? eventInsertedStart)) {
@@ -242,6 +256,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard owns(object) else { return }
         undoManager?.registerUndo(withTarget: object) { [unowned self] in self.insert($0) }
         if object.flags.contains(.inserted) {
+            // An insert already told is told undone: the next notification lists it as deleted.
+            if !object.flags.contains(.insertedInEvent) { eventDroppedInserts.append(object) }
             object.flags.remove(.inserted)
             insertedCount -= 1
             pendingDeletions.append(object)
@@ -264,8 +280,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingDeletions.removeAll { $0 === object }
     }
 
-    func objectDidChange(_ object: NSManagedObject) {
+    func objectDidChange(_ object: NSManagedObject, listed: Bool) {
         updatedMap[ObjectIdentifier(object)] = object
+        if !listed { eventUpdated.append(object) }
+    }
+
+    /// An object inserted in an earlier event changed: the next notification lists it as updated.
+    func insertedObjectDidChange(_ object: NSManagedObject) {
         eventUpdated.append(object)
     }
 
@@ -273,7 +294,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// does when it processes pending changes.
     func postObjectsDidChange() {
         let listed = insertedList[min(eventInsertedStart, insertedList.count)...]
-        let inserted = listed.filter { $0.flags.contains(.inserted) }
+        var inserted: [NSManagedObject] = []
+        inserted.reserveCapacity(listed.count)
+        for object in listed where object.flags.contains(.inserted) {
+            object.flags.remove(.insertedInEvent)
+            inserted.append(object)
+        }
         // The set built meanwhile holds every listed object: usable when each is still inserted.
         var insertedSet: Set<NSManagedObject>?
         if let builder = insertedSetBuilder {
@@ -284,18 +310,28 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 builder.discard()
             }
         }
-        let deleted = deletedList[min(eventDeletedStart, deletedList.count)...]
-        let updated = eventUpdated.filter { $0.flags.contains(.updated) }
+        var deleted = Array(deletedList[min(eventDeletedStart, deletedList.count)...])
+        deleted += eventDroppedInserts.filter { $0.flags.contains(.deleted) }
+        eventDroppedInserts.removeAll()
+        var updated: [NSManagedObject] = []
+        for object in eventUpdated {
+            object.flags.remove(.changedInEvent)
+            if object.flags.contains(.updated) || object.flags.contains(.inserted) { updated.append(object) }
+        }
+        let refreshed = eventRefreshed
         eventInsertedStart = insertedList.count
         eventDeletedStart = deletedList.count
         eventUpdated.removeAll()
+        eventRefreshed.removeAll()
         lastChange = nil
-        guard !inserted.isEmpty || !deleted.isEmpty || !updated.isEmpty else { return }
-        let posted = PostedChanges(inserted: PostedObjects(inserted, set: insertedSet), updated: PostedObjects(updated), deleted: PostedObjects(Array(deleted)))
+        guard !inserted.isEmpty || !deleted.isEmpty || !updated.isEmpty || !refreshed.isEmpty else { return }
+        let posted = PostedChanges(inserted: PostedObjects(inserted, set: insertedSet), updated: PostedObjects(updated), deleted: PostedObjects(deleted))
         lastChange = posted
-        NotificationCenter.default.post(
-            name: NSManagedObjectContext.didChangeObjectsNotification, object: self,
-            userInfo: [NSInsertedObjectsKey: posted.inserted.set, NSUpdatedObjectsKey: posted.updated.set, NSDeletedObjectsKey: posted.deleted.set])
+        var info: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: posted.inserted.set, NSUpdatedObjectsKey: posted.updated.set, NSDeletedObjectsKey: posted.deleted.set,
+        ]
+        if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = sparseSet(refreshed) }
+        NotificationCenter.default.post(name: NSManagedObjectContext.didChangeObjectsNotification, object: self, userInfo: info)
     }
 
     // MARK: Identity
@@ -419,6 +455,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard owns(object), !object.isInserted else { return }
         // A refresh asks for the store's current values: rows read ahead may be older.
         dropReadAhead()
+        eventRefreshed.append(object)
         if flag && object.hasChanges {
             let changes = object.changedValues()
             object.willTurnIntoFault()
@@ -472,6 +509,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func resetEvent() {
+        for object in eventUpdated { object.flags.remove(.changedInEvent) }
+        for object in insertedList[min(eventInsertedStart, insertedList.count)...] { object.flags.remove(.insertedInEvent) }
+        eventDroppedInserts.removeAll()
         // The builder's objects are no longer this event's list.
         insertedSetBuilder?.discard()
         insertedSetBuilder = nil
@@ -479,6 +519,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         eventInsertedStart = 0
         eventDeletedStart = 0
         eventUpdated.removeAll()
+        eventRefreshed.removeAll()
     }
 
     /// Forgets every object: registered objects become invalid and unsaved changes are dropped.

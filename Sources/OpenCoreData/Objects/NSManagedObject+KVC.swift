@@ -267,11 +267,19 @@ extension NSManagedObject {
     }
 
     func markChanged() {
-        guard !flags.contains(.inserted), !flags.contains(.deleted) else { return }
-        if !flags.contains(.updated) {
-            flags.insert(.updated)
-            managedObjectContext?.objectDidChange(self)
+        if flags.contains(.inserted) {
+            // Inserted in an earlier event: this event lists it as updated, as Core Data does.
+            if flags.isDisjoint(with: [.changedInEvent, .insertedInEvent]) {
+                flags.insert(.changedInEvent)
+                managedObjectContext?.insertedObjectDidChange(self)
+            }
+            return
         }
+        guard !flags.contains(.deleted), !flags.isSuperset(of: [.updated, .changedInEvent]) else { return }
+        // Listed already when it changed earlier in this event and was refreshed since.
+        let listed = flags.contains(.changedInEvent)
+        flags.insert([.updated, .changedInEvent])
+        managedObjectContext?.objectDidChange(self, listed: listed)
     }
 
     private func slotsEqual(_ a: SlotValue, _ b: SlotValue) -> Bool {

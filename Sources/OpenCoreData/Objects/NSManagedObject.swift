@@ -65,6 +65,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         static let inserted = Flags(rawValue: 1)
         static let updated = Flags(rawValue: 2)
         static let deleted = Flags(rawValue: 4)
+        /// Listed by the context's next objects-did-change notification as updated: an object is
+        /// listed once an event however often it changes.
+        static let changedInEvent = Flags(rawValue: 8)
+        /// Listed by the context's next objects-did-change notification as inserted: not yet told.
+        static let insertedInEvent = Flags(rawValue: 16)
     }
 
     /// Creates an object of `entity` and inserts it into `context` (pass nil to insert later with
@@ -185,7 +190,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Whether the object is a fault: its values have not been read yet.
     public var isFault: Bool { faultState == .fault }
     /// Whether the object was inserted, updated or deleted since the last save.
-    public var hasChanges: Bool { !flags.isEmpty }
+    public var hasChanges: Bool { !flags.isDisjoint(with: [.inserted, .updated, .deleted]) }
     /// Whether the object has changes that are persisted (inserted, deleted, or really updated).
     public var hasPersistentChangedValues: Bool { isInserted || isDeleted || !changedValues().isEmpty }
 

@@ -137,6 +137,53 @@ extension NSFetchRequest {
         }
     }
 
+    /// Every event lists what changed in it, whatever earlier events listed: an object changed
+    /// again, an unsaved object changed after the event that inserted it (as updated), deleted
+    /// after it (as deleted), and refreshed objects — what a fetched results controller follows.
+    @Test func eachEventListsWhatChangedInIt() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let recorder = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context)
+        func last(_ key: String) -> Set<NSManagedObject> {
+            recorder.notifications.last?.userInfo?[key] as? Set<NSManagedObject> ?? []
+        }
+        try stack.context.performAndWait {
+            let saved = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            try stack.context.save()
+            saved.setValue("one", forKey: "name")
+            stack.context.processPendingChanges()
+            saved.setValue("two", forKey: "name")
+            let unsaved = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            unsaved.setValue("new", forKey: "name")
+            stack.context.processPendingChanges()
+            #expect(last(NSUpdatedObjectsKey) == [saved])
+            #expect(last(NSInsertedObjectsKey) == [unsaved])
+            let count = recorder.notifications.count
+
+            unsaved.setValue("newer", forKey: "name")
+            stack.context.processPendingChanges()
+            #expect(recorder.notifications.count == count + 1)
+            #expect(last(NSUpdatedObjectsKey) == [unsaved] && last(NSInsertedObjectsKey).isEmpty)
+
+            stack.context.delete(unsaved)
+            stack.context.processPendingChanges()
+            #expect(last(NSDeletedObjectsKey) == [unsaved])
+
+            // Inserted and deleted within one event: never told at all.
+            let fleeting = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context)
+            stack.context.delete(fleeting)
+            stack.context.processPendingChanges()
+            #expect(recorder.notifications.count == count + 2)
+
+            stack.context.refresh(saved, mergeChanges: false)
+            stack.context.processPendingChanges()
+            #expect(last(NSRefreshedObjectsKey) == [saved])
+            #expect(!saved.hasChanges)
+            saved.setValue("three", forKey: "name")
+            #expect(saved.isUpdated && stack.context.updatedObjects == [saved])
+        }
+    }
+
     /// The did-save notification reuses the inserted set the save's own objects-did-change
     /// notification built when they hold the same objects; it must not when they differ.
     @Test func didSaveListsEveryInsertedObjectWhateverCameBefore() throws {
