@@ -19,12 +19,19 @@ extension NSPersistentHistoryChangeRequest: ContextExecutableRequest {
                 result: resultType == .count ? NSNumber(value: deleted) : NSNumber(value: true), resultType: resultType)
         case .fetch:
             var transactions: [NSPersistentHistoryTransaction] = []
-            let withChanges = resultType != .transactionsOnly && resultType != .count && resultType != .statusOnly
+            let selectsChanges = fetchRequest?.entityName == HistoryEntities.change.name
+            let withChanges = selectsChanges || (resultType != .transactionsOnly && resultType != .count && resultType != .statusOnly)
             for store in stores {
                 guard let boundary = boundary(in: store.identifier) else { continue }
                 try checkNotExpired(boundary, in: store)
                 let records = try store.fetchHistory(boundary, withChanges: withChanges)
                 transactions += records.map { Self.transaction($0, in: store) }
+            }
+            if let predicate = fetchRequest?.predicate {
+                transactions = Self.select(transactions, matching: predicate, byChange: selectsChanges)
+            }
+            if selectsChanges, resultType == .transactionsOnly {
+                transactions = transactions.map { NSPersistentHistoryTransaction(copying: $0, changes: nil) }
             }
             return NSPersistentHistoryResult(result: result(of: transactions), resultType: resultType)
         }
@@ -39,6 +46,21 @@ extension NSPersistentHistoryChangeRequest: ContextExecutableRequest {
         case .objectIDs:
             var seen = Set<NSManagedObjectID>()
             return transactions.flatMap { $0.changes ?? [] }.map(\.changedObjectID).filter { seen.insert($0).inserted }
+        }
+    }
+
+    /// The transactions a predicate on the transaction entity matches, or, on the change entity,
+    /// the transactions holding changes it matches, with those changes only. Evaluated in memory
+    /// on the transactions the boundary selected (docs/compatibility.md).
+    private static func select(
+        _ transactions: [NSPersistentHistoryTransaction], matching predicate: NSPredicate, byChange: Bool
+    ) -> [NSPersistentHistoryTransaction] {
+        guard byChange else { return transactions.filter { predicate.evaluate(with: HistoryEntities.values(of: $0)) } }
+        return transactions.compactMap { transaction in
+            let values = HistoryEntities.values(of: transaction)
+            let changes = (transaction.changes ?? []).filter { predicate.evaluate(with: HistoryEntities.values(of: $0, in: values)) }
+            guard !changes.isEmpty else { return nil }
+            return changes.count == transaction.changes?.count ? transaction : NSPersistentHistoryTransaction(copying: transaction, changes: changes)
         }
     }
 

@@ -65,9 +65,11 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @
     let selection: Selection
     /// The token the request was made with, if any.
     public let token: NSPersistentHistoryToken?
-    /// The fetch request (on `NSPersistentHistoryTransaction.entityDescription` or
-    /// `NSPersistentHistoryChange.entityDescription`) the request was made with, if any.
-    public private(set) var fetchRequest: NSFetchRequest<NSFetchRequestResult>?
+    /// A fetch request on `NSPersistentHistoryTransaction.entityDescription` or
+    /// `NSPersistentHistoryChange.entityDescription` whose predicate narrows what a fetch returns:
+    /// the transactions it matches, or the changes it matches (in their transactions). Its sort
+    /// descriptors and limits are ignored, as Core Data ignores them: history comes oldest first.
+    public var fetchRequest: NSFetchRequest<NSFetchRequestResult>?
     /// What `execute(_:)` returns; `.transactionsAndChanges` unless set.
     public var resultType: NSPersistentHistoryResultType = .transactionsAndChanges
 
@@ -101,6 +103,23 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @
     /// - Returns: The request.
     public class func fetchHistory(after transaction: NSPersistentHistoryTransaction?) -> Self {
         Self(operation: .fetch, selection: transaction.map { .afterTransaction(number: $0.transactionNumber, storeID: $0.storeID) } ?? .all)
+    }
+
+    /// The transactions, or changes, a fetch request on the history entities matches.
+    ///
+    /// ```swift
+    /// let others = NSPersistentHistoryTransaction.fetchRequest!
+    /// others.predicate = NSPredicate(format: "author != %@", "app")
+    /// let request = NSPersistentHistoryChangeRequest.fetchHistory(withFetch: others)
+    /// ```
+    ///
+    /// - Parameter fetchRequest: A request whose entity is `NSPersistentHistoryTransaction`'s or
+    ///   `NSPersistentHistoryChange`'s `entityDescription`, with a predicate on their keys.
+    /// - Returns: The request.
+    public class func fetchHistory(withFetch fetchRequest: NSFetchRequest<NSFetchRequestResult>) -> Self {
+        let request = Self(operation: .fetch, selection: .all)
+        request.fetchRequest = fetchRequest
+        return request
     }
 
     /// Deletes the history before `date`.

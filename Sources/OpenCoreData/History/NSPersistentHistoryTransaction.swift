@@ -37,6 +37,21 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Senda
         for change in changes ?? [] { change.attach(to: self) }
     }
 
+    /// The same transaction with other changes (some of its own, or none).
+    init(copying transaction: NSPersistentHistoryTransaction, changes: [NSPersistentHistoryChange]?) {
+        timestamp = transaction.timestamp
+        transactionNumber = transaction.transactionNumber
+        storeID = transaction.storeID
+        bundleID = transaction.bundleID
+        processID = transaction.processID
+        contextName = transaction.contextName
+        author = transaction.author
+        token = transaction.token
+        self.changes = changes
+        super.init()
+        for change in changes ?? [] { change.attach(to: self) }
+    }
+
     /// A notification holding the IDs of the transaction's objects by kind of change, for
     /// `NSManagedObjectContext.mergeChanges(fromContextDidSave:)`.
     ///

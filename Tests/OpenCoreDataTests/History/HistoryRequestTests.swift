@@ -139,4 +139,54 @@ import Testing
             #expect(lastToken == transactions.last?.token)
         }
     }
+
+    /// Apple's sample's loop with a fetch request: transactions of other authors only, and the
+    /// changes of one kind (or of one entity) in their transactions.
+    @Test func aFetchRequestOnTheHistoryEntitiesSelectsTransactionsAndChanges() throws {
+        let directory = TemporaryDirectory()
+        let stack = try HistoryTrackingTests.stack(directory)
+        let context = stack.context
+        try context.performAndWait {
+            context.transactionAuthor = "app"
+            let milk = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            milk.setValue("Milk", forKey: "name")
+            try context.save()
+            context.transactionAuthor = "importer"
+            milk.setValue("Oat milk", forKey: "name")
+            NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("Eggs", forKey: "name")
+            try context.save()
+            context.transactionAuthor = nil
+            context.delete(milk)
+            try context.save()
+
+            let others = try #require(NSPersistentHistoryTransaction.fetchRequest)
+            others.predicate = NSPredicate(format: "%K != %@", "author", "app")
+            let byOthers = try HistoryTrackingTests.transactions(context, .fetchHistory(withFetch: others))
+            #expect(byOthers.map(\.transactionNumber) == [2, 3])
+            #expect(byOthers[0].changes?.count == 2)
+
+            // Combined with a token, as Apple's sample does it.
+            let first = try HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))[0]
+            let request = NSPersistentHistoryChangeRequest.fetchHistory(after: first.token)
+            let importer = try #require(NSPersistentHistoryTransaction.fetchRequest)
+            importer.predicate = NSPredicate(format: "author == %@", "importer")
+            request.fetchRequest = importer
+            #expect(try HistoryTrackingTests.transactions(context, request).map(\.transactionNumber) == [2])
+
+            let inserts = NSFetchRequest<NSFetchRequestResult>()
+            inserts.entity = NSPersistentHistoryChange.entityDescription(with: context)
+            inserts.predicate = NSPredicate(format: "changeType == %d", NSPersistentHistoryChangeType.insert.rawValue)
+            let changes = NSPersistentHistoryChangeRequest.fetchHistory(withFetch: inserts)
+            changes.resultType = .changesOnly
+            let inserted = try #require((try context.execute(changes) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryChange])
+            #expect(inserted.count == 2 && inserted.allSatisfy { $0.changeType == .insert })
+
+            let byEntityAndAuthor = try #require(NSPersistentHistoryChange.fetchRequest)
+            byEntityAndAuthor.predicate = NSPredicate(
+                format: "changedEntity == %@ AND transaction.author == %@ AND changeType == 1",
+                stack.coordinator.managedObjectModel.entitiesByName["Item"]!, "importer")
+            let updates = try HistoryTrackingTests.transactions(context, .fetchHistory(withFetch: byEntityAndAuthor))
+            #expect(updates.count == 1 && updates[0].changes?.map(\.changedObjectID) == [milk.objectID])
+        }
+    }
 }
