@@ -12,9 +12,7 @@ import Testing
         _ stack: TestStack, predicate: NSPredicate? = nil, sections: Bool = true
     ) throws -> (NSFetchedResultsController<NSManagedObject>, ChangeRecorder) {
         try Residents.populate(stack.context)
-        let controller = NSFetchedResultsController(
-            fetchRequest: Residents.request(predicate), managedObjectContext: stack.context,
-            sectionNameKeyPath: sections ? "city" : nil, cacheName: nil)
+        let controller = Residents.controller(in: stack.context, sections: sections ? "city" : nil, predicate: predicate)
         let recorder = ChangeRecorder()
         controller.delegate = recorder
         try controller.performFetch()

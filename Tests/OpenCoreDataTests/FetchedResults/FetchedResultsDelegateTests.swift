@@ -34,8 +34,7 @@ import Testing
         let stack = try TestStack(model: Residents.model(), directory: directory)
         try stack.context.performAndWait {
             try Residents.populate(stack.context)
-            let controller = NSFetchedResultsController(
-                fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: "city", cacheName: nil)
+            let controller = Residents.controller(in: stack.context)
             let taker = SnapshotTaker()
             controller.delegate = taker
             try controller.performFetch()
@@ -65,8 +64,7 @@ import Testing
         let stack = try TestStack(model: Residents.model(), directory: directory)
         try stack.context.performAndWait {
             try Residents.populate(stack.context)
-            let controller = NSFetchedResultsController(
-                fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: nil, cacheName: nil)
+            let controller = Residents.controller(in: stack.context, sections: nil)
             let taker = DifferenceTaker()
             controller.delegate = taker
             try controller.performFetch()
@@ -85,8 +83,7 @@ import Testing
             #expect(shown == controller.fetchedObjects!.map(\.objectID))
 
             // With sections, a difference delegate that implements nothing else is told nothing.
-            let sectioned = NSFetchedResultsController(
-                fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: "city", cacheName: nil)
+            let sectioned = Residents.controller(in: stack.context)
             let other = DifferenceTaker()
             sectioned.delegate = other
             try sectioned.performFetch()
@@ -134,8 +131,7 @@ import Testing
         let (controller, recorder) = try stack.context.performAndWait {
             try Residents.populate(stack.context)
             stack.context.automaticallyMergesChangesFromParent = true
-            let controller = NSFetchedResultsController(
-                fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: "city", cacheName: nil)
+            let controller = Residents.controller(in: stack.context)
             let recorder = ChangeRecorder()
             controller.delegate = recorder
             try controller.performFetch()
@@ -184,8 +180,7 @@ import Testing
         try stack.context.performAndWait {
             let (controller, recorder) = try {
                 try Residents.populate(stack.context)
-                let controller = NSFetchedResultsController(
-                    fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: "city", cacheName: nil)
+                let controller = Residents.controller(in: stack.context)
                 let recorder = ChangeRecorder()
                 controller.delegate = recorder
                 try controller.performFetch()

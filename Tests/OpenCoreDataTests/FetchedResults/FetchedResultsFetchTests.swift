@@ -10,8 +10,7 @@ import Testing
         let stack = try TestStack(model: Residents.model(), directory: directory)
         try stack.context.performAndWait {
             try Residents.populate(stack.context)
-            let controller = NSFetchedResultsController(
-                fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: nil, cacheName: nil)
+            let controller = Residents.controller(in: stack.context, sections: nil)
             #expect(controller.fetchedObjects == nil && controller.sections == nil)
             try controller.performFetch()
             #expect(controller.fetchedObjects?.map(Residents.name) == ["Ann", "Bob", "Carl", "Dora", "Eve", "Fay"])
@@ -33,8 +32,7 @@ import Testing
             try Residents.populate(stack.context)
             Residents.insert("Gus", city: nil, into: stack.context)
             try stack.context.save()
-            let controller = NSFetchedResultsController(
-                fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: "city", cacheName: nil)
+            let controller = Residents.controller(in: stack.context)
             try controller.performFetch()
             // SQLite sorts NULL first; a nil value names the section "".
             #expect(Residents.layout(controller) == [": Gus", "Lyon: Ann Bob", "Paris: Carl Dora Eve", "Rome: Fay"])
@@ -63,8 +61,7 @@ import Testing
             let subclassed = Titled(fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: "city", cacheName: nil)
             try subclassed.performFetch()
             #expect(subclassed.sectionIndexTitles == ["lyon", "paris", "rome"])
-            let delegated = NSFetchedResultsController(
-                fetchRequest: Residents.request(), managedObjectContext: stack.context, sectionNameKeyPath: "city", cacheName: nil)
+            let delegated = Residents.controller(in: stack.context)
             let titles = Titles()
             delegated.delegate = titles
             try delegated.performFetch()

@@ -43,6 +43,14 @@ enum Residents {
     }
 
     /// An object's name, or "?" for an object without one.
+    /// A controller of residents by city and name, in sections by city (or none).
+    static func controller(
+        in context: NSManagedObjectContext, sections: String? = "city", predicate: NSPredicate? = nil
+    ) -> NSFetchedResultsController<NSManagedObject> {
+        NSFetchedResultsController(
+            fetchRequest: request(predicate), managedObjectContext: context, sectionNameKeyPath: sections, cacheName: nil)
+    }
+
     static func name(_ object: Any) -> String {
         guard let object = object as? NSManagedObject, object.entity.propertiesByName["name"] != nil else { return "?" }
         return object.value(forKey: "name") as? String ?? "?"

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDBSQLite
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -14,18 +15,27 @@ import Glibc
 /// `PRAGMA data_version`, which changes exactly when another connection committed (a checkpoint
 /// or a reader touching the files does not change it). Nothing runs while nothing is written: no
 /// polling. Reports that arrive together are handled once.
+///
+/// Where the kernel cannot report (a platform without inotify, or Linux once the user's inotify
+/// watches run out), the watcher asks for the data version every `pollingInterval` instead: one
+/// query of its own connection, without reading the database.
 final class SQLiteChangeWatcher: @unchecked Sendable {
+    /// How often a watcher without kernel reports looks for a commit.
+    static let pollingInterval: DispatchTimeInterval = .milliseconds(50)
+    /// For tests: watch by polling even where the kernel reports.
+    static let alwaysPolls = Mutex(false)
+
     // @unchecked Sendable: every field below is touched only on `queue`, after init.
     private let queue: DispatchQueue
     private let onChange: @Sendable () -> Void
     private var connection: OpaquePointer?
     private var lastVersion: Int64 = 0
-    private var source: DispatchSourceRead?
+    private var source: (any DispatchSourceProtocol)?
     private var descriptor: Int32 = -1
     private let watchedNames: Set<String>
 
     /// Starts watching the store at `path`; `onChange` runs on a background queue after each
-    /// commit. Nil when the platform or the file offers no way to watch.
+    /// commit. Nil when the file cannot be opened.
     init?(path: String, onChange: @escaping @Sendable () -> Void) {
         queue = DispatchQueue(label: "com.apple.coredata.NSPersistentStoreRemoteChangeNotification.\(UUID().uuidString)")
         self.onChange = onChange
@@ -39,17 +49,20 @@ final class SQLiteChangeWatcher: @unchecked Sendable {
         connection = handle
         sqlite3_busy_timeout(handle, 1000)
         lastVersion = dataVersion() ?? 0
+        if Self.alwaysPolls.withLock({ $0 }) || !watchWithKernel(directory: file.deletingLastPathComponent().path) {
+            startPolling()
+        }
+    }
+
+    /// Asks the kernel to report writes in the store's folder; false where it cannot.
+    private func watchWithKernel(directory: String) -> Bool {
         #if canImport(Glibc)
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else {
-            close()
-            return nil
-        }
+        guard fd >= 0 else { return false }
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
-        guard inotify_add_watch(fd, file.deletingLastPathComponent().path, mask) >= 0 else {
+        guard inotify_add_watch(fd, directory, mask) >= 0 else {
             Glibc.close(fd)
-            close()
-            return nil
+            return false
         }
         descriptor = fd
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
@@ -57,10 +70,19 @@ final class SQLiteChangeWatcher: @unchecked Sendable {
         source.setCancelHandler { Glibc.close(fd) }
         self.source = source
         source.resume()
+        return true
         #else
-        close()
-        return nil
+        return false
         #endif
+    }
+
+    /// Looks for a commit every `pollingInterval`.
+    private func startPolling() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.pollingInterval, repeating: Self.pollingInterval, leeway: .milliseconds(10))
+        timer.setEventHandler { [weak self] in self?.checkVersion(retries: []) }
+        source = timer
+        timer.resume()
     }
 
     /// Stops watching; no `onChange` runs after it returns.

@@ -92,6 +92,29 @@ import Testing
         #expect(readerHears.wait(for: before + 1))
     }
 
+    /// Where the kernel cannot report writes (no inotify, or none left), the watcher asks for the
+    /// data version on a timer: commits still arrive, and quiet stores stay quiet.
+    @Test func withoutKernelReportsAWatcherPollsTheDataVersion() throws {
+        SQLiteChangeWatcher.alwaysPolls.withLock { $0 = true }
+        defer { SQLiteChangeWatcher.alwaysPolls.withLock { $0 = false } }
+        let directory = TemporaryDirectory()
+        let url = directory.file("Polled.sqlite")
+        let model = HistoryTrackingTests.model()
+        let (writer, writerContext) = try Self.open(url, model: model)
+        let (reader, _) = try Self.open(url, model: model)
+        let readerHears = Listener(reader)
+        _ = writer
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(readerHears.count == 0)
+        try writerContext.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Item", into: writerContext).setValue("Milk", forKey: "name")
+            try writerContext.save()
+        }
+        #expect(readerHears.wait(for: 1))
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(readerHears.count == 1)
+    }
+
     @Test func nothingIsPostedWhileNothingIsWritten() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Quiet.sqlite")
