@@ -44,6 +44,7 @@ extension NSManagedObjectModel {
         self.init()
         takeOver(other)
         classModules = Self.moduleNames(besides: url)
+        loadedFrom = url.standardizedFileURL
     }
 
     /// The modules whose classes the model's entities may name without a module, found from

@@ -58,6 +58,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     let entitiesByClass = Locked<[ObjectIdentifier: NSEntityDescription]>([:])
     /// Modules to look a class named without a module up in (`moduleNames(besides:)`).
     var classModules: [String] = []
+    /// The file or `.xcdatamodeld` bundle the model was loaded from: where a migration looks for
+    /// the model versions a store may have been written with.
+    var loadedFrom: URL?
     var fetchRequestTemplatePredicateStrings: [String: String] = [:]
 
     /// The model's named fetch requests.

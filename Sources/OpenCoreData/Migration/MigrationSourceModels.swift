@@ -1,0 +1,29 @@
+import Foundation
+
+/// Where a migration finds the model a store was written with: among the versions of the model
+/// bundle the destination model came from, as Core Data looks in the app's bundles.
+enum MigrationSourceModels {
+    /// The version of `model`'s bundle whose entity hashes are those of `metadata`, frozen
+    /// (its table and column names worked out); nil when none is.
+    static func model(matching metadata: [String: Any], besides model: NSManagedObjectModel) -> NSManagedObjectModel? {
+        for url in versionFiles(besides: model) {
+            guard let candidate = try? NSManagedObjectModel(validatingContentsOf: url) else { continue }
+            guard SQLiteMetadata.hashesMatch(metadata, entities: candidate.entities), (try? candidate.freeze()) != nil else { continue }
+            return candidate
+        }
+        return nil
+    }
+
+    /// The `contents` files of every version in the `.xcdatamodeld` bundle the model was loaded
+    /// from (or that holds the `.xcdatamodel` it was loaded from), in name order.
+    static func versionFiles(besides model: NSManagedObjectModel) -> [URL] {
+        guard var bundle = model.loadedFrom else { return [] }
+        if bundle.lastPathComponent == "contents" { bundle.deleteLastPathComponent() }
+        if bundle.pathExtension == "xcdatamodel" { bundle.deleteLastPathComponent() }
+        guard bundle.pathExtension == "xcdatamodeld",
+            let versions = try? FileManager.default.contentsOfDirectory(atPath: bundle.path)
+        else { return [] }
+        return versions.filter { $0.hasSuffix(".xcdatamodel") }.sorted()
+            .map { bundle.appendingPathComponent($0).appendingPathComponent("contents") }
+    }
+}
