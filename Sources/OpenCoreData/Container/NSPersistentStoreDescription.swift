@@ -22,9 +22,11 @@ open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
     open private(set) var sqlitePragmas: [String: NSObject] = [:]
     /// Whether `loadPersistentStores` adds the store off the calling thread.
     open var shouldAddStoreAsynchronously: Bool = false
-    /// Whether the store is migrated when its model changed (not yet supported: see compatibility).
+    /// Whether a store written with another version of the model is migrated when it is added
+    /// (`NSMigratePersistentStoresAutomaticallyOption`); true by default, as in Core Data.
     open var shouldMigrateStoreAutomatically: Bool = true
-    /// Whether a mapping model is inferred for migration.
+    /// Whether the mapping for that migration is inferred (`NSInferMappingModelAutomaticallyOption`);
+    /// true by default, as in Core Data.
     open var shouldInferMappingModelAutomatically: Bool = true
 
     /// A description of a SQLite store at `url`.
@@ -58,7 +60,11 @@ open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
 
     /// The options as `addPersistentStore` takes them.
     var storeOptions: [AnyHashable: Any] {
-        var result: [AnyHashable: Any] = [NSPersistentStoreTimeoutOption: timeout]
+        var result: [AnyHashable: Any] = [
+            NSPersistentStoreTimeoutOption: timeout,
+            NSMigratePersistentStoresAutomaticallyOption: shouldMigrateStoreAutomatically,
+            NSInferMappingModelAutomaticallyOption: shouldInferMappingModelAutomatically,
+        ]
         for (key, value) in options {
             if key == NSSQLitePragmasOption {
                 var pragmas: [String: Any] = [:]

@@ -23,9 +23,13 @@ import Testing
         return model
     }
 
-    private func container(in directory: TemporaryDirectory, model: NSManagedObjectModel = model()) throws -> NSPersistentContainer {
+    private func container(
+        in directory: TemporaryDirectory, model: NSManagedObjectModel = model(), migrates: Bool = true
+    ) throws -> NSPersistentContainer {
         let container = NSPersistentContainer(name: "People", managedObjectModel: model)
-        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.file("People.sqlite"))]
+        let description = NSPersistentStoreDescription(url: directory.file("People.sqlite"))
+        description.shouldMigrateStoreAutomatically = migrates
+        container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }
         if let loadError { throw loadError }
@@ -123,11 +127,19 @@ import Testing
         extra.name = "email"
         extra.type = .string
         other.entities[0].properties.append(extra)
+        // Without migration, as Core Data: a description migrates by default, and a model built
+        // in code has no other version to migrate from (134130).
         do {
-            _ = try container(in: directory, model: other)
+            _ = try container(in: directory, model: other, migrates: false)
             Issue.record("a store of another model opened")
         } catch let error as CocoaError where error.code == .persistentStoreIncompatibleVersionHash {
             #expect(error.code.rawValue == NSPersistentStoreIncompatibleVersionHashError)
+        }
+        do {
+            _ = try container(in: directory, model: other)
+            Issue.record("a store of another model opened")
+        } catch let error as CocoaError where error.code == .migrationMissingSourceModel {
+            #expect(error.code.rawValue == NSMigrationMissingSourceModelError)
         }
     }
 

@@ -58,6 +58,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The SQL debug tracers of the store's connections (`-com.apple.CoreData.SQLDebug`), kept
     /// as long as the store: SQLite holds them unretained.
     private let tracers = Locked<[SQLiteStatementTracer]>([])
+    /// A migration the store's metadata called for, run once the file is open.
+    private var pendingMigration: MigrationPlan?
 
     override func load(model: NSManagedObjectModel) throws {
         self.model = model
@@ -84,12 +86,14 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     ///
     /// - Throws: `NSPersistentStoreIncompatibleVersionHashError` when the version hashes differ.
     private func adopt(_ found: [String: Any], uuid: String, entities: [NSEntityDescription], path: String) throws {
-        let ignoresVersions = (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) ?? (options?[NSIgnorePersistentStoreVersioningOption] as? NSNumber)?.boolValue ?? false
-        guard ignoresVersions || SQLiteMetadata.hashesMatch(found, entities: entities) else {
-            throw CoreDataError.make(
+        let ignoresVersions = Self.flag(NSIgnorePersistentStoreVersioningOption, in: options)
+        if !ignoresVersions, !SQLiteMetadata.hashesMatch(found, entities: entities) {
+            let incompatible = CoreDataError.make(
                 NSPersistentStoreIncompatibleVersionHashError,
                 "The model used to open the store is incompatible with the one used to create the store at \(path).",
                 userInfo: ["metadata": found, NSFilePathErrorKey: path])
+            // Migrated once the file is open (`open(model:url:)`).
+            pendingMigration = try migrationPlan(for: found, model: model!, path: path, incompatible: incompatible)
         }
         metadata = found
         identifier = found[NSStoreUUIDKey] as? String ?? uuid
@@ -121,6 +125,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration())
+            if let plan = pendingMigration {
+                pendingMigration = nil
+                metadata = try migrate(plan, model: model, entities: entities, path: path)
+            }
             if !existing, let found = try createSchema(entities: entities) {
                 // Another process created the store between our look and our lock: use theirs.
                 try adopt(found.metadata, uuid: found.uuid, entities: entities, path: path)

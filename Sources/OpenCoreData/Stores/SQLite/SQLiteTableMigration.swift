@@ -1,0 +1,158 @@
+import Foundation
+import GRDB
+
+/// The rebuild of one destination table in an in-place migration: what each of its columns takes
+/// from the source table, and whether anything changes at all.
+struct TableMigration {
+    let root: NSEntityDescription
+    let context: SQLiteInPlaceMigration.Context
+    /// The source table its rows come from; nil for a table of new entities only.
+    let sourceTable: String?
+    /// The source entity numbers whose rows are carried over.
+    let oldNumbers: [Int64]
+    /// Each destination column with the SQL that computes it from a source row, and its bound values.
+    private(set) var columns: [(name: String, expression: String, arguments: [DatabaseValueConvertible?])] = []
+    private(set) var failure: String?
+
+    private struct Unsupported: Error {
+        let reason: String
+    }
+
+    init(root: NSEntityDescription, context: SQLiteInPlaceMigration.Context) {
+        self.root = root
+        self.context = context
+        let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
+        let sources = hierarchy.compactMap { context.sourceOf[ObjectIdentifier($0)] }
+        sourceTable = sources.first?.rootEntity.layout!.tableName
+        oldNumbers = sources.compactMap { context.oldNumber[ObjectIdentifier($0)] }.sorted()
+        guard sourceTable != nil else { return }
+        columns = [("Z_PK", "Z_PK", []), ("Z_ENT", context.renumbered("Z_ENT"), []), ("Z_OPT", "Z_OPT", [])]
+        do {
+            for (column, _) in root.layout!.tableColumns {
+                columns.append(try expression(for: column, in: hierarchy))
+            }
+        } catch let unsupported as Unsupported {
+            failure = unsupported.reason
+        } catch {
+            failure = "\(error)"
+        }
+    }
+
+    /// Whether the table stays as it is: same name, same columns in the same order, each taken
+    /// from itself, every row of the old table kept under its number.
+    var isUnchanged: Bool {
+        guard failure == nil, let sourceTable, sourceTable == root.layout!.tableName,
+            let sourceRoot = context.source.entitiesInStoreOrder.first(where: { $0.superentity == nil && $0.layout!.tableName == sourceTable })
+        else { return false }
+        let sourceColumns = sourceRoot.layout!.tableColumns
+        let destinationColumns = root.layout!.tableColumns
+        guard sourceColumns.count == destinationColumns.count,
+            zip(sourceColumns, destinationColumns).allSatisfy({ $0.0 == $1.0 && $0.1 == $1.1 })
+        else { return false }
+        let allOld = ([sourceRoot] + ModelLayoutBuilder.descendants(of: sourceRoot)).compactMap { context.oldNumber[ObjectIdentifier($0)] }
+        guard Set(allOld) == Set(oldNumbers), oldNumbers.allSatisfy({ context.renumbering[$0] == $0 }) else { return false }
+        return columns.allSatisfy { $0.expression == $0.name && $0.arguments.isEmpty }
+    }
+
+    /// The `INSERT … SELECT` that fills the new table from the old one (read under its temporary
+    /// name); nil for a table of new entities.
+    func fillStatement(into table: String, renamed: [String: String]) throws -> (sql: String, arguments: StatementArguments)? {
+        if let failure { throw SQLiteInPlaceMigrationFailure(reason: failure) }
+        guard let sourceTable, !oldNumbers.isEmpty else { return nil }
+        let names = columns.map(\.name).joined(separator: ", ")
+        let expressions = columns.map(\.expression).joined(separator: ", ")
+        let numbers = oldNumbers.map(String.init).joined(separator: ", ")
+        var arguments = StatementArguments()
+        for column in columns { arguments += StatementArguments(column.arguments) }
+        let from = renamed[sourceTable] ?? sourceTable
+        return ("INSERT INTO \(table) (\(names)) SELECT \(expressions) FROM \(from) WHERE Z_ENT IN (\(numbers))", arguments)
+    }
+
+    /// Refuses the migration when a required attribute without a default value is left empty
+    /// (added, or optional before), as Core Data's migrator does.
+    func checkRequiredValues(in table: String, db: Database) throws {
+        for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
+            for attribute in entity.declaredProperties.compactMap({ $0 as? NSAttributeDescription })
+            where !attribute.isOptional && !attribute.isTransient && attribute.defaultValue == nil {
+                guard let column = attribute.columnName else { continue }
+                let numbers = entity.layout!.hierarchyNumbers.map(String.init).joined(separator: ", ")
+                let empty = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) WHERE \(column) IS NULL AND Z_ENT IN (\(numbers))") ?? 0
+                if empty > 0 {
+                    throw SQLiteInPlaceMigrationFailure(
+                        reason: "Validation error missing attribute values on mandatory destination attribute \(entity.name!).\(attribute.name) (\(empty) rows)")
+                }
+            }
+        }
+    }
+
+    private func expression(
+        for column: String, in hierarchy: [NSEntityDescription]
+    ) throws -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+        for entity in hierarchy {
+            for property in entity.declaredProperties where !property.isTransient {
+                if let attribute = property as? NSAttributeDescription, attribute.columnName == column {
+                    return attributeExpression(attribute, column: column, in: entity)
+                }
+                if let relationship = property as? NSRelationshipDescription {
+                    if relationship.columnName == column { return try keyExpression(relationship, column: column, in: entity) }
+                    if relationship.entityColumnName == column { return entityExpression(relationship, column: column, in: entity) }
+                    if relationship.orderColumnName == column {
+                        let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription
+                        return (column, old?.orderColumnName ?? "NULL", [])
+                    }
+                }
+            }
+        }
+        return (column, "NULL", [])
+    }
+
+    /// The source column, or the default value (also in place of NULL for a required attribute
+    /// that was optional), or NULL.
+    private func attributeExpression(
+        _ attribute: NSAttributeDescription, column: String, in entity: NSEntityDescription
+    ) -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+        let old = (context.sourceProperty(of: attribute, in: entity) as? NSAttributeDescription)?.columnName
+        let fallback = attribute.defaultValue.map { SlotValue(attributeValue: $0, for: attribute).storedValue(for: attribute) } ?? nil
+        switch (old, fallback) {
+        case (let old?, nil): return (column, old, [])
+        case (let old?, let value?): return (column, attribute.isOptional ? old : "COALESCE(\(old), ?)", attribute.isOptional ? [] : [value])
+        case (nil, let value?): return (column, "?", [value])
+        case (nil, nil): return (column, "NULL", [])
+        }
+    }
+
+    /// A to-one's key column from the source's; a relationship that had its key on the other side
+    /// (a to-many that became a to-one) is not migrated yet.
+    private func keyExpression(
+        _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
+    ) throws -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+        guard let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription else {
+            return (column, "NULL", [])
+        }
+        guard let oldColumn = old.columnName else {
+            throw Unsupported(reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one, which in-place migration does not do yet")
+        }
+        return (column, oldColumn, [])
+    }
+
+    /// The entity number of a to-one's destination, renumbered; where the source kept none (its
+    /// destination had no subentities), the number of the entity the old destination became.
+    private func entityExpression(
+        _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
+    ) -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+        guard let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription, let key = old.columnName else {
+            return (column, "NULL", [])
+        }
+        if let oldEntityColumn = old.entityColumnName { return (column, context.renumbered(oldEntityColumn), []) }
+        guard let oldTarget = old.destinationEntity, let number = context.oldNumber[ObjectIdentifier(oldTarget)],
+            let new = context.renumbering[number]
+        else { return (column, "NULL", []) }
+        return (column, "CASE WHEN \(key) IS NULL THEN NULL ELSE \(new) END", [])
+    }
+}
+
+/// Why an in-place migration stops, for its 134110 error.
+struct SQLiteInPlaceMigrationFailure: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import OpenCoreData
+
+/// Lightweight migration in place, with Apple's own migration of `SampleModel_V1.sqlite` to the
+/// second model version (`SampleModel_V2.sqlite`) as the oracle.
+@Suite struct InPlaceMigrationTests {
+    private static let bundle = Fixtures.url(FixtureModelVersion.sampleModelBundle)
+
+    /// A copy of Apple's V1 store in `directory`.
+    private func version1Store(in directory: TemporaryDirectory) throws -> URL {
+        let copy = directory.file("SampleModel.sqlite")
+        try Data(contentsOf: Fixtures.url("SampleModel/Fixtures/SampleModel_V1.sqlite")).write(to: copy)
+        for suffix in ["-wal", "-shm"] {
+            let sidecar = Fixtures.url("SampleModel/Fixtures/SampleModel_V1.sqlite" + suffix)
+            if FileManager.default.fileExists(atPath: sidecar.path) {
+                try Data(contentsOf: sidecar).write(to: URL(fileURLWithPath: copy.path + suffix))
+            }
+        }
+        return copy
+    }
+
+    /// What a store holds that a migration must get right, read with SQLite.
+    private struct Shape: Equatable {
+        var tables: [String: String] = [:]
+        var indexes: [String: String] = [:]
+        var primaryKeys: [String] = []
+        var rows: [String: [String]] = [:]
+        var uuid = ""
+        var hashes: [String: Data] = [:]
+
+        init(_ url: URL) throws {
+            let queue = try DatabaseQueue(path: url.path)
+            try queue.read { db in
+                for row in try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'") {
+                    let sql: String = row["sql"]
+                    if row["type"] as String == "table" { tables[row["name"]] = sql } else { indexes[row["name"]] = sql }
+                }
+                primaryKeys = try Row.fetchAll(db, sql: "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0)" }
+                for table in ["ZCAR", "ZPERSON"] {
+                    rows[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY Z_PK").map { "\($0)" }
+                }
+                guard let (plist, id) = try SQLiteMetadata.row(in: db) else { return }
+                uuid = id
+                let metadata = try SQLiteMetadata.decode(plist: plist, uuid: id)
+                hashes = (metadata[NSStoreModelVersionHashesKey] as? [String: Data]) ?? [:]
+            }
+            tables["Z_MODELCACHE"] = nil
+        }
+    }
+
+    /// The schema, rows and primary-key rows of the counter store of the last test.
+    private static func counterStore(_ url: URL) throws -> [String] {
+        let queue = try DatabaseQueue(path: url.path)
+        return try queue.read { db in
+            let schema = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM ZCOUNTER ORDER BY Z_PK").map { "\($0)" }
+            let keys = try Row.fetchAll(db, sql: "SELECT * FROM Z_PRIMARYKEY").map { "\($0)" }
+            return schema + rows + keys
+        }
+    }
+
+    @Test func version1BecomesWhatApplesMigrationMade() throws {
+        let directory = TemporaryDirectory()
+        let url = try version1Store(in: directory)
+        let model = try NSManagedObjectModel(contentsOf: Self.bundle, versionName: "SampleModel2")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(
+            type: .sqlite, at: url,
+            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        #expect(store.identifier == "753753D3-A961-4901-AB05-8CC48B1D3853")
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let counts = try context.performAndWait {
+            try ["Car", "LuxuryCar", "Person"].map { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: $0)) }
+        }
+        #expect(counts == [125, 5, 20])
+        try coordinator.remove(store)
+
+        let migrated = try Shape(url)
+        let apple = try Shape(Fixtures.url("SampleModel/Fixtures/SampleModel_V2.sqlite"))
+        #expect(apple.tables.keys.contains("ZCAR") && apple.rows["ZCAR"]?.count == 125 && apple.indexes.count >= 5)
+        #expect(apple.tables["ZCAR"]?.contains("ZCOLOR") == false)
+        #expect(migrated.tables == apple.tables)
+        #expect(migrated.indexes == apple.indexes)
+        #expect(migrated.primaryKeys == apple.primaryKeys)
+        #expect(migrated.rows == apple.rows)
+        #expect(migrated.uuid == apple.uuid)
+        #expect(migrated.hashes == apple.hashes)
+    }
+
+    @Test func withoutTheOptionTheStoreIsRefusedAndLeftAsItWas() throws {
+        let directory = TemporaryDirectory()
+        let url = try version1Store(in: directory)
+        let before = try Data(contentsOf: url)
+        let model = try NSManagedObjectModel(contentsOf: Self.bundle, versionName: "SampleModel2")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let error = try #require(throws: NSError.self) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
+        #expect(error.code == NSPersistentStoreIncompatibleVersionHashError)
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test func aContainerMigratesByDefault() throws {
+        let directory = TemporaryDirectory()
+        let url = try version1Store(in: directory)
+        let model = try NSManagedObjectModel(contentsOf: Self.bundle, versionName: "SampleModel2")
+        let container = NSPersistentContainer(name: "SampleModel", managedObjectModel: model)
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        var failure: (any Error)?
+        container.loadPersistentStores { _, error in failure = error }
+        #expect(failure == nil)
+        let count = try container.viewContext.performAndWait {
+            try container.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "LuxuryCar"))
+        }
+        #expect(count == 5)
+    }
+
+    @Test func aStoreOfNoKnownVersionFailsWith134130() throws {
+        let directory = TemporaryDirectory()
+        let url = try version1Store(in: directory)
+        // A model built in code has no other versions to look among.
+        let model = try NSManagedObjectModel(contentsOf: Self.bundle, versionName: "SampleModel2")
+        model.loadedFrom = nil
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let error = try #require(throws: NSError.self) {
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        }
+        #expect(error.code == NSMigrationMissingSourceModelError)
+    }
+
+    /// A model change inference refuses fails with 134140 around 134190; a required attribute
+    /// left empty fails the migration itself with 134110; each leaves the store as it was.
+    @Test func refusedAndFailedMigrationsLeaveTheStoreAlone() throws {
+        let directory = TemporaryDirectory()
+        let bundle = directory.file("Counter.xcdatamodeld")
+        func version(_ name: String, _ attributes: String) throws {
+            let folder = bundle.appendingPathComponent("\(name).xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let xml = """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" systemVersion="22A380" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+                    <entity name="Counter" representedClassName="NSManagedObject" syncable="YES">
+                        \(attributes)
+                    </entity>
+                </model>
+                """
+            try Data(xml.utf8).write(to: folder.appendingPathComponent("contents"))
+        }
+        try version("V1", #"<attribute name="count" optional="YES" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>"#)
+        try version("V2", #"<attribute name="count" optional="YES" attributeType="String"/>"#)
+        try version("V3", #"<attribute name="count" optional="YES" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/><attribute name="label" attributeType="String"/>"#)
+        let url = directory.file("Counter.sqlite")
+        let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+        do {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: "V1"))
+            let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            try context.performAndWait {
+                NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context).setValue(7, forKey: "count")
+                try context.save()
+            }
+            try coordinator.remove(store)
+        }
+        let before = try Self.counterStore(url)
+
+        let typeChange = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: "V2"))
+        let refused = try #require(throws: NSError.self) { try typeChange.addPersistentStore(type: .sqlite, at: url, options: options) }
+        #expect(refused.code == NSMigrationMissingMappingModelError)
+        #expect((refused.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSInferredMappingModelError)
+        #expect(try Self.counterStore(url) == before)
+
+        let required = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: "V3"))
+        let failed = try #require(throws: NSError.self) { try required.addPersistentStore(type: .sqlite, at: url, options: options) }
+        #expect(failed.code == NSMigrationError)
+        #expect("\(failed)".contains("Cannot migrate store in-place"))
+        #expect(try Self.counterStore(url) == before)
+    }
+}
