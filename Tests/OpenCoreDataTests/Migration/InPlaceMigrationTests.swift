@@ -178,4 +178,64 @@ import Testing
         #expect("\(failed)".contains("Cannot migrate store in-place"))
         #expect(try Self.counterStore(url) == before)
     }
+
+    /// SampleModel3 version 1 to 2 adds Pet, which sorts before User: every User row, the key
+    /// table and the history move from entity 1 to 2. Version 2 to 3 then drops `petName`.
+    @Test func renumberedEntitiesMoveTheirRowsKeysAndHistory() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("SampleModel3.sqlite")
+        try Data(contentsOf: Fixtures.url("SampleModel3/Fixtures/SampleModel3_V1.sqlite")).write(to: url)
+        let bundle = Fixtures.url(FixtureModelVersion.sampleModel3Bundle)
+        let options: [AnyHashable: Any] = [
+            NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true, NSPersistentHistoryTrackingKey: true,
+        ]
+        // History recorded under version 1 names User as entity 1.
+        do {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: "SampleModel3"))
+            let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: [NSPersistentHistoryTrackingKey: true])
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            try context.performAndWait {
+                let user = NSEntityDescription.insertNewObject(forEntityName: "User", into: context)
+                user.setValue("User_new", forKey: "name")
+                try context.save()
+            }
+            try coordinator.remove(store)
+        }
+
+        let v2 = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: "SampleModel3_v2"))
+        let store = try v2.addPersistentStore(type: .sqlite, at: url, options: options)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = v2
+        let (names, petNames, changedEntities) = try context.performAndWait {
+            let users = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "User"))
+            let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: context)
+            pet.setValue("Rex", forKey: "name")
+            pet.setValue(users[0], forKey: "owner")
+            try context.save()
+            let result = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+            let transactions = (result as! NSPersistentHistoryResult).result as! [NSPersistentHistoryTransaction]
+            return (
+                users.compactMap { $0.value(forKey: "name") as? String }, users.compactMap { $0.value(forKey: "petName") as? String },
+                transactions.flatMap { $0.changes ?? [] }.map { $0.changedObjectID.entity.name ?? "?" })
+        }
+        #expect(names.count == 13 && petNames.count == 12)
+        #expect(changedEntities.first == "User" && changedEntities.contains("Pet"))
+        try v2.remove(store)
+        let keys = try DatabaseQueue(path: url.path).read { db in
+            try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT").map { "\($0)" }
+        }
+        #expect(keys == ["[Z_ENT:1 Z_NAME:\"Pet\" Z_MAX:1]", "[Z_ENT:2 Z_NAME:\"User\" Z_MAX:13]"])
+        let userEntities = try DatabaseQueue(path: url.path).read { db in try Int.fetchAll(db, sql: "SELECT DISTINCT Z_ENT FROM ZUSER") }
+        #expect(userEntities == [2])
+
+        let v3 = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: "SampleModel3_v3"))
+        let migrated = try v3.addPersistentStore(type: .sqlite, at: url, options: options)
+        let owners = try DatabaseQueue(path: url.path).read { db in
+            (try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'ZUSER'") ?? "",
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM ZPET WHERE ZOWNER IS NOT NULL") ?? 0)
+        }
+        #expect(!owners.0.contains("ZPETNAME") && owners.1 == 1)
+        try v3.remove(migrated)
+    }
 }

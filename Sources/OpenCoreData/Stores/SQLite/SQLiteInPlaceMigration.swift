@@ -117,7 +117,8 @@ struct SQLiteInPlaceMigration {
     /// Data keeps a renamed entity's old name; the others get the entity's. Each root's counter
     /// is the highest of the tables it took rows from, so new keys never meet old ones.
     private func rewritePrimaryKeys(keys: PrimaryKeyRows, context: Context, db: Database) throws {
-        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY")
+        // The history's rows (16001 and up, an ancillary model's) keep their counters.
+        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity])
         for entity in destination.entitiesInStoreOrder {
             let number = Int64(entity.layout!.entityNumber)
             var name = entity.name!
@@ -210,7 +211,7 @@ private struct PrimaryKeyRows {
     var rows: [Int64: (name: String, max: Int64)] = [:]
 
     init(_ db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY") {
+        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity]) {
             guard let number = Int64.fromDatabaseValue(row["Z_ENT"]) else { continue }
             rows[number] = (String.fromDatabaseValue(row["Z_NAME"]) ?? "", Int64.fromDatabaseValue(row["Z_MAX"]) ?? 0)
         }

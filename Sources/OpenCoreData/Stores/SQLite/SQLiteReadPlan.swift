@@ -1,3 +1,4 @@
+import GRDB
 import GRDBSQLite
 
 /// How to turn the columns of one hierarchy table into the slots of each of its entities; built once
@@ -190,6 +191,17 @@ enum SQLiteBind {
                 sqlite3_bind_null(statement, index)
             }
         case .reference(let reference): sqlite3_bind_int64(statement, index, reference.primaryKey)
+        }
+    }
+
+    /// Binds a value read from the database back as it was stored.
+    static func bind(_ value: DatabaseValue, to statement: OpaquePointer, at index: Int32) {
+        switch value.storage {
+        case .null: sqlite3_bind_null(statement, index)
+        case .int64(let number): sqlite3_bind_int64(statement, index, number)
+        case .double(let number): sqlite3_bind_double(statement, index, number)
+        case .string(let text): bindText(text, statement, index)
+        case .blob(let data): _ = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
         }
     }
 
