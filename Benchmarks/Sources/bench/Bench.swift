@@ -28,6 +28,12 @@ struct Bench: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Measure typed accessor calls against KVC calls: on by default with every case, off with --only.")
     var accessors: Bool?
 
+    @Flag(inversion: .prefixedNo, help: "Measure persistent history, remote changes and the fetched results controller (issue 22): on by default with every case, off with --only.")
+    var history: Bool?
+
+    @Option(help: .hidden)
+    var remoteWriter: String?
+
     @Flag(help: "Do not give the heap's free pages back before each run: runs then reuse what earlier runs (of any way) freed, as a long-running process does, and their times depend on the order of the ways.")
     var warmHeap = false
 
@@ -59,6 +65,8 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
+        // The other process of the remote-change latency: started by this program itself.
+        if let remoteWriter { return try RemoteWriter.run(path: remoteWriter) }
         let cases = try selectedCases()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -89,6 +97,11 @@ struct Bench: ParsableCommand {
             log("Typed accessors against KVC…")
             accessorLines = try AccessorCalls.measure(model: model, data: data, count: accessorObjects, runs: runs)
         }
+        var historyLines: [HistoryBench.Line] = []
+        if history ?? (only == nil) {
+            log("History, remote changes, fetched results…")
+            historyLines = try HistoryBench.measure(data: data, rows: rows, runs: runs, scratch: scratch, log: log)
+        }
         let heap = warmHeap ? "warm heap (freed pages kept between runs)" : "each run from a trimmed heap"
         print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, \(heap), SQLite \(String(cString: sqlite3_libversion())), release build")
         print("")
@@ -100,6 +113,10 @@ struct Bench: ParsableCommand {
         if let responsivenessReport {
             print("")
             print(responsivenessReport.render())
+        }
+        if !historyLines.isEmpty {
+            print("")
+            print(HistoryBench.render(historyLines, runs: runs))
         }
     }
 }

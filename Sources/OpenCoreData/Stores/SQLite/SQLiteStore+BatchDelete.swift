@@ -47,9 +47,10 @@ extension SQLiteStore {
                 let statement = try db.makeStatement(sql: sql.sql)
                 statement.setUncheckedArguments(sql.arguments)
                 if history != nil {
-                    let ids = try stepRecordingHistory(statement, db: db, entity: entity, type: .delete, tombstoneColumns: tombstones, into: &history!)
+                    let stepped = try stepRecordingHistory(
+                        statement, db: db, entity: entity, type: .delete, tombstoneColumns: tombstones, collectingIDs: wantsIDs, into: &history!)
                     try writeBatchHistory(history, db)
-                    return StoreBatchOutcome(count: ids.count, objectIDs: wantsIDs ? ids : [])
+                    return StoreBatchOutcome(count: stepped.count, objectIDs: stepped.ids)
                 }
                 let ids = try stepCollectingIDs(statement, db: db, entity: entity, ids: wantsIDs, entityColumn: entityColumn)
                 return StoreBatchOutcome(count: wantsIDs ? ids.count : db.changesCount, objectIDs: ids)

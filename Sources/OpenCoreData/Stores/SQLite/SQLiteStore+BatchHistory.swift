@@ -39,12 +39,14 @@ extension SQLiteStore {
     }
 
     /// Steps `statement`, whose rows start with `Z_PK, Z_ENT` and go on with `tombstoneColumns`,
-    /// recording each row as a change of `type`; returns the rows' object IDs.
+    /// recording each row as a change of `type`; returns how many rows it stepped and, when
+    /// `collectingIDs`, their object IDs (an object per row, which a count result does not need).
     func stepRecordingHistory(
         _ statement: Statement, db: Database, entity fallback: NSEntityDescription, type: NSPersistentHistoryChangeType,
-        changedSlots: [Int]? = nil, tombstoneColumns: [String] = [], into history: inout BatchHistory
-    ) throws -> [NSManagedObjectID] {
+        changedSlots: [Int]? = nil, tombstoneColumns: [String] = [], collectingIDs: Bool = false, into history: inout BatchHistory
+    ) throws -> (count: Int, ids: [NSManagedObjectID]) {
         var ids: [NSManagedObjectID] = []
+        var count = 0
         // Per entity met: its store number, and the returned column of each of its preserved
         // attributes (worked out once, not per row).
         var last: (storeNumber: Int32, entity: NSEntityDescription, tombstoneIndexes: [Int?])?
@@ -64,8 +66,9 @@ extension SQLiteStore {
                 }
             }
             history.add(rowEntity, primaryKey: key, type, changedSlots: changedSlots)
-            ids.append(NSManagedObjectID(entity: rowEntity, store: self, primaryKey: key))
+            count += 1
+            if collectingIDs { ids.append(NSManagedObjectID(entity: rowEntity, store: self, primaryKey: key)) }
         }
-        return ids
+        return (count, ids)
     }
 }

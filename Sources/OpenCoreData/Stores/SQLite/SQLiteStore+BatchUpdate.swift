@@ -46,9 +46,10 @@ extension SQLiteStore {
             statement.setUncheckedArguments(sql.arguments)
             if history != nil {
                 let slots = request.assignments.map { $0.0.slot }
-                let ids = try stepRecordingHistory(statement, db: db, entity: entity, type: .update, changedSlots: slots, into: &history!)
+                let stepped = try stepRecordingHistory(
+                    statement, db: db, entity: entity, type: .update, changedSlots: slots, collectingIDs: wantsIDs, into: &history!)
                 try writeBatchHistory(history, db)
-                return StoreBatchOutcome(count: ids.count, objectIDs: wantsIDs ? ids : [])
+                return StoreBatchOutcome(count: stepped.count, objectIDs: stepped.ids)
             }
             let ids = try stepCollectingIDs(statement, db: db, entity: entity, ids: wantsIDs, entityColumn: entityColumn)
             return StoreBatchOutcome(count: wantsIDs ? ids.count : Int(sqlite3_changes(db.sqliteConnection)), objectIDs: ids)
