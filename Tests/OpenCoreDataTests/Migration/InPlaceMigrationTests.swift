@@ -30,6 +30,9 @@ import Testing
         var rows: [String: [String]] = [:]
         var uuid = ""
         var hashes: [String: Data] = [:]
+        var identifiers: [String] = []
+        var checksum = ""
+        var digest = ""
 
         init(_ url: URL) throws {
             let queue = try DatabaseQueue(path: url.path)
@@ -46,6 +49,9 @@ import Testing
                 uuid = id
                 let metadata = try SQLiteMetadata.decode(plist: plist, uuid: id)
                 hashes = (metadata[NSStoreModelVersionHashesKey] as? [String: Data]) ?? [:]
+                identifiers = (metadata[NSStoreModelVersionIdentifiersKey] as? [Any])?.map { "\($0)" } ?? []
+                checksum = metadata["NSStoreModelVersionChecksumKey"] as? String ?? ""
+                digest = metadata["NSStoreModelVersionHashesDigest"] as? String ?? ""
             }
             tables["Z_MODELCACHE"] = nil
         }
@@ -89,6 +95,10 @@ import Testing
         #expect(migrated.rows == apple.rows)
         #expect(migrated.uuid == apple.uuid)
         #expect(migrated.hashes == apple.hashes)
+        #expect(migrated.identifiers == apple.identifiers && migrated.identifiers == ["2"])
+        // Apple's store (framework 1044) has the digest; the checksum key came with later versions.
+        #expect(!apple.digest.isEmpty && migrated.digest == apple.digest)
+        #expect(apple.checksum.isEmpty && !migrated.checksum.isEmpty)
     }
 
     @Test func withoutTheOptionTheStoreIsRefusedAndLeftAsItWas() throws {
