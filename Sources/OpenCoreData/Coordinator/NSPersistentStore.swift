@@ -211,7 +211,12 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     /// Whether `options` ask for `NSPersistentStoreRemoteChange` notifications.
     static func postsRemoteChanges(in options: [AnyHashable: Any]?) -> Bool {
-        switch options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey] {
+        flag(NSPersistentStoreRemoteChangeNotificationPostOptionKey, in: options)
+    }
+
+    /// Whether an option is on (a Bool or an NSNumber).
+    static func flag(_ key: String, in options: [AnyHashable: Any]?) -> Bool {
+        switch options?[key] {
         case let flag as Bool: flag
         case let number as NSNumber: number.boolValue
         default: false

@@ -290,7 +290,9 @@ final class FetchedResultsEngine: @unchecked Sendable {
 
     private func tell(_ report: FetchedResultsChanges.Report, oldRanges: [(name: String, start: Int, count: Int)]) {
         guard let delegate, let controller = erased, !report.isEmpty else { return }
-        tellSnapshot(reloaded: report.updated.map(\.object) + report.moved.filter(\.changedInPlace).map(\.object))
+        if takesSnapshots != false {
+            tellSnapshot(reloaded: report.updated.map(\.object) + report.moved.filter(\.changedInPlace).map(\.object))
+        }
         if takesSnapshots == true { return }
         if !isSectioned, takesDifferences != false, let difference = report.difference {
             defaultImplementationRan = false

@@ -11,15 +11,6 @@ extension SQLiteStore {
         let mapping: NSMappingModel
     }
 
-    /// Whether an option is on (a Bool or an NSNumber).
-    static func flag(_ key: String, in options: [AnyHashable: Any]?) -> Bool {
-        switch options?[key] {
-        case let flag as Bool: flag
-        case let number as NSNumber: number.boolValue
-        default: false
-        }
-    }
-
     /// The plan for a store whose hashes are `found`'s, or the error Core Data gives instead.
     ///
     /// - Throws: `NSPersistentStoreIncompatibleVersionHashError` (134100) without the migrate

@@ -14,10 +14,6 @@ struct TableMigration {
     private(set) var columns: [(name: String, expression: String, arguments: [DatabaseValueConvertible?])] = []
     private(set) var failure: String?
 
-    private struct Unsupported: Error {
-        let reason: String
-    }
-
     init(root: NSEntityDescription, context: SQLiteInPlaceMigration.Context) {
         self.root = root
         self.context = context
@@ -31,7 +27,7 @@ struct TableMigration {
             for (column, _) in root.layout!.tableColumns {
                 columns.append(try expression(for: column, in: hierarchy))
             }
-        } catch let unsupported as Unsupported {
+        } catch let unsupported as SQLiteInPlaceMigrationFailure {
             failure = unsupported.reason
         } catch {
             failure = "\(error)"
@@ -130,7 +126,7 @@ struct TableMigration {
             return (column, "NULL", [])
         }
         guard let oldColumn = old.columnName else {
-            throw Unsupported(reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one, which in-place migration does not do yet")
+            throw SQLiteInPlaceMigrationFailure(reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one, which in-place migration does not do yet")
         }
         return (column, oldColumn, [])
     }
