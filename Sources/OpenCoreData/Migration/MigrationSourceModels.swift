@@ -14,16 +14,22 @@ enum MigrationSourceModels {
         return nil
     }
 
-    /// The `contents` files of every version in the `.xcdatamodeld` bundle the model was loaded
-    /// from (or that holds the `.xcdatamodel` it was loaded from), in name order.
+    /// The model files of every version in the bundle the model was loaded from: the `contents`
+    /// files of a `.xcdatamodeld` (or of the one holding the `.xcdatamodel` it was loaded from),
+    /// the `.mom` files of a compiled `.momd`; in name order.
     static func versionFiles(besides model: NSManagedObjectModel) -> [URL] {
         guard var bundle = model.loadedFrom else { return [] }
         if bundle.lastPathComponent == "contents" { bundle.deleteLastPathComponent() }
-        if bundle.pathExtension == "xcdatamodel" { bundle.deleteLastPathComponent() }
-        guard bundle.pathExtension == "xcdatamodeld",
-            let versions = try? FileManager.default.contentsOfDirectory(atPath: bundle.path)
-        else { return [] }
-        return versions.filter { $0.hasSuffix(".xcdatamodel") }.sorted()
-            .map { bundle.appendingPathComponent($0).appendingPathComponent("contents") }
+        if ["xcdatamodel", "mom"].contains(bundle.pathExtension) { bundle.deleteLastPathComponent() }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: bundle.path) else { return [] }
+        switch bundle.pathExtension {
+        case "xcdatamodeld":
+            return names.filter { $0.hasSuffix(".xcdatamodel") }.sorted()
+                .map { bundle.appendingPathComponent($0).appendingPathComponent("contents") }
+        case "momd":
+            return names.filter { $0.hasSuffix(".mom") }.sorted().map { bundle.appendingPathComponent($0) }
+        default:
+            return []
+        }
     }
 }

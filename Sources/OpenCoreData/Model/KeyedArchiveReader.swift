@@ -12,64 +12,9 @@ enum KeyedArchiveReader {
         "NSUUID", "NSNull",
     ]
 
-    /// The archive's objects and where its root is; nil when `data` is not a keyed archive.
-    private struct Archive {
-        let list: BinaryPropertyList
-        let objects: [Int]
-        /// The UID `$top`'s `root` holds, when it holds one.
-        let root: Int?
-
-        init?(_ data: Data) {
-            guard let list = BinaryPropertyList(data), case .dictionary(let keys, let values)? = list.value(at: list.top) else {
-                return nil
-            }
-            var top: [String: Int] = [:]
-            for (key, value) in zip(keys, values) {
-                if case .string(let name)? = list.value(at: key) { top[name] = value }
-            }
-            guard let archiver = top["$archiver"], case .string("NSKeyedArchiver")? = list.value(at: archiver),
-                let objectsIndex = top["$objects"], case .array(let objects)? = list.value(at: objectsIndex)
-            else { return nil }
-            self.list = list
-            self.objects = objects
-            var root: Int?
-            if let fieldsIndex = top["$top"], case .dictionary(let keys, let values)? = list.value(at: fieldsIndex) {
-                for (key, value) in zip(keys, values) {
-                    guard case .string("root")? = list.value(at: key), case .uid(let uid)? = list.value(at: value) else { continue }
-                    root = uid
-                }
-            }
-            self.root = root
-        }
-
-        /// A dictionary object's entries by key string.
-        func fields(of index: Int) -> [String: Int]? {
-            guard case .dictionary(let keys, let values)? = list.value(at: index) else { return nil }
-            var fields: [String: Int] = [:]
-            for (key, value) in zip(keys, values) {
-                guard case .string(let name)? = list.value(at: key) else { return nil }
-                fields[name] = value
-            }
-            return fields
-        }
-
-        /// The archived object a UID designates, as its list index.
-        func object(_ uid: Int) -> Int? { uid >= 0 && uid < objects.count ? objects[uid] : nil }
-
-        /// The class name of the archived object at list index `index`, if it is a class instance.
-        func className(of index: Int) -> String? {
-            guard let fields = fields(of: index), let classReference = fields["$class"],
-                case .uid(let uid)? = list.value(at: classReference), let classIndex = object(uid),
-                let classFields = self.fields(of: classIndex), let name = classFields["$classname"],
-                case .string(let className)? = list.value(at: name)
-            else { return nil }
-            return className
-        }
-    }
-
     /// The class names of an archive's objects; nil when `data` is not a keyed archive.
     static func classNames(in data: Data) -> Set<String>? {
-        guard let archive = Archive(data) else { return nil }
+        guard let archive = KeyedArchive(data) else { return nil }
         var names = Set<String>()
         for index in archive.objects {
             if let fields = archive.fields(of: index), let name = fields["$classname"], case .string(let className)? = archive.list.value(at: name) {
@@ -83,13 +28,20 @@ enum KeyedArchiveReader {
     /// is not a well-formed archive or holds a class outside `allowed` (names; nil allows every
     /// class this reader knows).
     static func object(from data: Data, allowing allowed: Set<String>? = nil) -> Any? {
-        guard let archive = Archive(data), let root = archive.root else { return nil }
+        guard let archive = KeyedArchive(data), let root = archive.root else { return nil }
         var reader = Reader(archive: archive, allowed: allowed ?? knownClassNames)
         return reader.decode(uid: root, depth: 0)
     }
 
+    /// The Foundation value `uid` designates in `archive` (a string, number, date, data, UUID,
+    /// URL or a collection of them); nil for `$null` or anything else.
+    static func value(uid: Int, in archive: KeyedArchive) -> Any? {
+        var reader = Reader(archive: archive, allowed: knownClassNames)
+        return reader.decode(uid: uid, depth: 0)
+    }
+
     private struct Reader {
-        let archive: Archive
+        let archive: KeyedArchive
         let allowed: Set<String>
 
         mutating func decode(uid: Int, depth: Int) -> Any? {

@@ -1,11 +1,13 @@
-/// Loading a model from Xcode's source format, with no compiled `.momd` needed.
+/// Loading a model from Xcode's source format, or from the compiled `.momd` / `.mom` files Xcode
+/// puts in an app bundle.
 extension NSManagedObjectModel {
     /// Loads the model at `url`: a `.xcdatamodeld` folder (its current version, per
-    /// `.xccurrentversion`), a `.xcdatamodel` folder, or its `contents` XML file. Nil when the file
-    /// is missing or malformed; `init(validatingContentsOf:)` says why.
+    /// `.xccurrentversion`), a `.xcdatamodel` folder or its `contents` XML file, a compiled `.momd`
+    /// folder (its current version, per `VersionInfo.plist`) or `.mom` file. Nil when the file is
+    /// missing or malformed; `init(validatingContentsOf:)` says why.
     ///
-    /// - Parameter url: A file URL of a `.xcdatamodeld` bundle, a `.xcdatamodel` folder, or a
-    ///   model's `contents` file.
+    /// - Parameter url: A file URL of a `.xcdatamodeld` bundle, a `.xcdatamodel` folder, a model's
+    ///   `contents` file, a `.momd` folder or a `.mom` file.
     public convenience init?(contentsOf url: URL) {
         guard let loaded = try? XcodeModelLoader.load(url) else { return nil }
         self.init(copying: loaded, from: url)
@@ -14,8 +16,8 @@ extension NSManagedObjectModel {
     /// Loads the model at `url` like `init(contentsOf:)`, throwing an error that names the file and
     /// what is wrong with it instead of returning nil.
     ///
-    /// - Parameter url: A file URL of a `.xcdatamodeld` bundle, a `.xcdatamodel` folder, or a
-    ///   model's `contents` file.
+    /// - Parameter url: A file URL of a `.xcdatamodeld` bundle, a `.xcdatamodel` folder, a model's
+    ///   `contents` file, a `.momd` folder or a `.mom` file.
     /// - Throws: An `NSError` in `NSCocoaErrorDomain`, with the file's path under `NSFilePathErrorKey`:
     ///   `NSFileReadNoSuchFileError` for a missing file, `NSFileReadCorruptFileError` for
     ///   malformed XML or content the loader does not understand, `NSFileReadUnknownError` for a
@@ -25,12 +27,13 @@ extension NSManagedObjectModel {
     }
 
     /// Loads one named version of a `.xcdatamodeld` bundle (`"SampleModel2"` or
-    /// `"SampleModel2.xcdatamodel"`).
+    /// `"SampleModel2.xcdatamodel"`) or of a compiled `.momd` folder (`"SampleModel2"` or
+    /// `"SampleModel2.mom"`).
     ///
     /// - Parameters:
-    ///   - url: A file URL of a `.xcdatamodeld` bundle. A `.xcdatamodel` folder or `contents` file is
-    ///     accepted too when it is the version named.
-    ///   - versionName: The version to load, with or without the `.xcdatamodel` extension.
+    ///   - url: A file URL of a `.xcdatamodeld` bundle or `.momd` folder. A `.xcdatamodel` folder,
+    ///     `contents` file or `.mom` file is accepted too when it is the version named.
+    ///   - versionName: The version to load, with or without the `.xcdatamodel` or `.mom` extension.
     /// - Throws: An `NSError` in `NSCocoaErrorDomain`, with the file's path under `NSFilePathErrorKey`:
     ///   `NSFileReadNoSuchFileError` when the file or the named version does not exist,
     ///   `NSFileReadCorruptFileError` for malformed XML or content the loader does not understand,

@@ -91,6 +91,11 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         return hashes
     }
 
+    /// The model's checksum: base64 of the SHA-256 of its entity version hashes in entity-name
+    /// order. Stores record it as `NSStoreModelVersionChecksumKey`, Xcode lists it in a `.momd`'s
+    /// `VersionInfo.plist`, and staged migration names model versions by it.
+    open var versionChecksum: String { VersionHasher.checksum(of: entityVersionHashesByName) }
+
     /// Whether a store with `metadata` was written with this model's entities (same version hashes).
     ///
     /// - Parameters:

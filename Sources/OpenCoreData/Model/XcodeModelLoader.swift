@@ -1,4 +1,5 @@
-/// Reads Xcode's `.xcdatamodeld` / `.xcdatamodel` / `contents` model source (docs/sqlite-format.md §12).
+/// Reads Xcode's `.xcdatamodeld` / `.xcdatamodel` / `contents` model source (docs/sqlite-format.md §12)
+/// and the compiled `.momd` / `.mom` files an app bundle ships.
 enum XcodeModelLoader {
     static func load(_ url: URL, versionName: String? = nil) throws -> NSManagedObjectModel {
         let contents = try contentsFile(for: url.standardizedFileURL, versionName: versionName)
@@ -13,6 +14,17 @@ enum XcodeModelLoader {
 
     /// The model in `data`, the text of a `contents` file; `file` is named in errors.
     static func model(from data: Data, file: URL) throws -> NSManagedObjectModel {
+        if CompiledModelReader.looksCompiled(data) {
+            let compiled: CompiledModelReader.Result
+            do {
+                compiled = try CompiledModelReader.read(data)
+            } catch {
+                throw corrupt(file, line: nil, error.message)
+            }
+            let model = try XcodeModelBuilder(file: file).model(from: compiled.root)
+            model.versionIdentifiers = compiled.versionIdentifiers
+            return model
+        }
         let root: ModelXMLElement
         do {
             root = try ModelXMLReader.parse(data)
@@ -29,11 +41,20 @@ enum XcodeModelLoader {
             throw missing(url, "No model file at \(url.path).")
         }
         guard isFolder.boolValue else {
-            if let versionName { try check(versionName, matches: url.deletingLastPathComponent(), in: url) }
+            if let versionName {
+                if url.pathExtension == "mom" {
+                    try check(versionName, matchesCompiled: url)
+                } else {
+                    try check(versionName, matches: url.deletingLastPathComponent(), in: url)
+                }
+            }
             return url
         }
         if url.pathExtension == "xcdatamodeld" {
             return try versionFolder(in: url, named: versionName).appendingPathComponent("contents")
+        }
+        if url.pathExtension == "momd" {
+            return try compiledVersion(in: url, named: versionName)
         }
         if let versionName { try check(versionName, matches: url, in: url) }
         let contents = url.appendingPathComponent("contents")
@@ -72,6 +93,48 @@ enum XcodeModelLoader {
         return folder
     }
 
+    /// The `.mom` file of the requested version of a compiled `.momd` folder, else of the one its
+    /// `VersionInfo.plist` calls current, else of the only one there is.
+    private static func compiledVersion(in folder: URL, named versionName: String?) throws -> URL {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasSuffix(".mom") }.map { String($0.dropLast(".mom".count)) }.sorted()
+        let wanted: String
+        if let versionName {
+            wanted = versionName.hasSuffix(".mom") ? String(versionName.dropLast(".mom".count)) : versionName
+        } else if let current = try currentCompiledVersionName(in: folder) {
+            wanted = current
+        } else if names.count == 1 {
+            wanted = names[0]
+        } else {
+            throw corrupt(
+                folder, line: nil,
+                "it has \(names.count) compiled model versions (\(names.joined(separator: ", "))) and no VersionInfo.plist to choose one")
+        }
+        let file = folder.appendingPathComponent(wanted + ".mom")
+        guard names.contains(wanted) else {
+            throw missing(file, "The model \(folder.path) has no version named \(wanted); it has \(names.joined(separator: ", ")).")
+        }
+        return file
+    }
+
+    /// `NSManagedObjectModel_CurrentVersionName` of a `.momd`'s `VersionInfo.plist`, when it has one.
+    private static func currentCompiledVersionName(in folder: URL) throws -> String? {
+        let file = folder.appendingPathComponent("VersionInfo.plist")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw unreadable(file, error)
+        }
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil),
+            let name = (plist as? [String: Any])?["NSManagedObjectModel_CurrentVersionName"] as? String, !name.isEmpty
+        else {
+            throw corrupt(file, line: nil, "it is not a property list with a NSManagedObjectModel_CurrentVersionName string")
+        }
+        return name
+    }
+
     /// Version names (without `.xcdatamodel`) in the bundle, sorted for stable messages.
     private static func modelVersions(in bundle: URL) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
@@ -101,6 +164,14 @@ enum XcodeModelLoader {
         let name = versionName.hasSuffix(".xcdatamodel") ? versionName : versionName + ".xcdatamodel"
         guard folder.lastPathComponent == name else {
             throw missing(url, "The model \(url.path) is not a version named \(versionName).")
+        }
+    }
+
+    /// The same for a compiled `.mom` file, whose own name is the version's.
+    private static func check(_ versionName: String, matchesCompiled file: URL) throws {
+        let name = versionName.hasSuffix(".mom") ? versionName : versionName + ".mom"
+        guard file.lastPathComponent == name else {
+            throw missing(file, "The model \(file.path) is not a version named \(versionName).")
         }
     }
 
