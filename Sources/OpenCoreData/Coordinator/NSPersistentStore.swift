@@ -279,10 +279,15 @@ public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
 public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
 /// Option: open the store read-only.
 public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
-/// Option: migrate the store automatically when its model changed (not yet supported).
+/// Option: migrate the store when the model's entity hashes differ from the store's: find the
+/// model it was written with and a mapping to this one, then migrate (a Bool).
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
-/// Option: infer the mapping model for automatic migration (not yet supported).
+/// Option: with `NSMigratePersistentStoresAutomaticallyOption`, infer the mapping model when no
+/// compiled one is found; the migration then runs in place, in SQL (a Bool).
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Option: an `NSStagedMigrationManager` whose stages take the store from the version it was
+/// written with to the coordinator's model, one stage after the other.
+public let NSPersistentStoreStagedMigrationManagerOptionKey = "NSPersistentStoreStagedMigrationManagerOptionKey"
 /// Option: open the store without comparing its entity version hashes with the model's (a
 /// Bool): the app takes responsibility for the two agreeing, as Core Data's option says.
 public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"

@@ -141,6 +141,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.make(NSCoreDataError, "The model has no configuration named '\(configuration)'.")
         }
         let url = storeURL ?? URL(string: "memory://\(UUID().uuidString)")!
+        // A staged migration runs before the store opens here, with coordinators of its own (a
+        // custom stage's handlers use a container), so outside this coordinator's lock.
+        if let manager = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager, storeURL != nil,
+            NSPersistentStore.flag(NSMigratePersistentStoresAutomaticallyOption, in: options)
+        {
+            try StagedMigrationRunner(
+                manager: manager, storeType: storeType, configuration: configuration, url: url, options: options ?? [:],
+                destination: managedObjectModel
+            ).run()
+        }
         lock.lock()
         defer { lock.unlock() }
         if storeType == NSSQLiteStoreType, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {

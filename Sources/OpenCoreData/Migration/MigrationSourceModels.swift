@@ -3,9 +3,15 @@ import Foundation
 /// Where a migration finds the model a store was written with: among the versions of the model
 /// bundle the destination model came from, as Core Data looks in the app's bundles.
 enum MigrationSourceModels {
-    /// The version of `model`'s bundle whose entity hashes are those of `metadata`, frozen
-    /// (its table and column names worked out); nil when none is.
-    static func model(matching metadata: [String: Any], besides model: NSManagedObjectModel) -> NSManagedObjectModel? {
+    /// The model among `candidates`, else among the versions of `model`'s bundle, whose entity
+    /// hashes are those of `metadata`, frozen (its table and column names worked out); nil when
+    /// none is.
+    static func model(
+        matching metadata: [String: Any], besides model: NSManagedObjectModel, candidates: [NSManagedObjectModel] = []
+    ) -> NSManagedObjectModel? {
+        for candidate in candidates where SQLiteMetadata.hashesMatch(metadata, entities: candidate.entities) {
+            if (try? candidate.freeze()) != nil { return candidate }
+        }
         for url in versionFiles(besides: model) {
             guard let candidate = try? NSManagedObjectModel(validatingContentsOf: url) else { continue }
             guard SQLiteMetadata.hashesMatch(metadata, entities: candidate.entities), (try? candidate.freeze()) != nil else { continue }

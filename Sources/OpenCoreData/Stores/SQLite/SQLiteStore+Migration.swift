@@ -20,7 +20,8 @@ extension SQLiteStore {
     ///   `NSUnderlyingError`.
     func migrationPlan(for found: [String: Any], model: NSManagedObjectModel, path: String, incompatible: NSError) throws -> MigrationPlan {
         guard Self.flag(NSMigratePersistentStoresAutomaticallyOption, in: options), !isReadOnly else { throw incompatible }
-        guard let source = MigrationSourceModels.model(matching: found, besides: model) else {
+        let candidates = options?[StagedMigrationRunner.sourceModelsOption] as? [NSManagedObjectModel] ?? []
+        guard let source = MigrationSourceModels.model(matching: found, besides: model, candidates: candidates) else {
             throw CoreDataError.make(
                 NSMigrationMissingSourceModelError, "Can't find model for source store at \(path).",
                 userInfo: ["reason": "Can't find model for source store", "URL": URL(fileURLWithPath: path), "metadata": found])
