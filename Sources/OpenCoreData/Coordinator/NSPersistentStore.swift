@@ -86,6 +86,13 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Deletes the files of a store this process just made at `url` and could not open.
     class func discardStoreFiles(at url: URL) {}
 
+    /// Puts the closed store at `source`, a migrated copy, in the place of the closed store at
+    /// `destination`, in one step that a crash cannot leave half done.
+    class func installMigratedStore(from source: URL, at destination: URL) throws {
+        throw CoreDataError.make(
+            NSPersistentStoreOperationError, "Stores of this type can't be migrated into a new file.", userInfo: [NSFilePathErrorKey: destination.path])
+    }
+
     /// Copies this open store into a new store file at `destination`, with a store UUID of its
     /// own, for `migratePersistentStore`.
     func copyForMigration(to destination: URL) throws {

@@ -157,10 +157,23 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The store at \(url.path) is already added to this coordinator.")
         }
-        let store = storeClass.init(
-            persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+        var store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
         do {
             try store.load(model: managedObjectModel)
+        } catch let needed as MappingModelMigrationNeeded {
+            // The store was written with another version and a compiled mapping model maps it:
+            // migrate with it (into a new file put in place atomically), then open the result.
+            store.identity.detach()
+            try MappingModelMigrationRunner(
+                storeClass: storeClass, storeType: storeType, url: url, options: options ?? [:], destination: managedObjectModel
+            ).run(needed)
+            store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+            do {
+                try store.load(model: managedObjectModel)
+            } catch {
+                store.identity.detach()
+                throw error
+            }
         } catch {
             store.identity.detach()
             throw error

@@ -25,6 +25,7 @@ enum ExpressionFunctions {
 
     /// The function's result; nil when no function of that name is registered.
     static func call(_ name: String, on target: Any?, _ arguments: [Any?]) -> Any? {
+        if let receiver = target as? ExpressionMessageReceiver, let answer = receiver.answer(name, arguments) { return answer }
         guard let body = registry.get(name) ?? builtIn[name] else { return nil }
         return body(target, arguments)
     }
@@ -66,4 +67,13 @@ extension NSExpression {
     public static func registerFunction(_ name: String, _ body: @escaping @Sendable (_ target: Any?, _ arguments: [Any?]) -> Any?) {
         ExpressionFunctions.register(name, body)
     }
+}
+
+/// An object that answers `FUNCTION(object, "selector:", …)` itself, as an Objective-C object
+/// answers the message on Apple platforms: the migration manager (`$manager`), a migration
+/// policy (`$entityPolicy`), a context running a fetch request expression.
+protocol ExpressionMessageReceiver {
+    /// The message's result: `.some(value)` when the object answers `selector`, nil when it does
+    /// not (registered functions are tried next).
+    func answer(_ selector: String, _ arguments: [Any?]) -> Any??
 }

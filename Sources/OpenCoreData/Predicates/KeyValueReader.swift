@@ -47,6 +47,7 @@ enum KeyValueReader {
         case let row as RowView: return row.value(forPredicateKey: key)
         case let dictionary as [String: Any]: return dictionary[key]
         case let dictionary as NSDictionary: return dictionary.object(forKey: key)
+        case let readable as KeyValueReadable: return readable.readValue(forKey: key)
         default: break
         }
         if let items = ValueComparison.collectionElements(object) {
@@ -65,4 +66,10 @@ enum KeyValueReader {
         guard mirror.displayStyle == .optional else { return value }
         return mirror.children.first.map { unwrap($0.value) } ?? nil
     }
+}
+
+/// An object whose values key paths read by name, as KVC reads an Objective-C object's
+/// properties (`$manager.sourceContext` in a mapping model's expression).
+protocol KeyValueReadable {
+    func readValue(forKey key: String) -> Any?
 }

@@ -27,6 +27,8 @@ open class NSExpression: NSObject, NSCopying {
         case anyKey = 15
         case block = 19
         case conditional = 20
+        /// An `NSFetchRequestExpression`: the result of running a fetch request in a context.
+        case fetchRequest = 50
     }
 
     /// What the expression holds; one case per supported `ExpressionType`.
@@ -192,7 +194,7 @@ open class NSExpression: NSObject, NSCopying {
     public class func expressionForAnyKey() -> NSExpression { NSExpression(storage: .anyKey) }
 
     /// The kind of the expression.
-    public var expressionType: ExpressionType {
+    open var expressionType: ExpressionType {
         switch storage {
         case .constant: .constantValue
         case .evaluatedObject: .evaluatedObject

@@ -26,6 +26,10 @@ extension SQLiteStore {
                 NSMigrationMissingSourceModelError, "Can't find model for source store at \(path).",
                 userInfo: ["reason": "Can't find model for source store", "URL": URL(fileURLWithPath: path), "metadata": found])
         }
+        // A compiled mapping model comes before inference; the coordinator runs it.
+        if let mapping = MappingModelSearch.mapping(from: source, to: model, options: options) {
+            throw MappingModelMigrationNeeded(source: source, mapping: mapping)
+        }
         let reason = "Can't find or automatically infer mapping model for migration"
         guard Self.flag(NSInferMappingModelAutomaticallyOption, in: options) else {
             throw CoreDataError.make(NSMigrationMissingMappingModelError, "\(reason) of the store at \(path).", userInfo: ["reason": reason])

@@ -51,6 +51,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
     override func copyForMigration(to destination: URL) throws { try SQLiteStoreFiles.copy(self, forMigrationTo: destination) }
     override class func discardStoreFiles(at url: URL) { SQLiteFileCheck.removeStoreFiles(atPath: url.path) }
+    override class func installMigratedStore(from source: URL, at destination: URL) throws {
+        try SQLiteStoreFiles.install(migrated: source, at: destination)
+    }
 
     /// Sees the SQL text of every statement the store's connections run (for tests that count
     /// queries, and for debugging).

@@ -68,6 +68,32 @@ enum SQLiteStoreFiles {
         }
     }
 
+    /// Renames the migrated store file at `source` over the store at `destination`. Both are
+    /// closed, so each is its file alone (SQLite folds the log into the file and deletes it when
+    /// the last connection closes); a log still beside either means another connection has it
+    /// open, and nothing is moved. rename(2) replaces the file atomically: after a crash the path
+    /// holds the old store or the new one, whole.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` when a log remains or the rename fails.
+    static func install(migrated source: URL, at destination: URL) throws {
+        for path in [source.path, destination.path] {
+            let log = path + "-wal"
+            let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? nil
+            if let size, size > 0 {
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError, "The store at \(path) is open elsewhere (its log is not empty); the migrated store was not installed.",
+                    userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: destination.path + suffix) }
+        guard rename(source.path, destination.path) == 0 else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "The migrated store could not replace \(destination.path) (errno \(errno)).",
+                userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: source.path + suffix) }
+    }
+
     /// Copies the open store into a new file at `destination` with a store UUID of its own, for
     /// `migratePersistentStore`.
     ///

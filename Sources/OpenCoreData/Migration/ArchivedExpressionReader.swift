@@ -1,0 +1,70 @@
+/// Builds `NSExpression`s from their keyed archives, as a compiled mapping model holds them: the
+/// classes and keys Foundation writes (`NSKeyPathExpression` with `NSOperand`, `NSSelectorName`
+/// and a `NSKeyPathSpecifierExpression` argument, `NSFunctionExpression`, …). An expression of a
+/// class this reader does not know makes the whole archive unreadable rather than silently
+/// different.
+struct ArchivedExpressionReader {
+    struct Failure: Error {
+        let message: String
+    }
+
+    let archive: KeyedArchive
+
+    func expression(_ uid: Int, depth: Int = 0) throws(Failure) -> NSExpression {
+        guard depth < KeyedArchiveReader.maximumDepth else { throw Failure(message: "an expression nests too deeply") }
+        guard let instance = archive.instance(uid) else { throw Failure(message: "an expression is damaged") }
+        switch instance.className {
+        case "NSConstantValueExpression":
+            let value = archive.reference(instance, "NSConstantValue").flatMap { KeyedArchiveReader.value(uid: $0, in: archive) }
+            return NSExpression(forConstantValue: value)
+        case "NSVariableExpression":
+            guard let name = archive.string(instance, "NSVariable") else { throw Failure(message: "a variable expression has no name") }
+            return NSExpression(forVariable: name)
+        case "NSSelfExpression":
+            return .expressionForEvaluatedObject()
+        case "NSKeyPathSpecifierExpression":
+            guard let path = archive.string(instance, "NSKeyPath") else { throw Failure(message: "a key path expression has no key path") }
+            return NSExpression(forKeyPath: path)
+        case "NSKeyPathExpression", "NSFunctionExpression":
+            return try function(instance, depth: depth)
+        case "NSAggregateExpression":
+            guard let collection = archive.reference(instance, "NSCollection"), let items = archive.elements(collection) else {
+                throw Failure(message: "an aggregate expression is damaged")
+            }
+            var expressions: [NSExpression] = []
+            for item in items { expressions.append(try expression(item, depth: depth + 1)) }
+            return NSExpression(forAggregate: expressions)
+        case "NSFetchRequestExpression":
+            guard let request = archive.reference(instance, "NSFRExpression"), let context = archive.reference(instance, "NSMOCExpression") else {
+                throw Failure(message: "a fetch request expression is damaged")
+            }
+            return NSFetchRequestExpression.expression(
+                forFetch: try expression(request, depth: depth + 1), context: try expression(context, depth: depth + 1),
+                countOnly: archive.bool(instance, "NSCountOnlyFlag") ?? false)
+        case let other:
+            throw Failure(message: "an expression of class \(other) is not supported")
+        }
+    }
+
+    /// A key path or function expression: an operand, a selector and arguments. `valueForKeyPath:`
+    /// with one key path argument is a key path (on the evaluated object or on the operand); a
+    /// constant operand is the class Foundation's built-in functions are sent to.
+    private func function(_ instance: KeyedArchive.Instance, depth: Int) throws(Failure) -> NSExpression {
+        guard let selector = archive.string(instance, "NSSelectorName") else { throw Failure(message: "a function expression has no selector") }
+        var arguments: [NSExpression] = []
+        if let list = archive.reference(instance, "NSArguments") {
+            guard let items = archive.elements(list) else { throw Failure(message: "the arguments of \(selector) are damaged") }
+            for item in items { arguments.append(try expression(item, depth: depth + 1)) }
+        }
+        let operand = try archive.reference(instance, "NSOperand").map { uid throws(Failure) in try expression(uid, depth: depth + 1) }
+        if selector == "valueForKeyPath:", arguments.count == 1, arguments[0].expressionType == .keyPath {
+            let path = arguments[0].keyPath
+            guard let operand, operand.expressionType != .evaluatedObject else { return NSExpression(forKeyPath: path) }
+            return NSExpression(storage: .operandKeyPath(operand, path))
+        }
+        guard let operand, operand.expressionType != .constantValue else {
+            return NSExpression(forFunction: selector, arguments: arguments)
+        }
+        return NSExpression(forFunction: operand, selectorName: selector, arguments: arguments)
+    }
+}
