@@ -23,7 +23,7 @@ struct Add: AsyncParsableCommand {
         let rows = try await context.perform { [names] in
             let items = names.map { name in
                 let item = TSPItem(context: context)
-                item.name = name
+                item.title = name
                 item.createdAt = Date()
                 return item
             }

@@ -23,7 +23,7 @@ final class ChangeFollower: @unchecked Sendable {
         let context = self.context
         try context.performAndWait {
             token = coordinator.currentPersistentHistoryToken(fromStores: nil)
-            for item in try context.fetch(TodoStore.itemsRequest()) { names[item.objectID] = item.name ?? "" }
+            for item in try context.fetch(TodoStore.itemsRequest()) { names[item.objectID] = item.title ?? "" }
             context.reset()
         }
     }
@@ -60,14 +60,14 @@ final class ChangeFollower: @unchecked Sendable {
                 emit("+ added \"\(name ?? "?")\"")
             case .update:
                 guard let item = try? context.existingObject(with: id) as? TSPItem else { continue }
-                names[id] = item.name ?? ""
+                names[id] = item.title ?? ""
                 if change.updatedProperties?.contains(where: { $0.name == "done" }) == true {
-                    emit("\(item.done ? "✓ checked" : "○ unchecked") \"\(item.name ?? "")\"")
+                    emit("\(item.done ? "✓ checked" : "○ unchecked") \"\(item.title ?? "")\"")
                 } else {
-                    emit("~ changed \"\(item.name ?? "")\"")
+                    emit("~ changed \"\(item.title ?? "")\"")
                 }
             case .delete:
-                let name = names.removeValue(forKey: id) ?? change.tombstone?["name"] as? String
+                let name = names.removeValue(forKey: id) ?? change.tombstone?["title"] as? String
                 emit("- deleted \"\(name ?? "?")\"")
             }
         }
@@ -88,7 +88,7 @@ final class ChangeFollower: @unchecked Sendable {
             }
         }
         if !added.isEmpty {
-            for item in try items(added) { names[item.objectID] = item.name ?? "" }
+            for item in try items(added) { names[item.objectID] = item.title ?? "" }
             emit("+ added \(Self.count(added.count))")
         }
         if !updated.isEmpty {
@@ -102,7 +102,7 @@ final class ChangeFollower: @unchecked Sendable {
     private static func count(_ number: Int) -> String { number == 1 ? "1 item" : "\(number) items" }
 
     private func currentName(of id: NSManagedObjectID) throws -> String? {
-        (try? context.existingObject(with: id) as? TSPItem)?.name
+        (try? context.existingObject(with: id) as? TSPItem)?.title
     }
 
     private func items(_ ids: [NSManagedObjectID]) throws -> [TSPItem] {

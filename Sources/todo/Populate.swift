@@ -49,7 +49,7 @@ struct Populate: AsyncParsableCommand {
             var index = 0
             let request = NSBatchInsertRequest(entityName: TodoStore.entityName) { (item: NSMutableDictionary) in
                 guard index < count else { return true }
-                item["name"] = "Item \(index)"
+                item["title"] = "Item \(index)"
                 item["createdAt"] = start.addingTimeInterval(Double(index) / 1_000_000)
                 item["done"] = false
                 index += 1
@@ -74,7 +74,7 @@ struct Populate: AsyncParsableCommand {
             var saves = 0
             for index in 0..<count {
                 let item = TSPItem(context: context)
-                item.name = "Item \(index)"
+                item.title = "Item \(index)"
                 item.createdAt = start.addingTimeInterval(Double(index) / 1_000_000)
                 item.done = false
                 if let batchSize, (index + 1) % batchSize == 0 {

@@ -1,7 +1,8 @@
 import ArgumentParser
 import OpenCoreData
 
-/// `todo stats`: how many items, how many done, and where the store is and how big.
+/// `todo stats`: how many items, how many done, where the store is and how big, and which model
+/// version it has.
 struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show counts, the store's size and its path.")
 
@@ -22,12 +23,21 @@ struct Stats: AsyncParsableCommand {
                 try context.count(for: TodoStore.itemsRequest(done: true))
             )
         }
+        let version = Stats.modelVersion(of: store.container.managedObjectModel)
         store.close()
         print("items:   \(total)")
         print("done:    \(done)")
         print("pending: \(total - done)")
         print("store:   \(url.path)")
         print("size:    \(Stats.format(bytes: Stats.storeSize(at: url)))")
+        print("model:   \(version)")
+    }
+
+    /// The model version the store now has, as Xcode's "Core Data Model Version Identifier" names
+    /// it, and its checksum.
+    static func modelVersion(of model: NSManagedObjectModel) -> String {
+        let identifier = model.versionIdentifiers.compactMap { $0.base as? String }.filter { !$0.isEmpty }.sorted().joined(separator: ", ")
+        return "version \(identifier.isEmpty ? "1" : identifier) (\(model.versionChecksum))"
     }
 
     /// The bytes of the store file. Every command that saves folds the write-ahead log back into

@@ -52,6 +52,15 @@ final class TodoStore {
         container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in loadError = error }
+        // A store an earlier version of the program wrote is migrated to the current model the
+        // first time any command opens it; a read-only store cannot migrate, so a reading command
+        // opens it for writing that once.
+        if description.isReadOnly, (loadError as NSError?)?.code == NSPersistentStoreIncompatibleVersionHashError {
+            description.isReadOnly = false
+            container.persistentStoreDescriptions = [description]
+            loadError = nil
+            container.loadPersistentStores { _, error in loadError = error }
+        }
         if let loadError { throw loadError }
     }
 
@@ -130,6 +139,6 @@ final class TodoStore {
         let id = shortID(of: item.objectID)
         let padding = String(repeating: " ", count: max(0, idWidth - id.count))
         let mark = item.done ? "✓" : "·"
-        return "\(padding)\(id) \(mark) \(item.name ?? "")"
+        return "\(padding)\(id) \(mark) \(item.title ?? "")"
     }
 }

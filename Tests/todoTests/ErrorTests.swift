@@ -52,13 +52,10 @@ import Darwin
         let before = try Data(contentsOf: sandbox.store)
         let error = try sandbox.expectFailure(arguments)
         #expect(try Data(contentsOf: sandbox.store) == before)
-        // Commands that write would migrate the store, as Core Data does, and find no version of
-        // their model it was written with; those that only read refuse it at once.
-        let reads = ["list", "stats"].contains(arguments[0])
-        #expect(
-            error == (reads
-                ? "Error: The model used to open the store is incompatible with the one used to create the store at \(sandbox.store.path)."
-                : "Error: Can't find model for source store at \(sandbox.store.path)."))
+        // Every command would migrate the store, as Core Data does (those that only read too,
+        // since `todo` migrates stores an earlier release wrote), and finds no version of its
+        // model the store was written with.
+        #expect(error == "Error: Can't find model for source store at \(sandbox.store.path).")
     }
 
     @Test(arguments: ["check-all", "clear-done"])

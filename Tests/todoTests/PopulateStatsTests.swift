@@ -54,9 +54,10 @@ import Testing
         #expect(result.status == 0)
         let lines = result.lines
         #expect(Array(lines.prefix(4)) == ["items:   3", "done:    1", "pending: 2", "store:   \(sandbox.store.path)"])
-        let size = try #require(lines.last)
+        let size = try #require(lines.first { $0.hasPrefix("size:") })
         let bytes = try #require((try FileManager.default.attributesOfItem(atPath: sandbox.store.path)[.size] as? NSNumber)?.intValue)
         #expect(size == "size:    \(String(format: "%.1f", Double(bytes) / 1024)) KB")
+        #expect(lines.last?.hasPrefix("model:   version 2 (") == true)
     }
 
     @Test func statsOnAMissingStoreCreatesNothing() throws {

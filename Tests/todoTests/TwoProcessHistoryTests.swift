@@ -63,7 +63,7 @@ import Testing
         context.performAndWait {
             var values: [String: Bool] = [:]
             for object in context.registeredObjects where !object.isDeleted {
-                if let name = object.value(forKey: "name") as? String { values[name] = object.value(forKey: "done") as? Bool ?? false }
+                if let name = object.value(forKey: "title") as? String { values[name] = object.value(forKey: "done") as? Bool ?? false }
             }
             return values
         }
@@ -82,7 +82,7 @@ import Testing
         // Everything in memory: what the merges bring is what the checks read.
         try context.performAndWait {
             for item in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) { item.willAccessValue(forKey: nil) }
-            _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")).map { $0.value(forKey: "name") }
+            _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")).map { $0.value(forKey: "title") }
         }
         let follower = Follower(context, coordinator: coordinator)
         let watcher = try sandbox.startTodo(["watch", "--store", sandbox.store.path])
@@ -110,7 +110,7 @@ import Testing
             // This process saves; the other sees it.
             try context.performAndWait {
                 let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
-                item.setValue("a\(round)", forKey: "name")
+                item.setValue("a\(round)", forKey: "title")
                 item.setValue(Date(), forKey: "createdAt")
                 try context.save()
             }
@@ -127,7 +127,7 @@ import Testing
                 // This process's batch update reaches the other.
                 try context.performAndWait {
                     let update = NSBatchUpdateRequest(entityName: "TSPItem")
-                    update.predicate = NSPredicate(format: "name == %@", "a\(round)")
+                    update.predicate = NSPredicate(format: "title == %@", "a\(round)")
                     update.propertiesToUpdate = ["done": true]
                     update.resultType = .updatedObjectIDsResultType
                     let ids = (try context.execute(update) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID] ?? []
@@ -143,7 +143,7 @@ import Testing
         let stored: [String: Bool] = try fresh.performAndWait {
             var values: [String: Bool] = [:]
             for item in try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) {
-                values[item.value(forKey: "name") as! String] = item.value(forKey: "done") as? Bool ?? false
+                values[item.value(forKey: "title") as! String] = item.value(forKey: "done") as? Bool ?? false
             }
             return values
         }

@@ -142,7 +142,12 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         if let executableFolder {
             folders.append(executableFolder)
             let contents = (try? FileManager.default.contentsOfDirectory(at: executableFolder, includingPropertiesForKeys: nil)) ?? []
-            folders += contents.filter { $0.pathExtension == "resources" || $0.pathExtension == "bundle" }
+            // The program's own resource bundle (`Package_program.resources`) first: a build
+            // folder also holds other programs' bundles, which may ship a model of the same name.
+            let bundles = contents.filter { $0.pathExtension == "resources" || $0.pathExtension == "bundle" }
+            let own = "_" + ProcessInfo.processInfo.processName
+            folders += bundles.filter { $0.deletingPathExtension().lastPathComponent.hasSuffix(own) }
+            folders += bundles.filter { !$0.deletingPathExtension().lastPathComponent.hasSuffix(own) }
         }
         folders += Bundle.allBundles.compactMap(\.resourceURL)
         folders.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
