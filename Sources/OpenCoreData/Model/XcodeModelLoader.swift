@@ -119,20 +119,7 @@ enum XcodeModelLoader {
 
     /// `NSManagedObjectModel_CurrentVersionName` of a `.momd`'s `VersionInfo.plist`, when it has one.
     private static func currentCompiledVersionName(in folder: URL) throws -> String? {
-        let file = folder.appendingPathComponent("VersionInfo.plist")
-        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw unreadable(file, error)
-        }
-        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil),
-            let name = (plist as? [String: Any])?["NSManagedObjectModel_CurrentVersionName"] as? String, !name.isEmpty
-        else {
-            throw corrupt(file, line: nil, "it is not a property list with a NSManagedObjectModel_CurrentVersionName string")
-        }
-        return name
+        try versionName(in: folder.appendingPathComponent("VersionInfo.plist"), key: "NSManagedObjectModel_CurrentVersionName")
     }
 
     /// Version names (without `.xcdatamodel`) in the bundle, sorted for stable messages.
@@ -142,7 +129,11 @@ enum XcodeModelLoader {
     }
 
     private static func currentVersionName(in bundle: URL) throws -> String? {
-        let file = bundle.appendingPathComponent(".xccurrentversion")
+        try versionName(in: bundle.appendingPathComponent(".xccurrentversion"), key: "_XCCurrentVersionName")
+    }
+
+    /// The non-empty string under `key` in the property list `file`; nil when there is no file.
+    private static func versionName(in file: URL, key: String) throws -> String? {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         let data: Data
         do {
@@ -151,9 +142,9 @@ enum XcodeModelLoader {
             throw unreadable(file, error)
         }
         guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil),
-            let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String, !name.isEmpty
+            let name = (plist as? [String: Any])?[key] as? String, !name.isEmpty
         else {
-            throw corrupt(file, line: nil, "it is not a property list with a _XCCurrentVersionName string")
+            throw corrupt(file, line: nil, "it is not a property list with a \(key) string")
         }
         return name
     }

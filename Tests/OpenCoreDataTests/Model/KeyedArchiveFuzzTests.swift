@@ -44,19 +44,7 @@ import Testing
         let keyed = try #require(ValueTransformer.valueTransformer(forName: .keyedUnarchiveFromDataTransformerName))
         var decoded = 0
         for _ in 0..<Self.iterations {
-            var bytes = seeds[Int(random.next() % UInt64(seeds.count))]
-            for _ in 0..<(1 + Int(random.next() % 3)) {
-                let position = Int(random.next() % UInt64(bytes.count))
-                switch random.next() % 5 {
-                case 0, 1: bytes[position] ^= UInt8(truncatingIfNeeded: 1 << (random.next() % 8))
-                case 2: bytes[position] = [0x00, 0xFF, 0x7F, 0x80, 0x0F][Int(random.next() % 5)]
-                case 3: bytes.removeSubrange(position...)
-                default:
-                    let end = min(bytes.count, position + 1 + Int(random.next() % 16))
-                    bytes.insert(contentsOf: bytes[position..<end], at: position)
-                }
-                if bytes.isEmpty { bytes = [0] }
-            }
+            let bytes = ByteMutation.damage(seeds[Int(random.next() % UInt64(seeds.count))], &random)
             let data = Data(bytes)
             if secure.transformedValue(data) != nil { decoded += 1 }
             _ = keyed.transformedValue(data)

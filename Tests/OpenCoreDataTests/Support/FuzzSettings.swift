@@ -18,3 +18,24 @@ enum FuzzSettings {
         Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 }
+
+/// The damage the byte-level fuzz tests do to a seed: 1 to 3 of bits flipped, a byte set to a
+/// limit, the rest cut off, a short piece repeated.
+enum ByteMutation {
+    static func damage(_ seed: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
+        var bytes = seed
+        for _ in 0..<(1 + Int(random.next() % 3)) {
+            let position = Int(random.next() % UInt64(bytes.count))
+            switch random.next() % 5 {
+            case 0, 1: bytes[position] ^= UInt8(truncatingIfNeeded: 1 << (random.next() % 8))
+            case 2: bytes[position] = [0x00, 0xFF, 0x7F, 0x80, 0x0F][Int(random.next() % 5)]
+            case 3: bytes.removeSubrange(position...)
+            default:
+                let end = min(bytes.count, position + 1 + Int(random.next() % 16))
+                bytes.insert(contentsOf: bytes[position..<end], at: position)
+            }
+            if bytes.isEmpty { bytes = [0] }
+        }
+        return bytes
+    }
+}
