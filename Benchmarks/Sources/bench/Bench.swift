@@ -31,6 +31,9 @@ struct Bench: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Measure persistent history, remote changes and the fetched results controller (issue 22): on by default with every case, off with --only.")
     var history: Bool?
 
+    @Flag(inversion: .prefixedNo, help: "Measure lightweight migrations that add and drop a column (issue 23): on by default with every case, off with --only.")
+    var migration: Bool?
+
     @Option(help: .hidden)
     var remoteWriter: String?
 
@@ -102,6 +105,11 @@ struct Bench: ParsableCommand {
             log("History, remote changes, fetched results…")
             historyLines = try HistoryBench.measure(data: data, rows: rows, runs: runs, scratch: scratch, log: log)
         }
+        var migrationLines: [HistoryBench.Line] = []
+        if migration ?? (only == nil) {
+            log("Migrations…")
+            migrationLines = try MigrationBench.measure(data: data, runs: runs, scratch: scratch, log: log)
+        }
         let heap = warmHeap ? "warm heap (freed pages kept between runs)" : "each run from a trimmed heap"
         print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, \(heap), SQLite \(String(cString: sqlite3_libversion())), release build")
         print("")
@@ -117,6 +125,10 @@ struct Bench: ParsableCommand {
         if !historyLines.isEmpty {
             print("")
             print(HistoryBench.render(historyLines, runs: runs))
+        }
+        if !migrationLines.isEmpty {
+            print("")
+            print(HistoryBench.render(migrationLines, runs: runs, heading: "Migrations (issue 23)"))
         }
     }
 }

@@ -89,8 +89,8 @@ enum HistoryBench {
         return lines
     }
 
-    static func render(_ lines: [Line], runs: Int) -> String {
-        var text = "History, remote changes and fetched results (issue 22), median of \(runs) runs unless said\n\n"
+    static func render(_ lines: [Line], runs: Int, heading: String = "History, remote changes and fetched results (issue 22)") -> String {
+        var text = "\(heading), median of \(runs) runs unless said\n\n"
         text += "| case | figure | target | | reference |\n|---|---:|---:|---|---|\n"
         for line in lines {
             text += "| \(line.title) | \(line.figure) | \(line.target) | \(line.met ? "met" : "**not met**") | \(line.reference) |\n"

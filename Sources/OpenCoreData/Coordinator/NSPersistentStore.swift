@@ -86,6 +86,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Deletes the files of a store this process just made at `url` and could not open.
     class func discardStoreFiles(at url: URL) {}
 
+    /// Does the table copies a deferred lightweight migration left; nothing for a store without.
+    func finishDeferredMigration() throws {}
+
     /// Puts the closed store at `source`, a migrated copy, in the place of the closed store at
     /// `destination`, in one step that a crash cannot leave half done.
     class func installMigratedStore(from source: URL, at destination: URL) throws {
@@ -292,6 +295,10 @@ public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentSt
 /// Option: with `NSMigratePersistentStoresAutomaticallyOption`, infer the mapping model when no
 /// compiled one is found; the migration then runs in place, in SQL (a Bool).
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Option (a Bool) and metadata key: a lightweight migration leaves the columns a table loses in
+/// place, unread, instead of copying the table now; `finishDeferredLightweightMigration()` does
+/// the copies later. The metadata holds the key while copies are pending.
+public let NSPersistentStoreDeferredLightweightMigrationOptionKey = "NSPersistentStoreDeferredLightweightMigrationOptionKey"
 /// Option: an `NSStagedMigrationManager` whose stages take the store from the version it was
 /// written with to the coordinator's model, one stage after the other.
 public let NSPersistentStoreStagedMigrationManagerOptionKey = "NSPersistentStoreStagedMigrationManagerOptionKey"

@@ -156,4 +156,22 @@ extension NSPersistentStoreCoordinator {
         }
         return storeClass
     }
+
+    /// Does the table copies that lightweight migrations with
+    /// `NSPersistentStoreDeferredLightweightMigrationOptionKey` left for later, in every store of
+    /// the coordinator that has some: each such table is rebuilt without the columns the model no
+    /// longer has, in one transaction per store, and the key leaves the store's metadata.
+    ///
+    /// - Throws: Core Data's error when a store cannot be written; a store that fails is left as
+    ///   it was.
+    public func finishDeferredLightweightMigration() throws {
+        for store in persistentStores { try store.finishDeferredMigration() }
+    }
+
+    /// The same work, as the task Apple's platforms schedule with `BGProcessingTask`.
+    ///
+    /// - Throws: As `finishDeferredLightweightMigration()`.
+    public func finishDeferredLightweightMigrationTask() throws {
+        try finishDeferredLightweightMigration()
+    }
 }

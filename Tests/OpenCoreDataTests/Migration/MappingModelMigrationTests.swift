@@ -162,9 +162,9 @@ final class CancellingPolicy: NSEntityMigrationPolicy {
         try manager.migrateStore(
             from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping, toDestinationURL: destination,
             destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        #expect(parent.fractionCompleted == 1)
         parent.resignCurrent()
         #expect(manager.migrationProgress == 1)
-        #expect(parent.fractionCompleted == 1)
         #expect(try Data(contentsOf: source) == bytes)
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: destination)
         let v3 = try Self.model("SampleModel3")

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 
 /// A lightweight migration run in SQL inside the store file, as Core Data's in-place migration
-/// manager runs one for an inferred mapping: each table whose entities changed is rebuilt
+/// manager runs one for an inferred mapping: a table that only gains or renames columns is altered
+/// in place (`SQLiteTableAlteration`), each other table whose entities changed is rebuilt
 /// (created anew, filled from the old one with its rows' primary keys, versions and mapped values,
 /// entity numbers renumbered), tables of new entities are created and those of removed ones
 /// dropped, many-to-many tables follow their relationships, then `Z_PRIMARYKEY`, the history's
@@ -16,6 +17,13 @@ struct SQLiteInPlaceMigration {
     /// The store's metadata, kept but for what describes the model.
     let metadata: [String: Any]
     let uuid: String
+    /// Advanced one unit per table altered or rebuilt and one per closing step (many-to-many
+    /// tables, indexes, keys and metadata); made by the caller on its own thread, so that it is a
+    /// child of the `Progress` current there.
+    var progress: Progress?
+    /// `NSPersistentStoreDeferredLightweightMigrationOptionKey`: a table that only loses columns
+    /// keeps them until `finishDeferredLightweightMigration()`, instead of being copied now.
+    var defersTableCopies = false
 
     /// Migrates the store `db` holds; the caller runs it in a transaction.
     ///
@@ -38,6 +46,11 @@ struct SQLiteInPlaceMigration {
     }
 
     private func migrate(_ db: Database) throws {
+        // Work an earlier migration deferred is done first: its leftover columns would meet this
+        // migration's.
+        if SQLiteDeferredMigration.isPending(in: metadata) {
+            try SQLiteDeferredMigration.rebuildTables(of: source.entitiesInStoreOrder, in: db)
+        }
         let keys = try PrimaryKeyRows(db)
         // The number each source entity has in this file (a renamed entity keeps its row's name).
         var oldNumber: [ObjectIdentifier: Int64] = [:]
@@ -66,7 +79,11 @@ struct SQLiteInPlaceMigration {
 
         let statements = SQLiteSchema.statements(for: destination.entitiesInStoreOrder)
         let tables = destination.entitiesInStoreOrder.filter { $0.superentity == nil }.map { TableMigration(root: $0, context: context) }
-        let keptTables = Set(tables.filter(\.isUnchanged).map { $0.root.layout!.tableName })
+        // Tables that only gain or rename columns are altered where they are; the others that
+        // changed are rebuilt.
+        let altered = tables.compactMap { table in table.alterations(deferringDrops: defersTableCopies).map { (table, $0) } }
+        let deferred = altered.contains { $0.1.leavesColumns }
+        let keptTables = Set((tables.filter(\.isUnchanged) + altered.map(\.0)).map { $0.root.layout!.tableName })
         let joins = JoinTableMigration(context: context, destination: destination)
         // Every old table that changes is read under a temporary name, so that the new one is
         // created under its own name with the DDL a new store has (a renamed table's DDL would
@@ -79,25 +96,36 @@ struct SQLiteInPlaceMigration {
             try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(temporary)")
             renamed[table] = temporary
         }
-        for table in tables where !table.isUnchanged {
+        let rebuilt = tables.filter { !keptTables.contains($0.root.layout!.tableName) }
+        progress?.totalUnitCount = Int64(altered.count + rebuilt.count + 3)
+        for (table, alteration) in altered {
+            for statement in alteration.statements { try db.execute(sql: statement.sql, arguments: statement.arguments) }
+            try table.checkRequiredValues(in: table.root.layout!.tableName, db: db)
+            progress?.completedUnitCount += 1
+        }
+        for table in rebuilt {
             let name = table.root.layout!.tableName
             try db.execute(sql: statements.first { $0.hasPrefix("CREATE TABLE \(name) (") }!)
             if let fill = try table.fillStatement(into: name, renamed: renamed) {
                 try db.execute(sql: fill.sql, arguments: fill.arguments)
                 try table.checkRequiredValues(in: name, db: db)
             }
+            progress?.completedUnitCount += 1
         }
         try joins.build(in: db, statements: statements, renamed: renamed)
         for temporary in renamed.values { try db.execute(sql: "DROP TABLE \(temporary)") }
-        try recreateIndexes(statements, keptTables: keptTables, db: db)
+        progress?.completedUnitCount += 1
+        try Self.recreateIndexes(statements, keptTables: keptTables, db: db)
+        progress?.completedUnitCount += 1
         try rewritePrimaryKeys(keys: keys, context: context, db: db)
         try renumberHistory(renumbering, db: db)
-        try rewriteMetadata(db)
+        try rewriteMetadata(db, deferred: deferred)
+        progress?.completedUnitCount += 1
     }
 
     /// Every index of the destination model; on a table kept as it was, indexes the model no
     /// longer has are dropped.
-    private func recreateIndexes(_ statements: [String], keptTables: Set<String>, db: Database) throws {
+    static func recreateIndexes(_ statements: [String], keptTables: Set<String>, db: Database) throws {
         var wanted = Set<String>()
         for statement in statements where statement.hasPrefix("CREATE INDEX") || statement.hasPrefix("CREATE UNIQUE INDEX") {
             let words = statement.split(separator: " ")
@@ -151,11 +179,12 @@ struct SQLiteInPlaceMigration {
 
     /// The destination model's hashes and identifiers over the store's other metadata, same UUID.
     /// The cached model of the source goes: it no longer describes the file.
-    private func rewriteMetadata(_ db: Database) throws {
+    private func rewriteMetadata(_ db: Database, deferred: Bool) throws {
         var updated = metadata
         for (key, value) in SQLiteMetadata.make(for: destination, entities: destination.entitiesInStoreOrder, uuid: uuid) {
             updated[key] = value
         }
+        updated[NSPersistentStoreDeferredLightweightMigrationOptionKey] = deferred ? true : nil
         try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?, Z_UUID = ?", arguments: [try SQLiteMetadata.encode(updated), uuid])
         if try db.tableExists("Z_MODELCACHE") { try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
     }

@@ -47,6 +47,9 @@ extension SQLiteStore {
     /// another process migrated meanwhile is left as it is.
     func migrate(_ plan: MigrationPlan, model: NSManagedObjectModel, entities: [NSEntityDescription], path: String) throws -> [String: Any] {
         let started = Date()
+        // Made here, on the caller's thread, to be a child of its current `Progress`; the
+        // migration itself runs on the writer's queue.
+        let progress = Progress(totalUnitCount: 1)
         let migrated: [String: Any] = try pool!.barrierWriteWithoutTransaction { db in
             var result: [String: Any] = [:]
             try db.inTransaction(.immediate) {
@@ -55,8 +58,10 @@ extension SQLiteStore {
                 }
                 let current = try SQLiteMetadata.decode(plist: plist, uuid: uuid)
                 if !SQLiteMetadata.hashesMatch(current, entities: entities) {
-                    try SQLiteInPlaceMigration(source: plan.source, destination: model, mapping: plan.mapping, metadata: current, uuid: uuid)
-                        .run(in: db, path: path)
+                    try SQLiteInPlaceMigration(
+                        source: plan.source, destination: model, mapping: plan.mapping, metadata: current, uuid: uuid, progress: progress,
+                        defersTableCopies: Self.flag(NSPersistentStoreDeferredLightweightMigrationOptionKey, in: options)
+                    ).run(in: db, path: path)
                 }
                 guard let (newPlist, newUUID) = try SQLiteMetadata.row(in: db) else { return .rollback }
                 result = try SQLiteMetadata.decode(plist: newPlist, uuid: newUUID)
@@ -64,6 +69,7 @@ extension SQLiteStore {
             }
             return result
         }
+        progress.completedUnitCount = progress.totalUnitCount
         persistentStoreCoordinator?.logger.info(
             "(migration) in-place migration completed successfully in \(String(format: "%.2f", Date().timeIntervalSince(started))) seconds")
         return migrated

@@ -51,6 +51,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
     override func copyForMigration(to destination: URL) throws { try SQLiteStoreFiles.copy(self, forMigrationTo: destination) }
     override class func discardStoreFiles(at url: URL) { SQLiteFileCheck.removeStoreFiles(atPath: url.path) }
+    override func finishDeferredMigration() throws { try finishDeferredTableCopies() }
     override class func installMigratedStore(from source: URL, at destination: URL) throws {
         try SQLiteStoreFiles.install(migrated: source, at: destination)
     }
