@@ -61,7 +61,13 @@ struct TableMigration {
         var arguments = StatementArguments()
         for column in columns { arguments += StatementArguments(column.arguments) }
         let from = renamed[sourceTable] ?? sourceTable
-        return ("INSERT INTO \(table) (\(names)) SELECT \(expressions) FROM \(from) WHERE Z_ENT IN (\(numbers))", arguments)
+        var sql = "INSERT INTO \(table) (\(names)) SELECT \(expressions) FROM \(from) AS \(Self.sourceAlias) WHERE Z_ENT IN (\(numbers))"
+        for (old, temporary) in renamed { sql = sql.replacingOccurrences(of: Self.tablePlaceholder(old), with: temporary) }
+        for root in context.source.entitiesInStoreOrder where root.superentity == nil {
+            let name = root.layout!.tableName
+            sql = sql.replacingOccurrences(of: Self.tablePlaceholder(name), with: name)
+        }
+        return (sql, arguments)
     }
 
     /// Refuses the migration when a required attribute without a default value is left empty
@@ -125,11 +131,39 @@ struct TableMigration {
         guard let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription else {
             return (column, "NULL", [])
         }
-        guard let oldColumn = old.columnName else {
-            throw SQLiteInPlaceMigrationFailure(reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one, which in-place migration does not do yet")
-        }
+        guard let oldColumn = old.columnName else { return try keyFromInverse(of: old, relationship, column: column, in: entity) }
         return (column, oldColumn, [])
     }
+
+    /// A to-many that became a to-one, whose key was in its inverse to-one's column on the other
+    /// side: the related row with the lowest key (the relationship had no order to pick by). A
+    /// many-to-many that became a to-one, or a destination with subentities (whose entity number
+    /// would have to come along), is not migrated yet.
+    private func keyFromInverse(
+        of old: NSRelationshipDescription, _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
+    ) throws -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+        guard let inverse = old.inverseRelationship, let inverseColumn = inverse.columnName, relationship.entityColumnName == nil,
+            let otherTable = inverse.entity.rootEntity.layout?.tableName
+        else {
+            throw SQLiteInPlaceMigrationFailure(
+                reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one without a to-one inverse, which in-place migration does not do yet")
+        }
+        let numbers = ([inverse.entity] + ModelLayoutBuilder.descendants(of: inverse.entity))
+            .compactMap { context.oldNumber[ObjectIdentifier($0)] }.map(String.init).joined(separator: ", ")
+        let other = Self.tablePlaceholder(otherTable)
+        return (
+            column,
+            "(SELECT MIN(related.Z_PK) FROM \(other) AS related WHERE related.\(inverseColumn) = \(Self.sourceAlias).Z_PK AND related.Z_ENT IN (\(numbers)))",
+            []
+        )
+    }
+
+    /// The source table's name in the fill statement.
+    static let sourceAlias = "migrated"
+
+    /// A table named in an expression before the migration knows under which name it will read
+    /// it (a table that changes is read under a temporary name); the fill statement puts the name in.
+    static func tablePlaceholder(_ table: String) -> String { "{{table:\(table)}}" }
 
     /// The entity number of a to-one's destination, renumbered; where the source kept none (its
     /// destination had no subentities), the number of the entity the old destination became.
