@@ -111,11 +111,11 @@ import Testing
         #expect(levels == [nil, 3, nil])
     }
 
-    @Test func aDroppedColumnRebuildsTheTable() throws {
-        let directory = TemporaryDirectory()
+    /// A version-1 store, and a version 2 in which Item loses `count` and gains `note`.
+    static func storeLosingCount(in directory: TemporaryDirectory) throws -> (bundle: URL, url: URL) {
         let bundle = directory.file("Shop.xcdatamodeld")
-        try Self.version("1", in: bundle, Self.version1)
-        try Self.version("2", in: bundle, """
+        try version("1", in: bundle, version1)
+        try version("2", in: bundle, """
             <entity name="Item" representedClassName="NSManagedObject" syncable="YES">
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <attribute name="note" optional="YES" attributeType="String"/>
@@ -123,7 +123,13 @@ import Testing
             <entity name="Special" representedClassName="NSManagedObject" parentEntity="Item" syncable="YES"/>
             """)
         let url = directory.file("Shop.sqlite")
-        try Self.makeStore(url, bundle: bundle)
+        try makeStore(url, bundle: bundle)
+        return (bundle, url)
+    }
+
+    @Test func aDroppedColumnRebuildsTheTable() throws {
+        let directory = TemporaryDirectory()
+        let (bundle, url) = try Self.storeLosingCount(in: directory)
         let before = try Self.table(url)
 
         let context = try Self.open(url, bundle: bundle, version: "2")
@@ -141,17 +147,7 @@ import Testing
     /// migration; the store works meanwhile.
     @Test func aDeferredDropWaitsForFinishDeferredLightweightMigration() throws {
         let directory = TemporaryDirectory()
-        let bundle = directory.file("Shop.xcdatamodeld")
-        try Self.version("1", in: bundle, Self.version1)
-        try Self.version("2", in: bundle, """
-            <entity name="Item" representedClassName="NSManagedObject" syncable="YES">
-                <attribute name="name" optional="YES" attributeType="String"/>
-                <attribute name="note" optional="YES" attributeType="String"/>
-            </entity>
-            <entity name="Special" representedClassName="NSManagedObject" parentEntity="Item" syncable="YES"/>
-            """)
-        let url = directory.file("Shop.sqlite")
-        try Self.makeStore(url, bundle: bundle)
+        let (bundle, url) = try Self.storeLosingCount(in: directory)
         let before = try Self.table(url)
 
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: "2"))
