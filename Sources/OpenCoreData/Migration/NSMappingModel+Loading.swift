@@ -39,13 +39,12 @@ extension NSMappingModel {
 
     /// The `.cdm` files at the top of a bundle's resources, in name order.
     static func compiledMappingFiles(in bundle: Bundle) -> [URL] {
-        compiledMappingFiles(inFolder: bundle.resourceURL ?? bundle.bundleURL)
+        ModelVersionCatalog.resources(in: bundle, withExtensions: ["cdm"])
     }
 
     /// The `.cdm` files in `folder`, in name order.
     static func compiledMappingFiles(inFolder folder: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".cdm") }.sorted().map { folder.appendingPathComponent($0) }
+        ModelVersionCatalog.files(in: folder, withExtensions: ["cdm"])
     }
 
     /// Whether this mapping model was made for these two models.

@@ -37,8 +37,12 @@ enum ModelVersionCatalog {
     }
 
     /// The files at the top of the bundle's resources with one of `extensions`, in name order.
-    private static func resources(in bundle: Bundle, withExtensions extensions: Set<String>) -> [URL] {
-        let folder = bundle.resourceURL ?? bundle.bundleURL
+    static func resources(in bundle: Bundle, withExtensions extensions: Set<String>) -> [URL] {
+        files(in: bundle.resourceURL ?? bundle.bundleURL, withExtensions: extensions)
+    }
+
+    /// The files at the top of `folder` with one of `extensions`, in name order.
+    static func files(in folder: URL, withExtensions extensions: Set<String>) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return names.sorted().map { folder.appendingPathComponent($0) }.filter { extensions.contains($0.pathExtension) }
     }
