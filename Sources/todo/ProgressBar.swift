@@ -23,6 +23,7 @@ final class ProgressBar: @unchecked Sendable {
     private let title: String
     private let total: Int
     private let isTerminal: Bool
+    private let toStandardError: Bool
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private let lock = NSLock()
@@ -38,10 +39,13 @@ final class ProgressBar: @unchecked Sendable {
     /// Whether standard output is a terminal, as opposed to a pipe or a file.
     static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    init(title: String, total: Int, isTerminal: Bool = ProgressBar.standardOutputIsTerminal) {
+    /// A bar on standard output, or on standard error when `toStandardError` (for work that is
+    /// not the command's result, such as migrating the store first, so that output stays as it is).
+    init(title: String, total: Int, isTerminal: Bool? = nil, toStandardError: Bool = false) {
         self.title = title
         self.total = max(total, 0)
-        self.isTerminal = isTerminal
+        self.isTerminal = isTerminal ?? (isatty(toStandardError ? STDERR_FILENO : STDOUT_FILENO) == 1)
+        self.toStandardError = toStandardError
         self.started = clock.now
         // The first rate is noise: the first line waits one interval.
         self.lastDrawn = started
@@ -111,6 +115,10 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
+        if toStandardError {
+            FileHandle.standardError.write(Data(text.utf8))
+            return
+        }
         print(text, terminator: "")
         // Standard output is block-buffered when it is not a terminal: flush so that a log shows
         // each line as it happens.

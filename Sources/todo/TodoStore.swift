@@ -51,15 +51,15 @@ final class TodoStore {
         if watching { description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey) }
         container.persistentStoreDescriptions = [description]
         var loadError: (any Error)?
-        container.loadPersistentStores { _, error in loadError = error }
+        MigrationProgress.following { container.loadPersistentStores { _, error in loadError = error } }
         // A store an earlier version of the program wrote is migrated to the current model the
-        // first time any command opens it; a read-only store cannot migrate, so a reading command
-        // opens it for writing that once.
+        // first time any command opens it, with a bar on standard error; a read-only store cannot
+        // migrate, so a reading command opens it for writing that once.
         if description.isReadOnly, (loadError as NSError?)?.code == NSPersistentStoreIncompatibleVersionHashError {
             description.isReadOnly = false
             container.persistentStoreDescriptions = [description]
             loadError = nil
-            container.loadPersistentStores { _, error in loadError = error }
+            MigrationProgress.following { container.loadPersistentStores { _, error in loadError = error } }
         }
         if let loadError { throw loadError }
     }

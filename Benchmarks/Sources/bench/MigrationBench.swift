@@ -50,6 +50,7 @@ enum MigrationBench {
             title: "lightweight migration of \(count) items dropping a column (table rebuild) / raw CREATE, INSERT SELECT, DROP, RENAME + metadata",
             figure: HistoryBench.ratio(dropOCD / dropRaw), target: "≤ 1.50×", met: dropOCD / dropRaw <= 1.5,
             reference: "\(HistoryBench.ms(dropOCD)) ms; GRDB migrator (DROP COLUMN) / raw: \(HistoryBench.ratio(dropGRDB / dropRaw))"))
+        lines.append(try MappingMigrationBench.measure(bundle: bundle, runs: runs, folder: folder, log: log))
         return lines
     }
 

@@ -17,4 +17,20 @@ extension NSManagedObjectContext {
         registry.removeUnreferenced()
         registeredBeforeRelease = Swift.max(NSManagedObjectContext.registeredToRelease, registry.count * 2)
     }
+
+    /// Turns every object without unsaved changes into a fault and releases those nothing but
+    /// the context holds, whatever the registry's size: a migration does it between batches, so
+    /// that objects related to each other (which keep each other alive until they are faults)
+    /// go too. Call on the context's queue.
+    func releaseCleanObjects() {
+        // Not `refreshAllObjects()`: a refresh is an event the next change notification lists,
+        // and that list would hold every object.
+        for object in registry.values where !object.hasChanges && !object.isFault {
+            object.willTurnIntoFault()
+            dropValues(of: object)
+            object.didTurnIntoFault()
+        }
+        registry.removeUnreferenced()
+        registeredBeforeRelease = Swift.max(NSManagedObjectContext.registeredToRelease, registry.count * 2)
+    }
 }

@@ -15,6 +15,13 @@ extension NSManagedObjectContext {
     ///   in the same domain, means the context has no coordinator or the store was opened read-only.
     /// - Complexity: O(changed objects × properties).
     public func save() throws {
+        try save(validating: true)
+    }
+
+    /// `save()`, with validation left out when `validating` is false: a migration saves its
+    /// destination a batch at a time, before the relationships that make objects valid are set,
+    /// and validates the whole store once at its end.
+    func save(validating: Bool) throws {
         assertOnQueue("save()")
         guard hasChanges || !pendingDeletions.isEmpty else { return }
         guard let coordinator = persistentStoreCoordinator else {
@@ -41,7 +48,7 @@ extension NSManagedObjectContext {
         for object in inserted { object.willSave() }
         for object in updated { object.willSave() }
         for object in deleted { object.willSave() }
-        try validate(inserted: inserted, updated: updated, deleted: deleted)
+        if validating { try validate(inserted: inserted, updated: updated, deleted: deleted) }
         if let parent {
             pushChanges(to: parent, inserted: inserted, updated: updated, deleted: deleted)
             _ = finishSave(inserted: inserted, updated: updated, deleted: deleted, writes: [], posted: posted)

@@ -471,11 +471,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.flags.remove(.updated)
         updatedMap[ObjectIdentifier(object)] = nil
         if object.isDeleted { undelete(object) }
+        dropValues(of: object)
+        object.didTurnIntoFault()
+    }
+
+    /// Makes `object` a fault: its values, and the objects they reference, are let go of.
+    func dropValues(of object: NSManagedObject) {
         object.slots = SlotRow()
         object.committed = nil
         object.cachedRow = nil
         object.faultState = .fault
-        object.didTurnIntoFault()
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

@@ -28,7 +28,11 @@ open class NSMigrationManager: NSObject {
     /// Whether an inferred mapping between SQLite stores runs in place in SQL (the default).
     open var usesStoreSpecificMigrationManager = true
 
-    private var associations = MigrationAssociations()
+    /// Instances a migration with contexts reads and makes between two saves of the destination.
+    var instancesPerBatch = 5_000
+
+    var associations: MigrationAssociations?
+    var batches = MigrationBatches(size: 5_000)
     private var cancellation: Error?
     private var progress: Progress?
 
@@ -108,11 +112,28 @@ open class NSMigrationManager: NSObject {
         } catch {
             try? destinationCoordinator.remove(destinationStore)
             if !existed { Self.discardStore(at: destinationURL, type: destinationType) }
-            throw error
+            throw Self.holdingStores(error, [sourceStore, destinationStore])
         }
     }
 
+    /// `error`, with the migration's stores under `NSAffectedStoresErrorKey`: a validation
+    /// error names objects of the destination store, and an object outliving its store could
+    /// not even describe itself.
+    private static func holdingStores(_ error: any Error, _ stores: [NSPersistentStore]) -> any Error {
+        let error = error as NSError
+        guard error.domain == NSCocoaErrorDomain, error.userInfo[NSAffectedStoresErrorKey] == nil else { return error }
+        var userInfo = error.userInfo
+        userInfo[NSAffectedStoresErrorKey] = stores
+        return NSError(domain: error.domain, code: error.code, userInfo: userInfo)
+    }
+
     /// The three passes over every entity mapping, then the destination's save.
+    ///
+    /// Instances are read, made and related `instancesPerBatch` at a time: once a batch's worth
+    /// are done, the destination is saved (without validation: relationships come in the second
+    /// pass) and both contexts let go of the objects nothing else holds, so that memory stays
+    /// bounded however large the store; the whole new store is then validated a batch at a time
+    /// before the migration ends. A migration of fewer instances is done in memory and saved once.
     private func run(_ mapping: NSMappingModel, from source: NSPersistentStoreCoordinator, to destination: NSPersistentStoreCoordinator) throws {
         let sourceContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         sourceContext.persistentStoreCoordinator = source
@@ -122,7 +143,8 @@ open class NSMigrationManager: NSObject {
         self.mappingModel = mapping
         self.sourceContext = sourceContext
         self.destinationContext = destinationContext
-        associations = MigrationAssociations()
+        associations = MigrationAssociations(sourceContext: sourceContext, destinationContext: destinationContext)
+        batches = MigrationBatches(size: instancesPerBatch)
         cancellation = nil
         migrationProgress = 0
         let mappings = mapping.entityMappings ?? []
@@ -134,43 +156,47 @@ open class NSMigrationManager: NSObject {
             self.destinationContext = nil
             self.currentEntityMapping = nil
             self.progress = nil
-            associations = MigrationAssociations()
+            associations = nil
         }
         let policies = try mappings.map(policy(for:))
-        func step() {
-            progress.completedUnitCount += 1
-            migrationProgress = Float(progress.fractionCompleted)
+        /// One pass: `body` for each entity mapping with its policy, then a unit of progress.
+        func pass(_ body: (NSEntityMapping, NSEntityMigrationPolicy) throws -> Void) throws {
+            for (entityMapping, policy) in zip(mappings, policies) {
+                currentEntityMapping = entityMapping
+                try body(entityMapping, policy)
+                progress.completedUnitCount += 1
+                migrationProgress = Float(progress.fractionCompleted)
+            }
         }
-        for (entityMapping, policy) in zip(mappings, policies) {
-            currentEntityMapping = entityMapping
+        try pass { entityMapping, policy in
             try callPolicy { try policy.begin(entityMapping, with: self) }
             if entityMapping.mappingType != .addEntityMappingType, entityMapping.mappingType != .removeEntityMappingType {
-                for instance in try sourceInstances(of: entityMapping) {
+                try forEachSourceInstance(of: entityMapping) { instance in
                     try checkCancellation()
                     try callPolicy { try policy.createDestinationInstances(forSource: instance, in: entityMapping, manager: self) }
                 }
             }
             try callPolicy { try policy.endInstanceCreation(forMapping: entityMapping, manager: self) }
-            step()
         }
-        for (entityMapping, policy) in zip(mappings, policies) {
-            currentEntityMapping = entityMapping
-            for instance in associations.destinations(ofMapping: entityMapping.name ?? "") {
+        try pass { entityMapping, policy in
+            try forEachDestinationInstance(of: entityMapping) { instance in
                 try checkCancellation()
                 try callPolicy { try policy.createRelationships(forDestination: instance, in: entityMapping, manager: self) }
             }
             try callPolicy { try policy.endRelationshipCreation(forMapping: entityMapping, manager: self) }
-            step()
         }
-        for (entityMapping, policy) in zip(mappings, policies) {
-            currentEntityMapping = entityMapping
+        try pass { entityMapping, policy in
             try checkCancellation()
             try callPolicy { try policy.performCustomValidation(forMapping: entityMapping, manager: self) }
             try callPolicy { try policy.end(entityMapping, manager: self) }
-            step()
         }
         try checkCancellation()
-        try destinationContext.save()
+        if batches.savedAny {
+            try saveBatch()
+            try validateDestinationStore()
+        } else {
+            try destinationContext.save()
+        }
     }
 
     /// Copies the store and migrates the copy in place, in SQL.
@@ -214,7 +240,7 @@ open class NSMigrationManager: NSObject {
     }
 
     /// Runs a policy's method; an error other than Core Data's own becomes 134170.
-    private func callPolicy(_ body: () throws -> Void) throws {
+    func callPolicy(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
@@ -226,18 +252,7 @@ open class NSMigrationManager: NSObject {
         }
     }
 
-    /// The source instances a mapping takes: its source expression's value, or every instance
-    /// of its source entity (not its subentities, which have mappings of their own).
-    private func sourceInstances(of mapping: NSEntityMapping) throws -> [NSManagedObject] {
-        if let expression = mapping.sourceExpression {
-            let value = PredicateEvaluator.value(of: expression, object: nil, bindings: bindings(mapping: mapping))
-            return value.flatMap(ValueComparison.collectionElements)?.compactMap { $0 as? NSManagedObject } ?? []
-        }
-        guard let name = mapping.sourceEntityName else { return [] }
-        return try sourceContext.fetch(fetchRequest(forSourceEntityNamed: name, predicateString: "TRUEPREDICATE"))
-    }
-
-    private func checkCancellation() throws {
+    func checkCancellation() throws {
         if progress?.isCancelled == true, cancellation == nil {
             cancellation = CoreDataError.make(NSUserCancelledError, "The migration's progress was cancelled.")
         }
@@ -261,7 +276,7 @@ open class NSMigrationManager: NSObject {
     ///   - destinationInstance: An instance created in `destinationContext`.
     ///   - entityMapping: The mapping that made it.
     open func associate(sourceInstance: NSManagedObject, withDestinationInstance destinationInstance: NSManagedObject, for entityMapping: NSEntityMapping) {
-        associations.add(source: sourceInstance, destination: destinationInstance, mapping: entityMapping.name ?? "")
+        associations?.add(source: sourceInstance, destination: destinationInstance, mapping: entityMapping.name ?? "")
     }
 
     /// The destination instances that mapping `mappingName` made from `sourceInstances` (all it
@@ -272,6 +287,7 @@ open class NSMigrationManager: NSObject {
     ///   - sourceInstances: Source instances, or nil.
     /// - Returns: The destination instances.
     open func destinationInstances(forEntityMappingName mappingName: String, sourceInstances: [NSManagedObject]?) -> [NSManagedObject] {
+        guard let associations else { return [] }
         guard let sourceInstances else { return associations.destinations(ofMapping: mappingName) }
         return sourceInstances.flatMap { associations.destinations(of: $0, mapping: mappingName) }
     }
@@ -284,6 +300,7 @@ open class NSMigrationManager: NSObject {
     ///   - destinationInstances: Destination instances, or nil.
     /// - Returns: The source instances.
     open func sourceInstances(forEntityMappingName mappingName: String, destinationInstances: [NSManagedObject]?) -> [NSManagedObject] {
+        guard let associations else { return [] }
         guard let destinationInstances else { return associations.sources(ofMapping: mappingName) }
         return destinationInstances.flatMap { associations.sources(of: $0, mapping: mappingName) }
     }
@@ -302,7 +319,7 @@ open class NSMigrationManager: NSObject {
         let mappings = mappingModel?.entityMappings ?? []
         return sourceInstances.flatMap { instance -> [NSManagedObject] in
             guard let mapping = mappings.first(where: { $0.sourceEntityName == instance.entity.name }), let mappingName = mapping.name else { return [] }
-            return associations.destinations(of: instance, mapping: mappingName)
+            return associations?.destinations(of: instance, mapping: mappingName) ?? []
         }
     }
 
@@ -318,7 +335,7 @@ open class NSMigrationManager: NSObject {
         return PredicateEvaluator.value(of: expression, object: source, bindings: variables)
     }
 
-    private func bindings(mapping: NSEntityMapping) -> [String: Any] {
+    func bindings(mapping: NSEntityMapping) -> [String: Any] {
         ["manager": self, "entityMapping": mapping]
     }
 }
@@ -360,25 +377,4 @@ extension NSMigrationManager: ExpressionMessageReceiver, KeyValueReadable {
         default: nil
         }
     }
-}
-
-/// Which destination instance each mapping made from which source instance, both ways, in the
-/// order they were made.
-struct MigrationAssociations {
-    private var forward: [String: [ObjectIdentifier: [NSManagedObject]]] = [:]
-    private var backward: [String: [ObjectIdentifier: [NSManagedObject]]] = [:]
-    private var made: [String: [NSManagedObject]] = [:]
-    private var taken: [String: [NSManagedObject]] = [:]
-
-    mutating func add(source: NSManagedObject, destination: NSManagedObject, mapping: String) {
-        forward[mapping, default: [:]][ObjectIdentifier(source), default: []].append(destination)
-        backward[mapping, default: [:]][ObjectIdentifier(destination), default: []].append(source)
-        made[mapping, default: []].append(destination)
-        taken[mapping, default: []].append(source)
-    }
-
-    func destinations(of source: NSManagedObject, mapping: String) -> [NSManagedObject] { forward[mapping]?[ObjectIdentifier(source)] ?? [] }
-    func sources(of destination: NSManagedObject, mapping: String) -> [NSManagedObject] { backward[mapping]?[ObjectIdentifier(destination)] ?? [] }
-    func destinations(ofMapping mapping: String) -> [NSManagedObject] { made[mapping] ?? [] }
-    func sources(ofMapping mapping: String) -> [NSManagedObject] { taken[mapping] ?? [] }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// The policy CoreDataPlus wrote for its V2 → V3 mapping, in Swift: one Maker per distinct
 /// `maker` string of the source cars, linked as each car's `createdBy`.
-final class V2to3MakerPolicy: NSEntityMigrationPolicy {
+class V2to3MakerPolicy: NSEntityMigrationPolicy {
     override func createDestinationInstances(forSource sInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager) throws {
         try super.createDestinationInstances(forSource: sInstance, in: mapping, manager: manager)
         guard let car = manager.destinationInstances(forEntityMappingName: mapping.name, sourceInstances: [sInstance]).first,
@@ -85,17 +85,17 @@ final class CancellingPolicy: NSEntityMigrationPolicy {
         #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v2) == nil)
     }
 
-    @Test func version2BecomesVersion3WithThePolicy() throws {
-        NSEntityMigrationPolicy.register(V2to3MakerPolicy.self, forClassName: Self.policyName)
-        let directory = TemporaryDirectory()
-        let url = try Self.version2Store(in: directory)
-        let before = try DatabaseQueue(path: url.path).read { db in
+    /// Each car's number plate, maker name and owner's first name in a version-2 store.
+    static func cars(inVersion2StoreAt url: URL) throws -> [(String, String, String)] {
+        try DatabaseQueue(path: url.path).read { db in
             try Row.fetchAll(db, sql: "SELECT ZCAR.ZNUMBERPLATE, ZCAR.ZMAKER, ZPERSON.ZFIRSTNAME FROM ZCAR LEFT JOIN ZPERSON ON ZPERSON.Z_PK = ZCAR.ZOWNER")
                 .map { ($0[0] as String, ($0[1] as String?) ?? "", ($0[2] as String?) ?? "") }
         }
+    }
 
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.model("SampleModel3"))
-        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.options)
+    /// What the spec says version 3 holds after the migration: 10 makers, 125 cars with their
+    /// maker and owner as before, `previousOwners` = {owner}, `previousCars` = `cars`.
+    static func expectVersion3(in coordinator: NSPersistentStoreCoordinator, carsBefore before: [(String, String, String)]) throws {
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
@@ -119,6 +119,17 @@ final class CancellingPolicy: NSEntityMigrationPolicy {
                 #expect(person.value(forKey: "previousCars") as? Set<NSManagedObject> == person.value(forKey: "cars") as? Set<NSManagedObject>)
             }
         }
+    }
+
+    @Test func version2BecomesVersion3WithThePolicy() throws {
+        NSEntityMigrationPolicy.register(V2to3MakerPolicy.self, forClassName: Self.policyName)
+        let directory = TemporaryDirectory()
+        let url = try Self.version2Store(in: directory)
+        let before = try Self.cars(inVersion2StoreAt: url)
+
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.model("SampleModel3"))
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.options)
+        try Self.expectVersion3(in: coordinator, carsBefore: before)
         #expect(!FileManager.default.fileExists(atPath: directory.file(".Cars.sqlite.migrating").path))
         let (columns, hasMakers) = try DatabaseQueue(path: url.path).read { db in
             (try db.columns(in: "ZCAR").map(\.name), try db.tableExists("ZMAKER"))
@@ -182,6 +193,88 @@ final class CancellingPolicy: NSEntityMigrationPolicy {
             try manager.migrateStore(
                 from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping, toDestinationURL: source,
                 destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        }
+    }
+
+    /// Read, made and related seven instances at a time, with a save after each batch: the same
+    /// version 3, though the policy keeps the makers it made across batches; and the objects of
+    /// passed batches are let go of while the migration runs.
+    @Test func aMigrationInBatchesGivesTheSameStoreAndLetsPassedBatchesGo() throws {
+        NSEntityMigrationPolicy.register(ReleaseWatchingPolicy.self, forClassName: Self.policyName)
+        defer { NSEntityMigrationPolicy.register(V2to3MakerPolicy.self, forClassName: Self.policyName) }
+        ReleaseWatchingPolicy.reset()
+        let directory = TemporaryDirectory()
+        let source = try Self.version2Store(in: directory)
+        let before = try Self.cars(inVersion2StoreAt: source)
+        let destination = directory.file("Cars3.sqlite")
+        let mapping = try #require(NSMappingModel(contentsOf: Self.folder.appendingPathComponent("V2toV3.cdm")))
+        let manager = NSMigrationManager(sourceModel: try Self.model("SampleModel2"), destinationModel: try Self.model("SampleModel3"))
+        manager.instancesPerBatch = 7
+        try manager.migrateStore(
+            from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping, toDestinationURL: destination,
+            destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        #expect(ReleaseWatchingPolicy.seen > 40)
+        #expect(ReleaseWatchingPolicy.firstSourceGone)
+        #expect(ReleaseWatchingPolicy.firstCarGone)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.model("SampleModel3"))
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: destination, options: nil)
+        try Self.expectVersion3(in: coordinator, carsBefore: before)
+    }
+
+    /// Validation still covers every object when the migration saved in batches: a required
+    /// value left empty fails the migration and leaves no destination store.
+    @Test func aMigrationInBatchesValidatesTheWholeNewStore() throws {
+        NSEntityMigrationPolicy.register(PlateDroppingPolicy.self, forClassName: Self.policyName)
+        defer { NSEntityMigrationPolicy.register(V2to3MakerPolicy.self, forClassName: Self.policyName) }
+        let directory = TemporaryDirectory()
+        let source = try Self.version2Store(in: directory)
+        let destination = directory.file("Cars3.sqlite")
+        let mapping = try #require(NSMappingModel(contentsOf: Self.folder.appendingPathComponent("V2toV3.cdm")))
+        let manager = NSMigrationManager(sourceModel: try Self.model("SampleModel2"), destinationModel: try Self.model("SampleModel3"))
+        manager.instancesPerBatch = 7
+        let error = #expect(throws: NSError.self) {
+            try manager.migrateStore(
+                from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping, toDestinationURL: destination,
+                destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        }
+        #expect(error?.code == NSValidationMissingMandatoryPropertyError)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+}
+
+/// The makers' policy, watching whether the first car read and the first car made are released
+/// while later batches run.
+final class ReleaseWatchingPolicy: V2to3MakerPolicy {
+    nonisolated(unsafe) static weak var firstSource: NSManagedObject?
+    nonisolated(unsafe) static weak var firstCar: NSManagedObject?
+    nonisolated(unsafe) static var seen = 0
+    nonisolated(unsafe) static var firstSourceGone = false
+    nonisolated(unsafe) static var firstCarGone = false
+
+    static func reset() {
+        (firstSource, firstCar, seen, firstSourceGone, firstCarGone) = (nil, nil, 0, false, false)
+    }
+
+    override func createDestinationInstances(forSource sInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager) throws {
+        try super.createDestinationInstances(forSource: sInstance, in: mapping, manager: manager)
+        Self.seen += 1
+        if Self.seen == 1 {
+            Self.firstSource = sInstance
+            Self.firstCar = manager.destinationInstances(forEntityMappingName: mapping.name, sourceInstances: [sInstance]).first
+        }
+        if Self.seen == 40 {
+            Self.firstSourceGone = Self.firstSource == nil
+            Self.firstCarGone = Self.firstCar == nil
+        }
+    }
+}
+
+/// A policy whose cars lack their required number plate.
+final class PlateDroppingPolicy: V2to3MakerPolicy {
+    override func createDestinationInstances(forSource sInstance: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager) throws {
+        try super.createDestinationInstances(forSource: sInstance, in: mapping, manager: manager)
+        if let car = manager.destinationInstances(forEntityMappingName: mapping.name, sourceInstances: [sInstance]).first, sInstance.value(forKey: "numberPlate") as? String == "5" {
+            car.setValue(nil, forKey: "numberPlate")
         }
     }
 }
