@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 import OpenCoreData
 
 /// Issue 23's memory figure: a migration with a mapping model and a policy (the contexts' way,
@@ -24,6 +25,7 @@ enum MappingMigrationBench {
         let destination = try NSManagedObjectModel(contentsOf: bundle, versionName: "AddNote")
         NSEntityMigrationPolicy.register(NoteWritingPolicy.self, forClassName: "NoteWritingPolicy")
         var peaks: [Int] = []
+        var sqlitePeaks: [Int] = []
         var times: [Double] = []
         for size in sizes {
             log("Migration: a mapping model with a policy over \(size) items…")
@@ -31,6 +33,7 @@ enum MappingMigrationBench {
             try FileManager.default.createDirectory(at: sizeFolder, withIntermediateDirectories: true)
             let templates = try StoreTemplates.make(in: sizeFolder, model: source, data: DataSet(rows: size))
             var sizePeaks: [Int] = []
+            var sizeSQLitePeaks: [Int] = []
             var sizeTimes: [Double] = []
             for _ in 0..<runs {
                 let run = sizeFolder.appendingPathComponent("run-\(UUID().uuidString)")
@@ -41,6 +44,9 @@ enum MappingMigrationBench {
                 let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
                 manager.usesStoreSpecificMigrationManager = false
                 Heap.releaseFreeMemory()
+                // SQLite's own share of the peak: its page caches, bounded per connection.
+                let sqliteBefore = Int(sqlite3_memory_used())
+                sqlite3_memory_highwater(1)
                 let sampler = HeapPeakSampler()
                 let seconds = try HistoryBench.seconds {
                     try manager.migrateStore(
@@ -48,9 +54,11 @@ enum MappingMigrationBench {
                         toDestinationURL: run.appendingPathComponent("Migrated.sqlite"), destinationType: NSSQLiteStoreType, destinationOptions: nil)
                 }
                 sizePeaks.append(sampler.stop())
+                sizeSQLitePeaks.append(Int(sqlite3_memory_highwater(0)) - sqliteBefore)
                 sizeTimes.append(seconds)
             }
             peaks.append(sizePeaks.sorted()[sizePeaks.count / 2])
+            sqlitePeaks.append(sizeSQLitePeaks.sorted()[sizeSQLitePeaks.count / 2])
             times.append(Report.median(sizeTimes))
         }
         let ratio = Double(peaks[1]) / Double(max(1, peaks[0]))
@@ -58,7 +66,8 @@ enum MappingMigrationBench {
         return HistoryBench.Line(
             title: "mapping-model migration with a policy: peak heap growth for 100000 items / for 10000",
             figure: HistoryBench.ratio(ratio), target: "≤ 2.00×", met: ratio <= 2,
-            reference: "10000: \(mb(peaks[0])), \(HistoryBench.ms(times[0])) ms; 100000: \(mb(peaks[1])), \(HistoryBench.ms(times[1])) ms")
+            reference: "10000: \(mb(peaks[0])) (SQLite's caches \(mb(sqlitePeaks[0]))), \(HistoryBench.ms(times[0])) ms; "
+                + "100000: \(mb(peaks[1])) (SQLite's caches \(mb(sqlitePeaks[1]))), \(HistoryBench.ms(times[1])) ms")
     }
 }
 

@@ -2,9 +2,9 @@
 /// the order they were made.
 ///
 /// Pairs whose destination is not saved yet are kept as objects. Once the migration has saved a
-/// batch, its pairs are kept as the two rows' keys instead, 16 bytes a pair, so that the
-/// relationship pass of a migration of a million objects finds them without holding a million
-/// objects: the objects are made again, as faults, when asked for.
+/// batch, its pairs are kept as the two rows' keys instead (`KeyPairRuns`: usually a few entries
+/// for the whole store), so that the relationship pass of a migration of a million objects finds
+/// them without holding a million objects: the objects are made again, as faults, when asked for.
 final class MigrationAssociations {
     private let sourceContext: NSManagedObjectContext
     private let destinationContext: NSManagedObjectContext
@@ -24,16 +24,7 @@ final class MigrationAssociations {
     /// One entity mapping's pairs.
     private final class Table {
         /// Saved pairs, in the order they were made.
-        var saved: [(source: UInt64, destination: UInt64)] = []
-        /// Whether `saved` is ordered by source key, or by destination key: the usual case,
-        /// sources being read in key order and destinations given keys in the order they are
-        /// saved, when a lookup is a binary search.
-        var sourcesAscending = true
-        var destinationsAscending = true
-        /// Positions in `saved` ordered by source key, or destination key, made when first
-        /// needed if `saved` is not ordered.
-        var bySource: [Int32]?
-        var byDestination: [Int32]?
+        var saved = KeyPairRuns()
         /// Pairs not saved yet, after the saved ones.
         var pending: [(source: NSManagedObject, destination: NSManagedObject)] = []
         var pendingBySource: [ObjectIdentifier: [Int]] = [:]
@@ -64,7 +55,7 @@ final class MigrationAssociations {
         guard let table = tables[mapping] else { return [] }
         return range.map { index in
             index < table.saved.count
-                ? object(table.saved[index].destination, in: destinationContext, store: destinationStore)
+                ? object(table.saved.pair(at: index).destination, in: destinationContext, store: destinationStore)
                 : table.pending[index - table.saved.count].destination
         }
     }
@@ -72,7 +63,8 @@ final class MigrationAssociations {
     /// The source instances of every pair mapping `mapping` made, in the order they were made.
     func sources(ofMapping mapping: String) -> [NSManagedObject] {
         guard let table = tables[mapping] else { return [] }
-        return table.saved.map { object($0.source, in: sourceContext, store: sourceStore) } + table.pending.map(\.source)
+        return (0..<table.saved.count).map { object(table.saved.pair(at: $0).source, in: sourceContext, store: sourceStore) }
+            + table.pending.map(\.source)
     }
 
     func destinations(ofMapping mapping: String) -> [NSManagedObject] { destinations(ofMapping: mapping, in: 0..<count(ofMapping: mapping)) }
@@ -80,11 +72,8 @@ final class MigrationAssociations {
     func destinations(of source: NSManagedObject, mapping: String) -> [NSManagedObject] {
         guard let table = tables[mapping] else { return [] }
         var found: [NSManagedObject] = []
-        if !table.saved.isEmpty, let key = key(of: source, store: sourceStore) {
-            if table.bySource == nil, !table.sourcesAscending { table.bySource = Self.order(table.saved.map(\.source)) }
-            for index in Self.positions(of: key, count: table.saved.count, order: table.bySource, key: { table.saved[$0].source }) {
-                found.append(object(table.saved[index].destination, in: destinationContext, store: destinationStore))
-            }
+        if table.saved.count > 0, let key = key(of: source, store: sourceStore) {
+            found = table.saved.destinations(ofSource: key).map { object($0, in: destinationContext, store: destinationStore) }
         }
         for index in table.pendingBySource[ObjectIdentifier(source)] ?? [] { found.append(table.pending[index].destination) }
         return found
@@ -93,11 +82,8 @@ final class MigrationAssociations {
     func sources(of destination: NSManagedObject, mapping: String) -> [NSManagedObject] {
         guard let table = tables[mapping] else { return [] }
         var found: [NSManagedObject] = []
-        if !table.saved.isEmpty, let key = key(of: destination, store: destinationStore) {
-            if table.byDestination == nil, !table.destinationsAscending { table.byDestination = Self.order(table.saved.map(\.destination)) }
-            for index in Self.positions(of: key, count: table.saved.count, order: table.byDestination, key: { table.saved[$0].destination }) {
-                found.append(object(table.saved[index].source, in: sourceContext, store: sourceStore))
-            }
+        if table.saved.count > 0, let key = key(of: destination, store: destinationStore) {
+            found = table.saved.sources(ofDestination: key).map { object($0, in: sourceContext, store: sourceStore) }
         }
         for index in table.pendingByDestination[ObjectIdentifier(destination)] ?? [] { found.append(table.pending[index].source) }
         return found
@@ -116,14 +102,8 @@ final class MigrationAssociations {
                     still.append((source, destination))
                     continue
                 }
-                if let last = table.saved.last {
-                    if sourceKey < last.source { table.sourcesAscending = false }
-                    if destinationKey < last.destination { table.destinationsAscending = false }
-                }
-                table.saved.append((sourceKey, destinationKey))
+                table.saved.append(source: sourceKey, destination: destinationKey)
             }
-            table.bySource = nil
-            table.byDestination = nil
             table.pending = []
             table.pendingBySource = [:]
             table.pendingByDestination = [:]
@@ -152,27 +132,5 @@ final class MigrationAssociations {
     private func object(_ key: UInt64, in context: NSManagedObjectContext, store: NSPersistentStore?) -> NSManagedObject {
         // A key is only made for an object of `store`, so the store is known here.
         context.object(with: NSManagedObjectID(entity: entities[Int(key >> 48)], store: store!, primaryKey: Int64(key & ((1 << 48) - 1))))
-    }
-
-    /// Positions of `keys` in key order (stable).
-    private static func order(_ keys: [UInt64]) -> [Int32] {
-        (0..<Int32(keys.count)).sorted { keys[Int($0)] < keys[Int($1)] || (keys[Int($0)] == keys[Int($1)] && $0 < $1) }
-    }
-
-    /// The positions holding `key`, in the order they were made: a binary search over positions
-    /// `0..<count`, in `order` when given.
-    private static func positions(of key: UInt64, count: Int, order: [Int32]?, key keyAt: (Int) -> UInt64) -> [Int] {
-        let position = { (rank: Int) in order.map { Int($0[rank]) } ?? rank }
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if keyAt(position(middle)) < key { low = middle + 1 } else { high = middle }
-        }
-        var found: [Int] = []
-        while low < count, keyAt(position(low)) == key {
-            found.append(position(low))
-            low += 1
-        }
-        return found
     }
 }
