@@ -34,6 +34,30 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     private let logging = Locked(StoreLogging(level: SQLDebug.processLevel, logger: SQLDebug.defaultLogger))
 
+    /// Whether migrations of this coordinator's stores log their steps; see ``MigrationDebug``.
+    /// Starts at the level of the process's `-com.apple.CoreData.MigrationDebug` argument or
+    /// `OPENCOREDATA_MIGRATION_DEBUG` variable. Not in Apple's API (a process-wide default there).
+    public var migrationDebugLevel: Int {
+        get { migrationDebug.withLock { $0 } }
+        set { migrationDebug.withLock { $0 = newValue } }
+    }
+
+    private let migrationDebug = Locked(MigrationDebug.processLevel)
+
+    /// The log a migration of this coordinator's stores writes to.
+    var migrationLog: MigrationLog {
+        get {
+            let logging = storeLogging
+            return MigrationLog(level: migrationDebugLevel, sqlLevel: logging.level, logger: logging.logger)
+        }
+        // A migration's own coordinators log as the one that started it.
+        set {
+            migrationDebugLevel = newValue.level
+            sqlDebugLevel = newValue.sqlLevel
+            logger = newValue.logger
+        }
+    }
+
     /// The logging a store takes when it opens.
     var storeLogging: StoreLogging { logging.withLock { $0 } }
 
@@ -148,7 +172,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         {
             try StagedMigrationRunner(
                 manager: manager, storeType: storeType, configuration: configuration, url: url, options: options ?? [:],
-                destination: managedObjectModel
+                destination: managedObjectModel, log: migrationLog
             ).run()
         }
         lock.lock()
@@ -165,7 +189,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             // migrate with it (into a new file put in place atomically), then open the result.
             store.identity.detach()
             try MappingModelMigrationRunner(
-                storeClass: storeClass, storeType: storeType, url: url, options: options ?? [:], destination: managedObjectModel
+                storeClass: storeClass, storeType: storeType, url: url, options: options ?? [:], destination: managedObjectModel,
+                log: migrationLog
             ).run(needed)
             store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
             do {

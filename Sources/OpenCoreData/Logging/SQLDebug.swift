@@ -33,12 +33,16 @@ public enum SQLDebug {
     /// - Returns: The level, 0 when neither sets it or the value is not a number; negative values
     ///   count as 0.
     public static func level(arguments: [String], environment: [String: String]) -> Int {
-        if let index = arguments.lastIndex(of: launchArgument), index + 1 < arguments.count,
-            let level = Int(arguments[index + 1])
-        {
+        level(of: launchArgument, or: environmentVariable, arguments: arguments, environment: environment)
+    }
+
+    /// The level a launch argument (winning) or an environment variable sets, 0 when neither
+    /// does or the value is not a number; negative values count as 0.
+    static func level(of argument: String, or variable: String, arguments: [String], environment: [String: String]) -> Int {
+        if let index = arguments.lastIndex(of: argument), index + 1 < arguments.count, let level = Int(arguments[index + 1]) {
             return max(0, level)
         }
-        return environment[environmentVariable].flatMap { Int($0) }.map { max(0, $0) } ?? 0
+        return environment[variable].flatMap { Int($0) }.map { max(0, $0) } ?? 0
     }
 
     /// `arguments` without Core Data's launch arguments (`-com.apple.CoreData.<Name> <value>`),

@@ -11,6 +11,7 @@ struct MappingModelMigrationRunner {
     let url: URL
     let options: [AnyHashable: Any]
     let destination: NSManagedObjectModel
+    let log: MigrationLog
 
     /// Migrates the store with `needed`'s mapping into a new file and installs it in the old one's
     /// place.
@@ -24,6 +25,8 @@ struct MappingModelMigrationRunner {
             storeOptions[key] = nil
         }
         let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
+        manager.log = log
+        log.step("migrating the store at \(url.path) with a compiled mapping model into \(temporary.lastPathComponent)")
         try manager.migrateStore(
             from: url, sourceType: storeType, options: storeOptions, with: mapping,
             toDestinationURL: temporary, destinationType: storeType, destinationOptions: storeOptions)

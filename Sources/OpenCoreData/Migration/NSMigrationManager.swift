@@ -30,6 +30,8 @@ open class NSMigrationManager: NSObject {
 
     /// Instances a migration with contexts reads and makes between two saves of the destination.
     var instancesPerBatch = 5_000
+    /// Where the migration's steps are told (`MigrationDebug`).
+    var log = MigrationLog(level: MigrationDebug.processLevel, sqlLevel: SQLDebug.processLevel, logger: SQLDebug.defaultLogger)
 
     var associations: MigrationAssociations?
     var batches = MigrationBatches(size: 5_000)
@@ -160,9 +162,13 @@ open class NSMigrationManager: NSObject {
         }
         let policies = try mappings.map(policy(for:))
         /// One pass: `body` for each entity mapping with its policy, then a unit of progress.
+        let started = Date()
+        var passNumber = 0
         func pass(_ body: (NSEntityMapping, NSEntityMigrationPolicy) throws -> Void) throws {
+            passNumber += 1
             for (entityMapping, policy) in zip(mappings, policies) {
                 currentEntityMapping = entityMapping
+                log.step("pass \(passNumber) of 3: entity mapping \(entityMapping.name ?? "?") (\(entityMapping.mappingType), policy \(type(of: policy)))")
                 try body(entityMapping, policy)
                 progress.completedUnitCount += 1
                 migrationProgress = Float(progress.fractionCompleted)
@@ -197,11 +203,13 @@ open class NSMigrationManager: NSObject {
         } else {
             try destinationContext.save()
         }
+        log.completed("migration with a mapping model", seconds: Date().timeIntervalSince(started))
     }
 
     /// Copies the store and migrates the copy in place, in SQL.
     private func migrateInPlace(from sourceURL: URL, to destinationURL: URL, options: [AnyHashable: Any]?) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
+        coordinator.migrationLog = log
         try coordinator.replacePersistentStore(
             at: destinationURL, destinationOptions: options, withPersistentStoreFrom: sourceURL, sourceOptions: nil, type: .sqlite)
         var migrating = options ?? [:]

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import Testing
 
 @testable import OpenCoreData
@@ -194,6 +195,25 @@ final class CancellingPolicy: NSEntityMigrationPolicy {
                 from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping, toDestinationURL: source,
                 destinationType: NSSQLiteStoreType, destinationOptions: nil)
         }
+    }
+
+    /// `-com.apple.CoreData.MigrationDebug 1`: each pass of each entity mapping is told.
+    @Test func aMappingModelMigrationTellsEachPass() throws {
+        NSEntityMigrationPolicy.register(V2to3MakerPolicy.self, forClassName: Self.policyName)
+        let directory = TemporaryDirectory()
+        let url = try Self.version2Store(in: directory)
+        let log = CapturedLog()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.model("SampleModel3"))
+        coordinator.sqlDebugLevel = 0
+        coordinator.migrationDebugLevel = 1
+        coordinator.logger = Logger(label: "test.migration") { _ in log.handler }
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.options)
+        let messages = log.messages
+        #expect(messages.contains { $0.hasPrefix("(migration) migrating the store at ") && $0.hasSuffix("with a compiled mapping model into .Cars.sqlite.migrating") })
+        for pass in 1...3 {
+            #expect(messages.contains { $0.hasPrefix("(migration) pass \(pass) of 3: entity mapping CarToCar (customEntityMappingType") })
+        }
+        #expect(messages.contains { $0.hasPrefix("(migration) migration with a mapping model completed successfully in ") })
     }
 
     /// Read, made and related seven instances at a time, with a save after each batch: the same

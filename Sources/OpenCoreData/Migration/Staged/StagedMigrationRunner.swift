@@ -18,6 +18,7 @@ struct StagedMigrationRunner {
     let url: URL
     let options: [AnyHashable: Any]
     let destination: NSManagedObjectModel
+    let log: MigrationLog
 
     /// One version in the stages' order, and the custom stage that leaves it, if one does.
     private struct Version {
@@ -45,8 +46,10 @@ struct StagedMigrationRunner {
                 "The store at \(url.path) was written with a later model version (\(versions[start].checksum)) than the one it is opened with; staged migration does not migrate backward.")
         }
         let models = versions.map(\.model)
+        log.step("staged migration of the store at \(url.path): \(target - start) step(s), from version \(versions[start].checksum) to \(versions[target].checksum)")
         for index in start..<target {
             let stage = versions[index].leavingStage
+            log.step("stage \(index - start + 1) of \(target - start): to version \(versions[index + 1].checksum)\(stage == nil ? "" : ", a custom stage")")
             if let stage, let handler = stage.willMigrateHandler {
                 try withContainer(on: versions[index].model) { try handler(manager, stage) }
             }
@@ -108,6 +111,7 @@ struct StagedMigrationRunner {
     /// Opens the store with `model`, migrating it there in place, and closes it again.
     private func migrate(to model: NSManagedObjectModel, sources: [NSManagedObjectModel]) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        coordinator.migrationLog = log
         var stepOptions = options
         stepOptions[NSPersistentStoreStagedMigrationManagerOptionKey] = nil
         stepOptions[NSMigratePersistentStoresAutomaticallyOption] = true

@@ -21,6 +21,8 @@ struct SQLiteInPlaceMigration {
     /// tables, indexes, keys and metadata); made by the caller on its own thread, so that it is a
     /// child of the `Progress` current there.
     var progress: Progress?
+    /// Where each table's change is told (`MigrationDebug`).
+    var log = MigrationLog.off
     /// `NSPersistentStoreDeferredLightweightMigrationOptionKey`: a table that only loses columns
     /// keeps them until `finishDeferredLightweightMigration()`, instead of being copied now.
     var defersTableCopies = false
@@ -99,12 +101,14 @@ struct SQLiteInPlaceMigration {
         let rebuilt = tables.filter { !keptTables.contains($0.root.layout!.tableName) }
         progress?.totalUnitCount = Int64(altered.count + rebuilt.count + 3)
         for (table, alteration) in altered {
+            log.step("altering table \(table.root.layout!.tableName) where it is: \(alteration.statements.map(\.sql).joined(separator: "; "))")
             for statement in alteration.statements { try db.execute(sql: statement.sql, arguments: statement.arguments) }
             try table.checkRequiredValues(in: table.root.layout!.tableName, db: db)
             progress?.completedUnitCount += 1
         }
         for table in rebuilt {
             let name = table.root.layout!.tableName
+            log.step("rebuilding table \(name)")
             try db.execute(sql: statements.first { $0.hasPrefix("CREATE TABLE \(name) (") }!)
             if let fill = try table.fillStatement(into: name, renamed: renamed) {
                 try db.execute(sql: fill.sql, arguments: fill.arguments)

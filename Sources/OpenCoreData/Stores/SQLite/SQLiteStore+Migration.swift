@@ -47,6 +47,8 @@ extension SQLiteStore {
     /// another process migrated meanwhile is left as it is.
     func migrate(_ plan: MigrationPlan, model: NSManagedObjectModel, entities: [NSEntityDescription], path: String) throws -> [String: Any] {
         let started = Date()
+        let log = persistentStoreCoordinator?.migrationLog ?? .off
+        log.step("migrating the store at \(path) in place, with \(plan.mapping.isInferred ? "an inferred" : "a") mapping model: \(plan.mapping.entityMappings.map { "\($0.name ?? "?") (\($0.mappingType))" }.joined(separator: ", "))")
         // Made here, on the caller's thread, to be a child of its current `Progress`; the
         // migration itself runs on the writer's queue.
         let progress = Progress(totalUnitCount: 1)
@@ -59,7 +61,7 @@ extension SQLiteStore {
                 let current = try SQLiteMetadata.decode(plist: plist, uuid: uuid)
                 if !SQLiteMetadata.hashesMatch(current, entities: entities) {
                     try SQLiteInPlaceMigration(
-                        source: plan.source, destination: model, mapping: plan.mapping, metadata: current, uuid: uuid, progress: progress,
+                        source: plan.source, destination: model, mapping: plan.mapping, metadata: current, uuid: uuid, progress: progress, log: log,
                         defersTableCopies: Self.flag(NSPersistentStoreDeferredLightweightMigrationOptionKey, in: options)
                     ).run(in: db, path: path)
                 }
@@ -70,8 +72,7 @@ extension SQLiteStore {
             return result
         }
         progress.completedUnitCount = progress.totalUnitCount
-        persistentStoreCoordinator?.logger.info(
-            "(migration) in-place migration completed successfully in \(String(format: "%.2f", Date().timeIntervalSince(started))) seconds")
+        log.completed("in-place migration", seconds: Date().timeIntervalSince(started))
         return migrated
     }
 }

@@ -63,9 +63,9 @@ struct TableMigration {
         let from = renamed[sourceTable] ?? sourceTable
         var sql = "INSERT INTO \(table) (\(names)) SELECT \(expressions) FROM \(from) AS \(Self.sourceAlias) WHERE Z_ENT IN (\(numbers))"
         for (old, temporary) in renamed { sql = sql.replacingOccurrences(of: Self.tablePlaceholder(old), with: temporary) }
-        for root in context.source.entitiesInStoreOrder where root.superentity == nil {
-            let name = root.layout!.tableName
-            sql = sql.replacingOccurrences(of: Self.tablePlaceholder(name), with: name)
+        // Tables read where they are: their own names.
+        while let start = sql.range(of: "{{table:"), let end = sql.range(of: "}}", range: start.upperBound..<sql.endIndex) {
+            sql.replaceSubrange(start.lowerBound..<end.upperBound, with: String(sql[start.upperBound..<end.lowerBound]))
         }
         return (sql, arguments)
     }
@@ -123,8 +123,8 @@ struct TableMigration {
         }
     }
 
-    /// A to-one's key column from the source's; a relationship that had its key on the other side
-    /// (a to-many that became a to-one) is not migrated yet.
+    /// A to-one's key column from the source's, or, for a to-many that became a to-one, the key
+    /// of one of the rows it related.
     private func keyExpression(
         _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
     ) throws -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
@@ -135,18 +135,21 @@ struct TableMigration {
         return (column, oldColumn, [])
     }
 
-    /// A to-many that became a to-one, whose key was in its inverse to-one's column on the other
-    /// side: the related row with the lowest key (the relationship had no order to pick by). A
-    /// many-to-many that became a to-one, or a destination with subentities (whose entity number
-    /// would have to come along), is not migrated yet.
+    /// A to-many that became a to-one: the related row with the lowest key (the relationship had
+    /// no order to pick by), found in the inverse to-one's column on the other side, or in the
+    /// join table of a many-to-many.
     private func keyFromInverse(
         of old: NSRelationshipDescription, _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
     ) throws -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
-        guard let inverse = old.inverseRelationship, let inverseColumn = inverse.columnName, relationship.entityColumnName == nil,
+        if let join = old.joinTable {
+            let table = Self.tablePlaceholder(join.name)
+            return (column, "(SELECT MIN(j.\(join.destinationColumn)) FROM \(table) AS j WHERE j.\(join.sourceColumn) = \(Self.sourceAlias).Z_PK)", [])
+        }
+        guard let inverse = old.inverseRelationship, let inverseColumn = inverse.columnName,
             let otherTable = inverse.entity.rootEntity.layout?.tableName
         else {
             throw SQLiteInPlaceMigrationFailure(
-                reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one without a to-one inverse, which in-place migration does not do yet")
+                reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one without an inverse, which in-place migration cannot do")
         }
         let numbers = ([inverse.entity] + ModelLayoutBuilder.descendants(of: inverse.entity))
             .compactMap { context.oldNumber[ObjectIdentifier($0)] }.map(String.init).joined(separator: ", ")
@@ -170,8 +173,15 @@ struct TableMigration {
     private func entityExpression(
         _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
     ) -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
-        guard let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription, let key = old.columnName else {
+        guard let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription else {
             return (column, "NULL", [])
+        }
+        guard let key = old.columnName else {
+            // A to-many that became a to-one: the entity of the row its new key names.
+            guard let keyColumn = relationship.columnName, let target = old.destinationEntity?.rootEntity.layout?.tableName,
+                let key = try? keyFromInverse(of: old, relationship, column: keyColumn, in: entity).expression
+            else { return (column, "NULL", []) }
+            return (column, context.renumbered("(SELECT target.Z_ENT FROM \(Self.tablePlaceholder(target)) AS target WHERE target.Z_PK = \(key))"), [])
         }
         if let oldEntityColumn = old.entityColumnName { return (column, context.renumbered(oldEntityColumn), []) }
         guard let oldTarget = old.destinationEntity, let number = context.oldNumber[ObjectIdentifier(oldTarget)],
