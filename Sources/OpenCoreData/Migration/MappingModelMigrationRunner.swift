@@ -66,10 +66,8 @@ enum MappingModelSearch {
     private static func mappingFiles(besides destination: NSManagedObjectModel, options: [AnyHashable: Any]?) -> [URL] {
         var files: [URL] = []
         for bundle in options?[resourceBundlesOption] as? [Bundle] ?? [] { files += NSMappingModel.compiledMappingFiles(in: bundle) }
-        if var folder = destination.loadedFrom {
-            while ["contents", "xcdatamodel", "xcdatamodeld", "mom", "momd"].contains(folder.pathExtension.isEmpty ? folder.lastPathComponent : folder.pathExtension) {
-                folder.deleteLastPathComponent()
-            }
+        if var folder = MigrationSourceModels.modelBundle(of: destination) {
+            if ["xcdatamodeld", "momd"].contains(folder.pathExtension) { folder.deleteLastPathComponent() }
             files += NSMappingModel.compiledMappingFiles(inFolder: folder)
         }
         files += NSMappingModel.compiledMappingFiles(in: .main)

@@ -9,12 +9,12 @@ enum MigrationSourceModels {
     static func model(
         matching metadata: [String: Any], besides model: NSManagedObjectModel, candidates: [NSManagedObjectModel] = []
     ) -> NSManagedObjectModel? {
-        for candidate in candidates where SQLiteMetadata.hashesMatch(metadata, entities: candidate.entities) {
+        for candidate in candidates where StoreMetadata.hashesMatch(metadata, entities: candidate.entities) {
             if (try? candidate.freeze()) != nil { return candidate }
         }
         for url in versionFiles(besides: model) {
             guard let candidate = try? NSManagedObjectModel(validatingContentsOf: url) else { continue }
-            guard SQLiteMetadata.hashesMatch(metadata, entities: candidate.entities), (try? candidate.freeze()) != nil else { continue }
+            guard StoreMetadata.hashesMatch(metadata, entities: candidate.entities), (try? candidate.freeze()) != nil else { continue }
             return candidate
         }
         return nil
@@ -24,9 +24,7 @@ enum MigrationSourceModels {
     /// files of a `.xcdatamodeld` (or of the one holding the `.xcdatamodel` it was loaded from),
     /// the `.mom` files of a compiled `.momd`; in name order.
     static func versionFiles(besides model: NSManagedObjectModel) -> [URL] {
-        guard var bundle = model.loadedFrom else { return [] }
-        if bundle.lastPathComponent == "contents" { bundle.deleteLastPathComponent() }
-        if ["xcdatamodel", "mom"].contains(bundle.pathExtension) { bundle.deleteLastPathComponent() }
+        guard let bundle = modelBundle(of: model) else { return [] }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: bundle.path) else { return [] }
         switch bundle.pathExtension {
         case "xcdatamodeld":
@@ -37,5 +35,14 @@ enum MigrationSourceModels {
         default:
             return []
         }
+    }
+
+    /// The `.xcdatamodeld` or `.momd` a model version was loaded from (the folder holding it for
+    /// a model file of its own), nil for a model built in code.
+    static func modelBundle(of model: NSManagedObjectModel) -> URL? {
+        guard var bundle = model.loadedFrom else { return nil }
+        if bundle.lastPathComponent == "contents" { bundle.deleteLastPathComponent() }
+        if ["xcdatamodel", "mom"].contains(bundle.pathExtension) { bundle.deleteLastPathComponent() }
+        return bundle
     }
 }
