@@ -144,14 +144,8 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             case .objects:
                 for store in stores {
                     try monitor.checkCancellation()
-                    if let sqlite = store as? SQLiteStore {
-                        let chunks = SQLiteStore.RowChunks(size: Self.rowsPerChunk) { [self] rows in handOver(rows, of: store) }
-                        handOver(try sqlite.fetchRows(storeQuery, monitor: monitor, meter: meter, chunks: chunks), of: store)
-                    } else {
-                        let rows = try store.fetchRows(storeQuery)
-                        meter.rowsRead(rows.count)
-                        handOver(rows, of: store)
-                    }
+                    let chunks = RowChunks(size: Self.rowsPerChunk) { [self] rows in handOver(rows, of: store) }
+                    handOver(try store.fetchRows(storeQuery, monitor: monitor, meter: meter, chunks: chunks), of: store)
                 }
                 meter.finish()
                 try monitor.checkCancellation()
@@ -160,14 +154,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                 var groups: [RowGroup] = []
                 for store in stores {
                     try monitor.checkCancellation()
-                    let rows: [StoreRow]
-                    if let sqlite = store as? SQLiteStore {
-                        rows = try sqlite.fetchRows(storeQuery, monitor: monitor, meter: meter)
-                    } else {
-                        rows = try store.fetchRows(storeQuery)
-                        meter.rowsRead(rows.count)
-                    }
-                    groups.append((store, rows))
+                    groups.append((store, try store.fetchRows(storeQuery, monitor: monitor, meter: meter)))
                 }
                 meter.finish()
                 try monitor.checkCancellation()
@@ -538,11 +525,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             return takeBackSome(then: error)
         }
         var info: [String: Any] = [:]
-        if (error as? StoreReadCancelled)?.interruptedStatement == true {
-            info[NSUnderlyingErrorKey] = NSError(
-                domain: NSSQLiteErrorDomain, code: 9,
-                userInfo: [NSLocalizedDescriptionKey: "interrupted (SQLITE_INTERRUPT): the running statement was stopped"])
-        }
+        if let underlying = (error as? StoreReadCancelled)?.underlying { info[NSUnderlyingErrorKey] = underlying }
         let cancelled = CoreDataError.make(NSUserCancelledError, "The asynchronous fetch was cancelled.", userInfo: info)
         ended = true
         takeBackSome(then: cancelled)

@@ -275,14 +275,12 @@ extension NSManagedObjectContext {
 
     private func constraintError(_ violation: UniquenessViolation, write: SaveWrite) -> NSError {
         let conflicting = write.object(withKey: violation.primaryKey, of: violation.entity)
+        // The store names the constraint in the model's terms; one that cannot tell leaves the
+        // first of the entity's (or its ancestors') constraints to be named.
+        var names = violation.constraint ?? []
         var entity: NSEntityDescription? = violation.entity
-        var names: [String] = []
-        while let e = entity, names.isEmpty {
-            for constraint in e.uniquenessConstraints {
-                let candidate = VersionHasher.constraintNames(constraint)
-                let columns = candidate.compactMap { e.propertiesByName[$0]?.columnName }
-                if columns.allSatisfy({ violation.message.contains($0) }) || names.isEmpty { names = candidate }
-            }
+        while names.isEmpty, let e = entity {
+            names = e.uniquenessConstraints.first.map(VersionHasher.constraintNames) ?? []
             entity = e.superentity
         }
         let conflict = NSConstraintConflict(

@@ -85,6 +85,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     /// Deletes the files of a store this process just made at `url` and could not open.
     class func discardStoreFiles(at url: URL) {}
+    /// Whether a coordinator refuses to add a second store at this store's URL (a file, a
+    /// database): true for stores whose URL names where the data lives.
+    class var holdsItsURLAlone: Bool { false }
 
     /// Does the table copies a deferred lightweight migration left; nothing for a store without.
     func finishDeferredMigration() throws {}
@@ -140,6 +143,20 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         try body(&rows)
     }
     func countRows(_ query: StoreQuery) throws -> Int { throw unsupported("count") }
+
+    /// The rows of `query` for an asynchronous fetch: `meter` counts them as they are read, and
+    /// with `chunks` they go to `chunks.handOver` as they come (the last few are returned).
+    /// This default reads them in one go, looking at `monitor` before and after; a store that can
+    /// stop a running read does so once `monitor` is cancelled (SQLite's interrupts its statement).
+    ///
+    /// - Throws: `StoreReadCancelled` once `monitor` is cancelled; the read's own errors.
+    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
+        try monitor.checkCancellation()
+        let rows = try fetchRows(query)
+        meter.rowsRead(rows.count)
+        try monitor.checkCancellation()
+        return rows
+    }
     /// The IDs of the rows `query` selects, for `.managedObjectIDResultType`. Stores that can
     /// make them while reading override this.
     func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {

@@ -177,7 +177,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        if storeType == NSSQLiteStoreType, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+        if storeClass.holdsItsURLAlone, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The store at \(url.path) is already added to this coordinator.")
         }
@@ -278,7 +278,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The metadata of the store at `url`, read without adding it.
     ///
     /// - Parameters:
-    ///   - type: The store's type; only SQLite stores have metadata on disk.
+    ///   - type: The store's type, whose registered class reads the metadata (SQLite stores have
+    ///     metadata on disk; in-memory ones none).
     ///   - url: The store's file.
     ///   - options: Store options (unused).
     /// - Returns: The metadata (`NSStoreType`, `NSStoreUUID`, the version hashes…).
@@ -301,10 +302,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open class func metadataForPersistentStore(
         ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
     ) throws -> [String: Any] {
-        guard storeType == NSSQLiteStoreType else {
+        // The registered class answers; one that keeps nothing to read (in memory) throws.
+        guard let storeClass = registeredTypes.withLock({ $0[storeType] }) else {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "No metadata for store type '\(storeType)'.")
         }
-        return try SQLiteStore.metadataForPersistentStore(with: url)
+        return try storeClass.metadataForPersistentStore(with: url)
     }
 
     /// The object ID named by a URI from `NSManagedObjectID.uriRepresentation()`; nil if no store

@@ -44,7 +44,7 @@ enum KeyValueReader {
         guard let object, !(object is NSNull) else { return nil }
         switch object {
         case let managed as NSManagedObject: return managed.value(forKey: key)
-        case let row as RowView: return row.value(forPredicateKey: key)
+        case let row as StoreRowView: return row.value(forPredicateKey: key)
         case let dictionary as [String: Any]: return dictionary[key]
         case let dictionary as NSDictionary: return dictionary.object(forKey: key)
         case let readable as KeyValueReadable: return readable.readValue(forKey: key)

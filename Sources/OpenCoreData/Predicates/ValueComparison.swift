@@ -128,7 +128,7 @@ extension ValueComparison {
         switch value {
         case let object as NSManagedObject: return object.objectID.key
         case let id as NSManagedObjectID: return id.key
-        case let row as RowView: return row.objectKey
+        case let row as StoreRowView: return row.objectKey
         default: return nil
         }
     }

@@ -85,7 +85,7 @@ extension NSManagedObjectContext {
         for store in stores where !store.supportsBatchRequests {
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError,
-                "The store of type '\(store.type)' can't execute an \(kind): Core Data runs batch requests only in SQLite stores.",
+                "The store of type '\(store.type)' can't execute an \(kind): its store type does not run batch requests (Core Data runs them only in SQLite stores).",
                 userInfo: [NSAffectedStoresErrorKey: [store]])
         }
         return (resolved, stores)

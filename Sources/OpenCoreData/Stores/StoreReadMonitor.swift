@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ final class StoreReadMonitor: Sendable {
 
     /// Throws `StoreReadCancelled` if the read was cancelled.
     func checkCancellation() throws {
-        if isCancelled { throw StoreReadCancelled(interruptedStatement: false) }
+        if isCancelled { throw StoreReadCancelled(underlying: nil) }
     }
 }
 
@@ -91,7 +92,16 @@ final class RowMeter {
 
 /// A read stopped because its monitor was cancelled.
 struct StoreReadCancelled: Error {
-    /// Whether a running SQLite statement was interrupted (rather than the read stopping between
-    /// statements or stores).
-    let interruptedStatement: Bool
+    /// The store's own error when it stopped a running statement (SQLite's `SQLITE_INTERRUPT`),
+    /// nil when the read stopped between statements or stores. The cancelled fetch's error
+    /// carries it as its underlying error.
+    let underlying: NSError?
+}
+
+/// Where a store's read hands rows over while it reads: a consumer on another thread turns them
+/// into objects meanwhile.
+struct RowChunks {
+    /// Rows per chunk.
+    let size: Int
+    let handOver: ([StoreRow]) -> Void
 }

@@ -94,4 +94,39 @@ struct UniquenessConstraintTests {
             #expect(conflicts.first?.constraintValues["plate"] as? String == "AB-123")
         }
     }
+
+    /// An entity with two constraints, `name` and `code` (a column name that is a prefix of
+    /// another's, `ZCODE`/`ZCODES`): the error names the one that broke, in either store.
+    @Test(arguments: [NSPersistentStore.StoreType.sqlite, .inMemory])
+    func theBrokenConstraintIsTheOneNamed(type: NSPersistentStore.StoreType) throws {
+        let tag = TestModels.entity("Tag", [
+            TestModels.attribute("name", .stringAttributeType), TestModels.attribute("code", .stringAttributeType),
+            TestModels.attribute("codes", .stringAttributeType),
+        ])
+        tag.uniquenessConstraints = [["codes"], ["name"], ["code"]]
+        let model = NSManagedObjectModel()
+        model.entities = [tag]
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: model, directory: directory, type: type)
+        try stack.context.performAndWait {
+            func insert(_ name: String, _ code: String, _ codes: String) {
+                let object = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: stack.context)
+                object.setValue(name, forKey: "name")
+                object.setValue(code, forKey: "code")
+                object.setValue(codes, forKey: "codes")
+            }
+            insert("red", "R", "r1")
+            try stack.context.save()
+            insert("rouge", "R", "r2")
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSManagedObjectConstraintMergeError)
+            let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+            #expect(conflicts.first?.constraint == ["code"])
+            stack.context.rollback()
+            insert("rouge", "G", "r1")
+            let second = try #require(throws: NSError.self) { try stack.context.save() }
+            let secondConflicts = try #require(second.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+            #expect(secondConflicts.first?.constraint == ["codes"])
+        }
+    }
 }

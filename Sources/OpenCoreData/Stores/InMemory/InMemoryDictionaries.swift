@@ -5,11 +5,11 @@ struct InMemoryDictionaries {
     let store: NSPersistentStore
     let entity: NSEntityDescription
 
-    func compute(_ rows: [RowView], _ fetch: DictionaryFetch, _ query: StoreQuery) throws -> [[String: Any]] {
+    func compute(_ rows: [StoreRowView], _ fetch: DictionaryFetch, _ query: StoreQuery) throws -> [[String: Any]] {
         try validate(fetch)
-        let groups: [[RowView]]
+        let groups: [[StoreRowView]]
         if !fetch.groupBy.isEmpty {
-            var keyed: [(key: [Any?], rows: [RowView])] = []
+            var keyed: [(key: [Any?], rows: [StoreRowView])] = []
             for row in rows {
                 let key = try fetch.groupBy.map { try value(of: $0, rows: [row]) }
                 if let index = keyed.firstIndex(where: { zip($0.key, key).allSatisfy { ValueComparison.isEqual($0, $1) } }) {
@@ -57,14 +57,14 @@ struct InMemoryDictionaries {
     }
 
     /// A column's value for a group of rows (one row when nothing aggregates).
-    private func value(of column: DictionaryFetch.Column, rows: [RowView]) throws -> Any? {
+    private func value(of column: DictionaryFetch.Column, rows: [StoreRowView]) throws -> Any? {
         switch column {
         case .keyPath(let path):
             return rows.first.map { handOut(KeyValueReader.value(atKeyPath: path, of: $0)) } ?? nil
         case .expression(_, let expression, let type):
             if case .evaluatedObject = expression.storage { return rows.first.map { objectID($0) } }
             if column.aggregatesRows(of: entity), case .function(let name, let arguments) = expression.storage,
-                let op = SQLCollectionOperator(function: name)
+                let op = CollectionOperator(function: name)
             {
                 let values = rows.compactMap { ValueComparison.normalize(PredicateEvaluator.value(of: arguments[0], object: $0, bindings: nil)) }
                 return typed(aggregate(op, values), type == .undefinedAttributeType && op == .count ? .integer64AttributeType : type)
@@ -74,7 +74,7 @@ struct InMemoryDictionaries {
     }
 
     /// SQL's aggregates over the non-nil values of a group.
-    private func aggregate(_ op: SQLCollectionOperator, _ values: [Any]) -> Any? {
+    private func aggregate(_ op: CollectionOperator, _ values: [Any]) -> Any? {
         if op == .count { return NSNumber(value: values.count) }
         guard !values.isEmpty else { return nil }
         switch op {
@@ -96,11 +96,11 @@ struct InMemoryDictionaries {
 
     /// Rows of to-one relationships as object IDs; everything else as read.
     private func handOut(_ value: Any?) -> Any? {
-        if let row = value as? RowView { return objectID(row) }
+        if let row = value as? StoreRowView { return objectID(row) }
         return value
     }
 
-    private func objectID(_ row: RowView) -> NSManagedObjectID {
+    private func objectID(_ row: StoreRowView) -> NSManagedObjectID {
         NSManagedObjectID(entity: store.entity(number: row.row.entityNumber)!, store: store, primaryKey: row.row.primaryKey)
     }
 

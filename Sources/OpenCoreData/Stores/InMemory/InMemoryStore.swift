@@ -14,8 +14,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
 
     override func load(model: NSManagedObjectModel) throws {
         identifier = UUID().uuidString
-        metadata = SQLiteMetadata.make(for: model, entities: entities, uuid: identifier)
-        metadata[NSStoreTypeKey] = NSInMemoryStoreType
+        metadata = StoreMetadata.make(for: model, entities: entities, uuid: identifier, type: NSInMemoryStoreType)
     }
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
@@ -23,7 +22,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         var result = rows
         if !query.sortDescriptors.isEmpty {
             let model = persistentStoreCoordinator!.managedObjectModel
-            let views = rows.map { RowView(row: $0, model: model, store: self) }
+            let views = rows.map { StoreRowView(row: $0, model: model, store: self) }
             let sorted = views.sorted { a, b in
                 for descriptor in query.sortDescriptors {
                     let order = descriptor.compare(a, to: b)
@@ -40,7 +39,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
 
     override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
         let model = persistentStoreCoordinator!.managedObjectModel
-        let rows = try matchingRows(query).map { RowView(row: $0, model: model, store: self) }
+        let rows = try matchingRows(query).map { StoreRowView(row: $0, model: model, store: self) }
         return try InMemoryDictionaries(store: self, entity: query.entity).compute(rows, fetch, query)
     }
 
@@ -60,7 +59,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         let model = persistentStoreCoordinator!.managedObjectModel
         var rows = all.filter { numbers.contains($0.entityNumber) }.sorted { $0.primaryKey < $1.primaryKey }
         if let predicate = query.predicate {
-            rows = rows.filter { predicate.evaluate(with: RowView(row: $0, model: model, store: self)) }
+            rows = rows.filter { predicate.evaluate(with: StoreRowView(row: $0, model: model, store: self)) }
         }
         return rows
     }
@@ -232,7 +231,8 @@ private final class InMemoryWriter: StoreWriter {
                 for (key, other) in tables[root(entity)] ?? [:] where key != primaryKey {
                     guard let otherValues = other.values, let otherSlots = storedSlots(of: names, in: other) else { continue }
                     if zip(slots, otherSlots).allSatisfy({ values.slots[$0.0].sameValue(as: otherValues[$0.1]) }) {
-                        throw UniquenessViolation(entity: e, primaryKey: primaryKey, message: "UNIQUE constraint failed")
+                        throw UniquenessViolation(
+                            entity: e, primaryKey: primaryKey, constraint: names, detail: "uniqueness constraint (\(names.joined(separator: ", "))) failed")
                     }
                 }
             }
@@ -249,51 +249,5 @@ struct JoinPair: Hashable {
     init(_ table: JoinTable, source: Int64, destination: Int64) {
         owner = table.isOwner ? source : destination
         other = table.isOwner ? destination : source
-    }
-}
-
-/// A stored row seen through key-value access, so predicates and sort descriptors evaluate on it.
-final class RowView: NSObject {
-    let row: StoreRow
-    private unowned let model: NSManagedObjectModel
-    private unowned let store: NSPersistentStore
-
-    init(row: StoreRow, model: NSManagedObjectModel, store: NSPersistentStore) {
-        self.row = row
-        self.model = model
-        self.store = store
-    }
-
-    /// The row's identity, equal to the `NSManagedObjectID.key` of its object, so predicates
-    /// comparing a relationship with an object (`owner == %@`) match rows.
-    var objectKey: ObjectKey {
-        let entity = model.entitiesInStoreOrder[Int(row.entityNumber) - 1]
-        return ObjectKey(
-            store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber),
-            primaryKey: row.primaryKey, temporary: nil)
-    }
-
-    /// The value of `key` as a predicate reads it: attributes as `storedValue(forKey:)`, a to-one
-    /// relationship as the destination's row (so key paths go through it), a to-many one as its
-    /// objects.
-    func value(forPredicateKey key: String) -> Any? {
-        let entity = model.entitiesInStoreOrder[Int(row.entityNumber) - 1]
-        guard let property = entity.propertiesByName[key], let values = row.values else { return nil }
-        switch values[property.slot] {
-        case .reference(let reference):
-            guard let destination = store.entity(number: reference.entityNumber),
-                let row = try? store.row(of: destination, primaryKey: reference.primaryKey)
-            else { return nil }
-            return RowView(row: row, model: model, store: store)
-        case .toOne(let object): return object
-        case .toMany(let set): return set.objects
-        default: return storedValue(forKey: key)
-        }
-    }
-
-    func storedValue(forKey key: String) -> Any? {
-        let entity = model.entitiesInStoreOrder[Int(row.entityNumber) - 1]
-        guard let property = entity.propertiesByName[key], let values = row.values else { return nil }
-        return values[property.slot].publicValue(for: property as? NSAttributeDescription)
     }
 }

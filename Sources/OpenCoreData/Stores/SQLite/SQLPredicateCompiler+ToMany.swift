@@ -1,32 +1,3 @@
-/// A collection operator or aggregate function over the elements of a to-many key path.
-enum SQLCollectionOperator: Equatable {
-    case count, sum, average, min, max
-
-    /// `@count`, `@sum`, `@avg`, `@min`, `@max` in a key path.
-    init?(keyPathOperator: String) {
-        switch keyPathOperator {
-        case "@count": self = .count
-        case "@sum": self = .sum
-        case "@avg": self = .average
-        case "@min": self = .min
-        case "@max": self = .max
-        default: return nil
-        }
-    }
-
-    /// `count(…)`, `sum(…)`, `average(…)`, `min(…)`, `max(…)` as functions.
-    init?(function: String) {
-        switch function {
-        case "count:": self = .count
-        case "sum:": self = .sum
-        case "average:": self = .average
-        case "min:": self = .min
-        case "max:": self = .max
-        default: return nil
-        }
-    }
-}
-
 extension SQLPredicateCompiler {
     /// `ANY` / `ALL` over the elements: `EXISTS` / `NOT EXISTS` of a correlated subquery.
     mutating func quantified(
@@ -74,7 +45,7 @@ extension SQLPredicateCompiler {
     /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x` as a scalar subquery. The results equal
     /// the evaluator's: a count of every element, sums and averages of the non-nil numbers (0 when
     /// there are none), the least or greatest non-nil value (nil when there is none).
-    func aggregate(_ op: SQLCollectionOperator, _ collection: SQLCollection, _ predicate: Foundation.NSPredicate) throws -> Operand {
+    func aggregate(_ op: CollectionOperator, _ collection: SQLCollection, _ predicate: Foundation.NSPredicate) throws -> Operand {
         if op == .count { return .value(collection.scalar("COUNT(*)"), .number) }
         let (element, kind) = collection.elementValue
         guard case .attribute = kind else {
@@ -92,7 +63,7 @@ extension SQLPredicateCompiler {
 
     /// `SUM(x)`, `COUNT(x)`, `AVG(x)`, `MIN(x)`, `MAX(x)` over the rows of a group, as SQL
     /// computes them (a group of nil values sums to nil).
-    func groupAggregate(_ op: SQLCollectionOperator, _ value: SQLFragment, _ kind: SQLValueKind, _ predicate: Foundation.NSPredicate) throws -> Operand {
+    func groupAggregate(_ op: CollectionOperator, _ value: SQLFragment, _ kind: SQLValueKind, _ predicate: Foundation.NSPredicate) throws -> Operand {
         switch op {
         case .count: return .value("COUNT(\(value))", .number)
         case .sum, .average:

@@ -173,8 +173,8 @@ struct SQLPredicateCompiler {
                 throw unsupported(predicate, "[SIZE] is compiled to SQL only after a to-many key path")
             }
             return try aggregate(.count, collection, predicate)
-        case .function(let name, let arguments) where SQLCollectionOperator(function: name) != nil && arguments.count == 1:
-            let op = SQLCollectionOperator(function: name)!
+        case .function(let name, let arguments) where CollectionOperator(function: name) != nil && arguments.count == 1:
+            let op = CollectionOperator(function: name)!
             switch try operand(arguments[0], of: predicate) {
             case .elements(let collection):
                 return try aggregate(op, collection, predicate)
@@ -233,7 +233,7 @@ struct SQLPredicateCompiler {
             let part = parts[index]
             if part.hasPrefix("@") {
                 guard !toOneOnly else { throw unsupported(predicate, "a collection operator may not follow another") }
-                guard let op = SQLCollectionOperator(keyPathOperator: part) else {
+                guard let op = CollectionOperator(keyPathOperator: part) else {
                     throw unsupported(predicate, "the collection operator \(part) is not compiled to SQL")
                 }
                 if op == .count {

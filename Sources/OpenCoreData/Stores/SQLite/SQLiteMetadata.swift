@@ -3,26 +3,12 @@ import GRDB
 
 /// The store metadata in `Z_METADATA` (docs/sqlite-format.md §2.2): a binary property list plus the store UUID.
 enum SQLiteMetadata {
-    /// The Core Data build number OpenCoreData writes as `NSPersistenceFrameworkVersion`: the
-    /// version seen in the newest Apple stores we checked.
-    static let frameworkVersion = 1344
-
-    /// The metadata Core Data writes for a store of `entities`.
+    /// The metadata Core Data writes for a SQLite store of `entities`: every store's, and the
+    /// auto-vacuum level SQLite stores record.
     static func make(for model: NSManagedObjectModel, entities: [NSEntityDescription], uuid: String) -> [String: Any] {
-        var hashes: [String: Data] = [:]
-        for entity in entities { hashes[entity.name!] = entity.versionHash }
-        let identifiers = model.versionIdentifiers.map { "\($0.base)" }.sorted()
-        return [
-            NSStoreModelVersionHashesKey: hashes,
-            "NSStoreModelVersionHashesVersion": 3,
-            NSStoreModelVersionIdentifiersKey: identifiers,
-            NSStoreTypeKey: NSSQLiteStoreType,
-            "NSPersistenceFrameworkVersion": frameworkVersion,
-            "NSStoreModelVersionHashesDigest": VersionHasher.digest(of: hashes),
-            "NSStoreModelVersionChecksumKey": VersionHasher.checksum(of: hashes),
-            "_NSAutoVacuumLevel": "2",
-            NSStoreUUIDKey: uuid,
-        ]
+        var metadata = StoreMetadata.make(for: model, entities: entities, uuid: uuid, type: NSSQLiteStoreType)
+        metadata["_NSAutoVacuumLevel"] = "2"
+        return metadata
     }
 
     /// The property list bytes for `Z_PLIST`: everything but `NSStoreUUID`, which lives in `Z_UUID`.
@@ -49,14 +35,5 @@ enum SQLiteMetadata {
         }
         if let uuid { metadata[NSStoreUUIDKey] = uuid }
         return metadata
-    }
-
-    /// Whether the store's version hashes equal the model's, entity by entity.
-    static func hashesMatch(_ metadata: [String: Any], entities: [NSEntityDescription]) -> Bool {
-        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any], stored.count == entities.count
-        else { return false }
-        return entities.allSatisfy { entity in
-            (stored[entity.name!] as? Data) == entity.versionHash
-        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -13,7 +14,7 @@ extension SQLiteStore {
     ///   flag), so a million-row read ends within milliseconds instead of running to the end.
     ///
     /// With `chunks`, rows go to `chunks.handOver` as they are read, and the last few are returned.
-    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
+    func interruptibleRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks?) throws -> [StoreRow] {
         let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         try monitor.checkCancellation()
@@ -30,7 +31,10 @@ extension SQLiteStore {
                     try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db, chunks: chunks) { _ in meter.rowRead() }
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && monitor.isCancelled {
-                throw StoreReadCancelled(interruptedStatement: true)
+                throw StoreReadCancelled(
+                    underlying: NSError(
+                        domain: NSSQLiteErrorDomain, code: 9,
+                        userInfo: [NSLocalizedDescriptionKey: "interrupted (SQLITE_INTERRUPT): the running statement was stopped"]))
             }
         }
     }

@@ -59,7 +59,7 @@ extension SQLiteStore {
                     throw SQLiteFileCheck.notAStore(path, reason: "its Z_METADATA table is empty", sqliteCode: nil)
                 }
                 let current = try SQLiteMetadata.decode(plist: plist, uuid: uuid)
-                if !SQLiteMetadata.hashesMatch(current, entities: entities) {
+                if !StoreMetadata.hashesMatch(current, entities: entities) {
                     try SQLiteInPlaceMigration(
                         source: plan.source, destination: model, mapping: plan.mapping, metadata: current, uuid: uuid, progress: progress, log: log,
                         defersTableCopies: Self.flag(NSPersistentStoreDeferredLightweightMigrationOptionKey, in: options)

@@ -51,6 +51,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
     override func copyForMigration(to destination: URL) throws { try SQLiteStoreFiles.copy(self, forMigrationTo: destination) }
     override class func discardStoreFiles(at url: URL) { SQLiteFileCheck.removeStoreFiles(atPath: url.path) }
+    override class var holdsItsURLAlone: Bool { true }
     override func finishDeferredMigration() throws { try finishDeferredTableCopies() }
     override class func installMigratedStore(from source: URL, at destination: URL) throws {
         try SQLiteStoreFiles.install(migrated: source, at: destination)
@@ -91,7 +92,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// - Throws: `NSPersistentStoreIncompatibleVersionHashError` when the version hashes differ.
     private func adopt(_ found: [String: Any], uuid: String, entities: [NSEntityDescription], path: String) throws {
         let ignoresVersions = Self.flag(NSIgnorePersistentStoreVersioningOption, in: options)
-        if !ignoresVersions, !SQLiteMetadata.hashesMatch(found, entities: entities) {
+        if !ignoresVersions, !StoreMetadata.hashesMatch(found, entities: entities) {
             let incompatible = CoreDataError.make(
                 NSPersistentStoreIncompatibleVersionHashError,
                 "The model used to open the store is incompatible with the one used to create the store at \(path).",
@@ -300,6 +301,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     // MARK: Reading
+
+    override func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
+        try interruptibleRows(query, monitor: monitor, meter: meter, chunks: chunks)
+    }
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
         let builder = SQLiteQueryBuilder(store: self)
@@ -562,13 +567,6 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             rows.reserveCapacity(chunks.size)
         }
         return rows
-    }
-
-    /// Where `readRows` hands rows over while it reads: a consumer on another thread turns them
-    /// into objects meanwhile.
-    struct RowChunks {
-        let size: Int
-        let handOver: ([StoreRow]) -> Void
     }
 
     /// Reads a file of `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store (docs/sqlite-format.md §9).

@@ -321,7 +321,7 @@ final class SQLiteWriter: StoreWriter {
             let extended = sqlite3_extended_errcode(connection)
             sqlite3_reset(statement)
             if extended == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ || extended == 1555 /* _PRIMARYKEY */, let entity {
-                throw UniquenessViolation(entity: entity, primaryKey: primaryKey, message: message)
+                throw UniquenessViolation(sqliteMessage: message, entity: entity, primaryKey: primaryKey)
             }
             throw DatabaseError(resultCode: ResultCode(rawValue: extended), message: message)
         }
@@ -375,10 +375,20 @@ final class SQLiteWriter: StoreWriter {
     }
 }
 
-/// A write broke a uniqueness constraint; the context turns it into `NSManagedObjectConstraintMergeError`.
-struct UniquenessViolation: Error {
-    let entity: NSEntityDescription
-    /// The key of the row whose write failed.
-    let primaryKey: Int64
-    let message: String
+extension UniquenessViolation {
+    /// SQLite's report, `UNIQUE constraint failed: ZCAR.ZPLATE, ZCAR.ZMAKER`, in the model's
+    /// terms: the constraint of `entity` or an ancestor whose columns are those named.
+    init(sqliteMessage message: String, entity: NSEntityDescription, primaryKey: Int64) {
+        let named = message.range(of: "failed: ").map { message[$0.upperBound...] } ?? ""
+        let columns = Set(named.split(separator: ",").map { $0.split(separator: ".").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" })
+        var constraint: [String]?
+        var current: NSEntityDescription? = entity
+        while let e = current, constraint == nil {
+            constraint = e.uniquenessConstraints.map(VersionHasher.constraintNames).first { names in
+                Set(names.compactMap { e.propertiesByName[$0]?.columnName }) == columns
+            }
+            current = e.superentity
+        }
+        self.init(entity: entity, primaryKey: primaryKey, constraint: constraint, detail: message)
+    }
 }

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The metadata every store keeps, as Core Data writes it: the model's version hashes and
+/// identifiers, the store's type and UUID.
+enum StoreMetadata {
+    /// The Core Data build number OpenCoreData writes as `NSPersistenceFrameworkVersion`: the
+    /// version seen in the newest Apple stores we checked.
+    static let frameworkVersion = 1344
+
+    /// The metadata Core Data writes for a store of type `type` holding `entities`.
+    static func make(for model: NSManagedObjectModel, entities: [NSEntityDescription], uuid: String, type: String) -> [String: Any] {
+        var hashes: [String: Data] = [:]
+        for entity in entities { hashes[entity.name!] = entity.versionHash }
+        let identifiers = model.versionIdentifiers.map { "\($0.base)" }.sorted()
+        return [
+            NSStoreModelVersionHashesKey: hashes,
+            "NSStoreModelVersionHashesVersion": 3,
+            NSStoreModelVersionIdentifiersKey: identifiers,
+            NSStoreTypeKey: type,
+            "NSPersistenceFrameworkVersion": frameworkVersion,
+            "NSStoreModelVersionHashesDigest": VersionHasher.digest(of: hashes),
+            "NSStoreModelVersionChecksumKey": VersionHasher.checksum(of: hashes),
+            NSStoreUUIDKey: uuid,
+        ]
+    }
+
+    /// Whether the store's version hashes equal the model's, entity by entity.
+    static func hashesMatch(_ metadata: [String: Any], entities: [NSEntityDescription]) -> Bool {
+        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any], stored.count == entities.count
+        else { return false }
+        return entities.allSatisfy { entity in
+            (stored[entity.name!] as? Data) == entity.versionHash
+        }
+    }
+}

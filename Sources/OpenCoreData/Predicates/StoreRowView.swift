@@ -1,0 +1,49 @@
+import Foundation
+
+/// A stored row seen through key-value access, so predicates and sort descriptors evaluate on it:
+/// how a store that does not compile predicates (the in-memory one) evaluates them, through the
+/// store's own `row(of:primaryKey:)` and `entity(number:)`.
+final class StoreRowView: NSObject {
+    let row: StoreRow
+    private unowned let model: NSManagedObjectModel
+    private unowned let store: NSPersistentStore
+
+    init(row: StoreRow, model: NSManagedObjectModel, store: NSPersistentStore) {
+        self.row = row
+        self.model = model
+        self.store = store
+    }
+
+    /// The row's identity, equal to the `NSManagedObjectID.key` of its object, so predicates
+    /// comparing a relationship with an object (`owner == %@`) match rows.
+    var objectKey: ObjectKey {
+        let entity = model.entitiesInStoreOrder[Int(row.entityNumber) - 1]
+        return ObjectKey(
+            store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber),
+            primaryKey: row.primaryKey, temporary: nil)
+    }
+
+    /// The value of `key` as a predicate reads it: attributes as `storedValue(forKey:)`, a to-one
+    /// relationship as the destination's row (so key paths go through it), a to-many one as its
+    /// objects.
+    func value(forPredicateKey key: String) -> Any? {
+        let entity = model.entitiesInStoreOrder[Int(row.entityNumber) - 1]
+        guard let property = entity.propertiesByName[key], let values = row.values else { return nil }
+        switch values[property.slot] {
+        case .reference(let reference):
+            guard let destination = store.entity(number: reference.entityNumber),
+                let row = try? store.row(of: destination, primaryKey: reference.primaryKey)
+            else { return nil }
+            return StoreRowView(row: row, model: model, store: store)
+        case .toOne(let object): return object
+        case .toMany(let set): return set.objects
+        default: return storedValue(forKey: key)
+        }
+    }
+
+    func storedValue(forKey key: String) -> Any? {
+        let entity = model.entitiesInStoreOrder[Int(row.entityNumber) - 1]
+        guard let property = entity.propertiesByName[key], let values = row.values else { return nil }
+        return values[property.slot].publicValue(for: property as? NSAttributeDescription)
+    }
+}
