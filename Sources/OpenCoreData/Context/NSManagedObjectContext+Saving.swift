@@ -323,6 +323,9 @@ final class SaveWrite {
     private struct EntityFacts {
         /// Slots of to-one relationships, written as references.
         var toOneSlots: [Int] = []
+        /// Slots of to-many relationships, which a stored row never holds (their objects are
+        /// this context's: a store that kept them would hand them to other contexts).
+        var toManySlots: [Int] = []
         /// Whether the entity has many-to-many relationships whose join rows this side writes.
         var writesJoins = false
         /// Whether the entity has ordered to-many relationships.
@@ -442,7 +445,7 @@ final class SaveWrite {
             var found = EntityFacts()
             for property in entity.properties {
                 guard let relationship = property as? NSRelationshipDescription else { continue }
-                if !relationship.isToMany { found.toOneSlots.append(relationship.slot) }
+                if relationship.isToMany { found.toManySlots.append(relationship.slot) } else { found.toOneSlots.append(relationship.slot) }
                 if relationship.isOrdered { found.writesOrders = true }
                 if relationship.joinTable != nil { found.writesJoins = true }
             }
@@ -458,14 +461,17 @@ final class SaveWrite {
         return .reference(ObjectReference(entityNumber: Int32(object.entity.layout!.entityNumber), primaryKey: key))
     }
 
-    /// The object's slots as the store keeps them: to-ones as references, to-many left out.
+    /// The object's slots as the store keeps them: to-ones as references, to-many left out
+    /// (`.unloaded`, as a store reads them back).
     func rowValues(of object: NSManagedObject) -> RowValues {
         var slots = object.slots
-        for slot in facts(for: object.entity).toOneSlots {
+        let facts = facts(for: object.entity)
+        for slot in facts.toOneSlots {
             if case .toOne(let destination) = slots[slot] {
                 slots[slot] = destination.isDeleted && destination.managedObjectContext != nil ? .null : reference(to: destination)
             }
         }
+        for slot in facts.toManySlots { slots[slot] = .unloaded }
         return RowValues(slots: slots)
     }
 

@@ -24,8 +24,8 @@ final class StoreRowView: NSObject {
     }
 
     /// The value of `key` as a predicate reads it: attributes as `storedValue(forKey:)`, a to-one
-    /// relationship as the destination's row (so key paths go through it), a to-many one as its
-    /// objects.
+    /// relationship as the destination's row (so key paths go through it), a to-many one as the
+    /// rows it relates.
     func value(forPredicateKey key: String) -> Any? {
         let entity = model.entitiesInStoreOrder[Int(row.entityNumber) - 1]
         guard let property = entity.propertiesByName[key], let values = row.values else { return nil }
@@ -37,6 +37,17 @@ final class StoreRowView: NSObject {
             return StoreRowView(row: row, model: model, store: store)
         case .toOne(let object): return object
         case .toMany(let set): return set.objects
+        case .unloaded:
+            // A to-many: the rows it relates, read from the store (a stored row holds none).
+            guard let relationship = property as? NSRelationshipDescription, relationship.isToMany,
+                let references = try? store.relatedReferences(relationship, ofPrimaryKey: row.primaryKey)
+            else { return nil }
+            return references.compactMap { reference -> StoreRowView? in
+                guard let destination = store.entity(number: reference.entityNumber),
+                    let row = try? store.row(of: destination, primaryKey: reference.primaryKey)
+                else { return nil }
+                return StoreRowView(row: row, model: model, store: store)
+            }
         default: return storedValue(forKey: key)
         }
     }

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// The stores the conformance suite runs on: every test body runs on each, so that what a user
+/// notices (values, order, faults, conflicts, errors) is the same whichever store holds the data.
+/// Where Core Data's stores differ on purpose (its in-memory store runs no batch request and
+/// keeps no history), the store says so and the test expects the documented refusal.
+enum ConformanceStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case inMemory
+    case sqlite
+
+    var testDescription: String { rawValue }
+
+    var type: NSPersistentStore.StoreType {
+        switch self {
+        case .inMemory: .inMemory
+        case .sqlite: .sqlite
+        }
+    }
+
+    /// Whether the store runs `NSBatchUpdateRequest`, `NSBatchDeleteRequest` and
+    /// `NSBatchInsertRequest` (otherwise: `NSPersistentStoreUnsupportedRequestTypeError`).
+    var runsBatchRequests: Bool { self != .inMemory }
+
+    /// Whether the store records persistent history when asked.
+    var keepsHistory: Bool { self != .inMemory }
+
+    /// Whether the store's data outlives its coordinator, so that a second coordinator reads it.
+    var isPersistent: Bool { self != .inMemory }
+
+    /// A store of this kind with `model`, in `directory`.
+    func stack(_ model: NSManagedObjectModel, in directory: TemporaryDirectory, options: [AnyHashable: Any]? = nil) throws -> ConformanceStack {
+        let url = directory.file("Conformance.store")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
+        return ConformanceStack(kind: self, model: model, url: url, options: options, coordinator: coordinator, store: store)
+    }
+}
+
+/// A coordinator with one store of the kind under test.
+struct ConformanceStack {
+    let kind: ConformanceStore
+    let model: NSManagedObjectModel
+    let url: URL
+    let options: [AnyHashable: Any]?
+    let coordinator: NSPersistentStoreCoordinator
+    let store: NSPersistentStore
+
+    /// A new private-queue context on the coordinator.
+    func context(mergePolicy: Any = NSErrorMergePolicy) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        context.mergePolicy = mergePolicy
+        return context
+    }
+
+    /// A context that reads what the store holds, not what a context remembers: on a second
+    /// coordinator where the data outlives the first, on a new context of this one otherwise.
+    func readerContext() throws -> NSManagedObjectContext {
+        guard kind.isPersistent else { return context() }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: kind.type, at: url, options: options)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// Inserts one object of `entity` with `values` in `context` (on its queue).
+    @discardableResult
+    static func insert(_ entity: String, _ values: [String: Any], into context: NSManagedObjectContext) -> NSManagedObject {
+        let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+        for (key, value) in values { object.setValue(value, forKey: key) }
+        return object
+    }
+}
