@@ -34,8 +34,7 @@ final class MigrationProgress: @unchecked Sendable {
         let percent = Int(progress.fractionCompleted * 100)
         lock.withLock {
             guard percent > 0 || bar != nil else { return }
-            if bar == nil { bar = ProgressBar(title: "migrating the store to the current model", total: 100, toStandardError: true) }
-            bar?.update(percent)
+            shownBar().update(percent)
         }
     }
 
@@ -48,9 +47,14 @@ final class MigrationProgress: @unchecked Sendable {
         progress.resignCurrent()
         guard fraction > 0 else { return }
         // A migration shorter than one look still gets its line.
-        lock.withLock {
-            if bar == nil { bar = ProgressBar(title: "migrating the store to the current model", total: 100, toStandardError: true) }
-            bar?.finish(Int(fraction * 100))
-        }
+        lock.withLock { shownBar().finish(Int(fraction * 100)) }
+    }
+
+    /// The bar, made when first shown; call under `lock`.
+    private func shownBar() -> ProgressBar {
+        if let bar { return bar }
+        let made = ProgressBar(title: "migrating the store to the current model", total: 100, toStandardError: true)
+        bar = made
+        return made
     }
 }

@@ -259,13 +259,7 @@ extension NSManagedObjectContext {
     private func validate(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws {
         var errors: [NSError] = []
         func collect(_ body: () throws -> Void) {
-            do { try body() } catch let error as NSError {
-                if error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
-                    errors += detailed
-                } else {
-                    errors.append(error)
-                }
-            }
+            do { try body() } catch let error as NSError { errors += CoreDataError.separated(error) }
         }
         for object in inserted { collect { try object.validateForInsert() } }
         for object in updated { collect { try object.validateForUpdate() } }

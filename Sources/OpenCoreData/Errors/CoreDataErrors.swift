@@ -90,6 +90,13 @@ enum CoreDataError {
         return make(code, description, userInfo: info)
     }
 
+    /// The errors `error` stands for: the list of an `NSValidationMultipleErrorsError`, or itself,
+    /// so that errors collected from several validations combine into one flat list.
+    static func separated(_ error: NSError) -> [NSError] {
+        guard error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError] else { return [error] }
+        return detailed
+    }
+
     /// Several validation errors become one `NSValidationMultipleErrorsError` with the list, as Apple does;
     /// a single one is returned as it is.
     static func combining(_ errors: [NSError]) -> NSError? {

@@ -112,13 +112,7 @@ extension NSMigrationManager {
                 do {
                     let page = try destinationContext.fetch(Self.page(of: request, from: start, count: batches.size))
                     for object in page {
-                        do { try object.validateForInsert() } catch let error as NSError {
-                            if error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
-                                errors += detailed
-                            } else {
-                                errors.append(error)
-                            }
-                        }
+                        do { try object.validateForInsert() } catch let error as NSError { errors += CoreDataError.separated(error) }
                     }
                     fetched = page.count
                 }

@@ -40,14 +40,9 @@ final class StoreRowView: NSObject {
         case .unloaded:
             // A to-many: the rows it relates, read from the store (a stored row holds none).
             guard let relationship = property as? NSRelationshipDescription, relationship.isToMany,
-                let references = try? store.relatedReferences(relationship, ofPrimaryKey: row.primaryKey)
+                let related = try? store.relatedRows(relationship, ofPrimaryKeys: [row.primaryKey])
             else { return nil }
-            return references.compactMap { reference -> StoreRowView? in
-                guard let destination = store.entity(number: reference.entityNumber),
-                    let row = try? store.row(of: destination, primaryKey: reference.primaryKey)
-                else { return nil }
-                return StoreRowView(row: row, model: model, store: store)
-            }
+            return related.map { StoreRowView(row: $0.row, model: model, store: store) }
         default: return storedValue(forKey: key)
         }
     }
