@@ -8,6 +8,9 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        // The PostgreSQL store's connections (postgres-nio): a product of its own, so that an app
+        // that keeps its data in SQLite never builds NIO.
+        .library(name: "OpenCoreDataPostgreSQL", targets: ["OpenCoreDataPostgreSQL"]),
         // For targets with `@NSManaged` subclasses: supplies their accessors off Apple platforms.
         .plugin(name: "ManagedObjectCodegen", targets: ["ManagedObjectCodegen"]),
         .executable(name: "todo", targets: ["todo"]),
@@ -29,6 +32,12 @@ let package = Package(
         // The code generator reads a target's sources to find its `@NSManaged` declarations:
         // swift-syntax is the compiler's own parser. A range, for apps on other 6xx releases.
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
+        // The PostgreSQL store's wire protocol: the Swift server ecosystem's maintained client
+        // (TLS, SCRAM authentication, LISTEN/NOTIFY), used by the OpenCoreDataPostgreSQL product only.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // Named by the PostgreSQL product, which builds on them: postgres-nio brings them already.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
         .target(
@@ -50,6 +59,21 @@ let package = Package(
             resources: [.copy("Done.xcdatamodeld")],
             // Xcode's "Class Definition" code generation for the model's TSPItem.
             plugins: ["ManagedObjectCodegen"]
+        ),
+        // The PostgreSQL store's connections; the store itself is in OpenCoreData, behind the
+        // same contract as the SQLite and in-memory stores.
+        .target(
+            name: "OpenCoreDataPostgreSQL",
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // postgres-nio's own foundations, used by name: the event loops it runs on, TLS.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // What the managed-object code generator needs that is not source parsing: Swift's symbol
         // mangling for the accessors `@NSManaged` leaves undefined on Linux (issue 21). Crypto:
@@ -85,6 +109,7 @@ let package = Package(
             name: "OpenCoreDataTests",
             dependencies: [
                 "OpenCoreData",
+                "OpenCoreDataPostgreSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

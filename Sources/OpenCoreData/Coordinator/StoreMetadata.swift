@@ -32,4 +32,22 @@ enum StoreMetadata {
             (stored[entity.name!] as? Data) == entity.versionHash
         }
     }
+
+    /// The property list bytes a store keeps (`Z_PLIST`): everything but `NSStoreUUID`, which
+    /// a store keeps beside them (`Z_UUID`).
+    static func encode(_ metadata: [String: Any]) throws -> Data {
+        var plist = metadata
+        plist[NSStoreUUIDKey] = nil
+        return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+    }
+
+    /// The metadata from the kept property list bytes and UUID.
+    static func decode(plist: Data, uuid: String?) throws -> [String: Any] {
+        let object = try PropertyListSerialization.propertyList(from: plist, options: [], format: nil)
+        guard var metadata = object as? [String: Any] else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The store metadata is not a dictionary.")
+        }
+        if let uuid { metadata[NSStoreUUIDKey] = uuid }
+        return metadata
+    }
 }

@@ -29,13 +29,13 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
     }
 
     init<S: Sequence<SlotValue>>(_ values: S) {
-        var values = ContiguousArray(values)
+        let values = ContiguousArray(values)
         guard !values.isEmpty else {
             self.init()
             return
         }
         let storage = SlotStorage.make(capacity: values.count)
-        values.withUnsafeMutableBufferPointer { storage.append(moving: $0) }
+        values.withUnsafeBufferPointer { storage.append(copying: $0) }
         self.init(storage: storage, start: 0, count: values.count)
     }
 
@@ -143,9 +143,10 @@ final class SlotStorage: ManagedBuffer<SlotStorage.Header, SlotValue> {
         }
     }
 
-    func append(moving values: UnsafeMutableBufferPointer<SlotValue>) {
+    /// Appends copies of `values`: the array that holds them still owns, and later releases, its own.
+    func append(copying values: UnsafeBufferPointer<SlotValue>) {
         withUnsafeMutablePointers { header, elements in
-            (elements + header.pointee.written).moveInitialize(from: values.baseAddress!, count: values.count)
+            (elements + header.pointee.written).initialize(from: values.baseAddress!, count: values.count)
             header.pointee.written += values.count
         }
     }

@@ -53,3 +53,25 @@ final class StoreRowView: NSObject {
         return values[property.slot].publicValue(for: property as? NSAttributeDescription)
     }
 }
+
+extension StoreRowView {
+    /// `rows` that `predicate` selects, evaluated in memory, for a store that cannot compile it.
+    static func filter(_ rows: [StoreRow], _ predicate: NSPredicate, store: NSPersistentStore) -> [StoreRow] {
+        let model = store.persistentStoreCoordinator!.managedObjectModel
+        return rows.filter { predicate.evaluate(with: StoreRowView(row: $0, model: model, store: store)) }
+    }
+
+    /// `rows` in the order of `descriptors`, evaluated in memory; equal rows by primary key.
+    static func sort(_ rows: [StoreRow], by descriptors: [NSSortDescriptor], store: NSPersistentStore) -> [StoreRow] {
+        guard !descriptors.isEmpty else { return rows }
+        let model = store.persistentStoreCoordinator!.managedObjectModel
+        let views = rows.map { StoreRowView(row: $0, model: model, store: store) }
+        return views.sorted { a, b in
+            for descriptor in descriptors {
+                let order = descriptor.compare(a, to: b)
+                if order != .orderedSame { return order == .orderedAscending }
+            }
+            return a.row.primaryKey < b.row.primaryKey
+        }.map(\.row)
+    }
+}

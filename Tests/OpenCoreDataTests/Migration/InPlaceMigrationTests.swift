@@ -47,7 +47,7 @@ import Testing
                 }
                 guard let (plist, id) = try SQLiteMetadata.row(in: db) else { return }
                 uuid = id
-                let metadata = try SQLiteMetadata.decode(plist: plist, uuid: id)
+                let metadata = try StoreMetadata.decode(plist: plist, uuid: id)
                 hashes = (metadata[NSStoreModelVersionHashesKey] as? [String: Data]) ?? [:]
                 identifiers = (metadata[NSStoreModelVersionIdentifiersKey] as? [Any])?.map { "\($0)" } ?? []
                 checksum = metadata["NSStoreModelVersionChecksumKey"] as? String ?? ""

@@ -116,7 +116,7 @@ import Testing
             #expect(try String.fetchAll(db, sql: "SELECT Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["Pet", "User"])
             #expect(try !db.columns(in: "ZUSER").map(\.name).contains("ZPETNAME"))
             let (plist, uuid) = try #require(try SQLiteMetadata.row(in: db))
-            let metadata = try SQLiteMetadata.decode(plist: plist, uuid: uuid)
+            let metadata = try StoreMetadata.decode(plist: plist, uuid: uuid)
             #expect(metadata["NSStoreModelVersionChecksumKey"] as? String == versions.v3.versionChecksum)
         }
     }

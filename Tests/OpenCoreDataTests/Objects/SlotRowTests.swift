@@ -78,4 +78,21 @@ import Testing
         #expect(names.filter { $0 == "changed" }.count == 1)
         #expect(names.count == 50)
     }
+
+    @Test func aRowMadeFromAnArrayKeepsItsValuesAfterTheArrayIsGone() {
+        final class Payload {}
+        weak var watched: Payload?
+        var row: SlotRow?
+        do {
+            let payload = Payload()
+            watched = payload
+            let values: [SlotValue] = [.object(AnyBox(payload)), .string(String(repeating: "long text ", count: 10))]
+            row = SlotRow(values)
+        }
+        // The array released its own copies: the row's must still hold the box.
+        #expect(watched != nil)
+        #expect(row.map { string($0[1]) } == String(repeating: "long text ", count: 10))
+        row = nil
+        #expect(watched == nil)
+    }
 }

@@ -18,20 +18,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     }
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
-        let rows = try matchingRows(query)
-        var result = rows
-        if !query.sortDescriptors.isEmpty {
-            let model = persistentStoreCoordinator!.managedObjectModel
-            let views = rows.map { StoreRowView(row: $0, model: model, store: self) }
-            let sorted = views.sorted { a, b in
-                for descriptor in query.sortDescriptors {
-                    let order = descriptor.compare(a, to: b)
-                    if order != .orderedSame { return order == .orderedAscending }
-                }
-                return a.row.primaryKey < b.row.primaryKey
-            }
-            result = sorted.map(\.row)
-        }
+        var result = StoreRowView.sort(try matchingRows(query), by: query.sortDescriptors, store: self)
         if query.fetchOffset > 0 { result = Array(result.dropFirst(query.fetchOffset)) }
         if query.fetchLimit > 0 { result = Array(result.prefix(query.fetchLimit)) }
         return result
@@ -56,12 +43,8 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         lock.lock()
         let all = tables[root].map { Array($0.values) } ?? []
         lock.unlock()
-        let model = persistentStoreCoordinator!.managedObjectModel
-        var rows = all.filter { numbers.contains($0.entityNumber) }.sorted { $0.primaryKey < $1.primaryKey }
-        if let predicate = query.predicate {
-            rows = rows.filter { predicate.evaluate(with: StoreRowView(row: $0, model: model, store: self)) }
-        }
-        return rows
+        let rows = all.filter { numbers.contains($0.entityNumber) }.sorted { $0.primaryKey < $1.primaryKey }
+        return query.predicate.map { StoreRowView.filter(rows, $0, store: self) } ?? rows
     }
 
     override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {

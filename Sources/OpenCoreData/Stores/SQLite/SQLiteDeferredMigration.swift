@@ -45,11 +45,11 @@ extension SQLiteStore {
             var result: [String: Any] = [:]
             try db.inTransaction(.immediate) {
                 guard let (plist, uuid) = try SQLiteMetadata.row(in: db) else { return .rollback }
-                var current = try SQLiteMetadata.decode(plist: plist, uuid: uuid)
+                var current = try StoreMetadata.decode(plist: plist, uuid: uuid)
                 if SQLiteDeferredMigration.isPending(in: current) {
                     try SQLiteDeferredMigration.rebuildTables(of: entities, in: db)
                     current[NSPersistentStoreDeferredLightweightMigrationOptionKey] = nil
-                    try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [try SQLiteMetadata.encode(current)])
+                    try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [try StoreMetadata.encode(current)])
                 }
                 result = current
                 return .commit

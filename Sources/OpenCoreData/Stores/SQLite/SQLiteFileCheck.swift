@@ -67,7 +67,7 @@ enum SQLiteFileCheck {
                     throw notAStore(path, reason: "its Z_METADATA table is empty", sqliteCode: nil)
                 }
                 do {
-                    return (try SQLiteMetadata.decode(plist: plist, uuid: uuid), uuid)
+                    return (try StoreMetadata.decode(plist: plist, uuid: uuid), uuid)
                 } catch {
                     throw notAStore(path, reason: "its metadata is not a property list", sqliteCode: nil)
                 }

@@ -189,7 +189,7 @@ struct SQLiteInPlaceMigration {
             updated[key] = value
         }
         updated[NSPersistentStoreDeferredLightweightMigrationOptionKey] = deferred ? true : nil
-        try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?, Z_UUID = ?", arguments: [try SQLiteMetadata.encode(updated), uuid])
+        try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?, Z_UUID = ?", arguments: [try StoreMetadata.encode(updated), uuid])
         if try db.tableExists("Z_MODELCACHE") { try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
     }
 

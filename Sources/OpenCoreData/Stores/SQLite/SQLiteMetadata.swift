@@ -11,13 +11,6 @@ enum SQLiteMetadata {
         return metadata
     }
 
-    /// The property list bytes for `Z_PLIST`: everything but `NSStoreUUID`, which lives in `Z_UUID`.
-    static func encode(_ metadata: [String: Any]) throws -> Data {
-        var plist = metadata
-        plist[NSStoreUUIDKey] = nil
-        return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-    }
-
     /// The `Z_PLIST` bytes and `Z_UUID` of the metadata row, or nil when there is no such row or
     /// its plist is not a blob. Read as plain database values: GRDB's typed subscripts stop the
     /// program on a value of another type, which a damaged file can hold.
@@ -26,14 +19,5 @@ enum SQLiteMetadata {
             let plist = Data.fromDatabaseValue(row["Z_PLIST"] as DatabaseValue)
         else { return nil }
         return (plist, String.fromDatabaseValue(row["Z_UUID"] as DatabaseValue) ?? "")
-    }
-
-    static func decode(plist: Data, uuid: String?) throws -> [String: Any] {
-        let object = try PropertyListSerialization.propertyList(from: plist, options: [], format: nil)
-        guard var metadata = object as? [String: Any] else {
-            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The store metadata is not a dictionary.")
-        }
-        if let uuid { metadata[NSStoreUUIDKey] = uuid }
-        return metadata
     }
 }

@@ -58,7 +58,7 @@ extension SQLiteStore {
                 guard let (plist, uuid) = try SQLiteMetadata.row(in: db) else {
                     throw SQLiteFileCheck.notAStore(path, reason: "its Z_METADATA table is empty", sqliteCode: nil)
                 }
-                let current = try SQLiteMetadata.decode(plist: plist, uuid: uuid)
+                let current = try StoreMetadata.decode(plist: plist, uuid: uuid)
                 if !StoreMetadata.hashesMatch(current, entities: entities) {
                     try SQLiteInPlaceMigration(
                         source: plan.source, destination: model, mapping: plan.mapping, metadata: current, uuid: uuid, progress: progress, log: log,
@@ -66,7 +66,7 @@ extension SQLiteStore {
                     ).run(in: db, path: path)
                 }
                 guard let (newPlist, newUUID) = try SQLiteMetadata.row(in: db) else { return .rollback }
-                result = try SQLiteMetadata.decode(plist: newPlist, uuid: newUUID)
+                result = try StoreMetadata.decode(plist: newPlist, uuid: newUUID)
                 return .commit
             }
             return result

@@ -232,7 +232,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     guard let (plist, uuid) = try SQLiteMetadata.row(in: db) else {
                         throw SQLiteFileCheck.notAStore(url!.path, reason: "its Z_METADATA table is empty", sqliteCode: nil)
                     }
-                    found = (try SQLiteMetadata.decode(plist: plist, uuid: uuid), uuid)
+                    found = (try StoreMetadata.decode(plist: plist, uuid: uuid), uuid)
                     return .commit
                 }
                 for sql in SQLiteSchema.fixedTables + SQLiteSchema.statements(for: entities) {
@@ -250,7 +250,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 }
                 try db.execute(
                     sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                    arguments: [identifier, try SQLiteMetadata.encode(metadata)])
+                    arguments: [identifier, try StoreMetadata.encode(metadata)])
                 return .commit
             }
             return found
@@ -593,7 +593,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 try body(writer)
                 try writer.finish()
                 if metadataChanged {
-                    try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [try SQLiteMetadata.encode(metadata)])
+                    try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [try StoreMetadata.encode(metadata)])
                     metadataChanged = false
                 }
             }

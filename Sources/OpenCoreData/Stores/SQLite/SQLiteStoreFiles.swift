@@ -117,11 +117,11 @@ enum SQLiteStoreFiles {
             try queue.write { db in
                 guard let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") else { return }
                 let uuid = UUID().uuidString
-                var metadata = try SQLiteMetadata.decode(plist: plist, uuid: uuid)
+                var metadata = try StoreMetadata.decode(plist: plist, uuid: uuid)
                 metadata[NSStoreUUIDKey] = uuid
                 try db.execute(
                     sql: "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
-                    arguments: [uuid, try SQLiteMetadata.encode(metadata)])
+                    arguments: [uuid, try StoreMetadata.encode(metadata)])
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             SQLiteFileCheck.removeStoreFiles(atPath: destination.path)

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataPostgreSQL
 import Testing
 
 @testable import OpenCoreData
@@ -10,6 +11,8 @@ import Testing
 enum ConformanceStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case inMemory
     case sqlite
+    /// On the throwaway server `PostgreSQLServer` starts, a schema per stack.
+    case postgreSQL
 
     var testDescription: String { rawValue }
 
@@ -17,22 +20,23 @@ enum ConformanceStore: String, CaseIterable, Sendable, CustomTestStringConvertib
         switch self {
         case .inMemory: .inMemory
         case .sqlite: .sqlite
+        case .postgreSQL: .postgreSQL
         }
     }
 
     /// Whether the store runs `NSBatchUpdateRequest`, `NSBatchDeleteRequest` and
     /// `NSBatchInsertRequest` (otherwise: `NSPersistentStoreUnsupportedRequestTypeError`).
-    var runsBatchRequests: Bool { self != .inMemory }
+    var runsBatchRequests: Bool { self == .sqlite }
 
     /// Whether the store records persistent history when asked.
-    var keepsHistory: Bool { self != .inMemory }
+    var keepsHistory: Bool { self == .sqlite }
 
     /// Whether the store's data outlives its coordinator, so that a second coordinator reads it.
     var isPersistent: Bool { self != .inMemory }
 
     /// A store of this kind with `model`, in `directory`.
     func stack(_ model: NSManagedObjectModel, in directory: TemporaryDirectory, options: [AnyHashable: Any]? = nil) throws -> ConformanceStack {
-        let url = directory.file("Conformance.store")
+        let url = self == .postgreSQL ? try PostgreSQLServer.required().storeURL() : directory.file("Conformance.store")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
         return ConformanceStack(kind: self, model: model, url: url, options: options, coordinator: coordinator, store: store)

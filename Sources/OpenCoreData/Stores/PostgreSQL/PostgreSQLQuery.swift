@@ -1,0 +1,96 @@
+/// A fetch as PostgreSQL statements: the predicate, sort descriptors, offset and limit in SQL where
+/// `PostgreSQLPredicateCompiler` can express them exactly; otherwise the rows of the entity in SQL
+/// and the rest in memory, with the same result.
+struct PostgreSQLQuery {
+    let store: PostgreSQLStore
+    let query: StoreQuery
+
+    /// The SQL of the fetch, and what is left to do in memory.
+    private struct Plan {
+        var from: String
+        var conditions: [String]
+        var binds: [PostgreSQLValue]
+        var order: [String]?
+        /// The predicate when SQL could not express it.
+        var memoryPredicate: NSPredicate?
+
+        var whereClause: String { conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ") }
+        var inSQL: Bool { memoryPredicate == nil && order != nil }
+    }
+
+    private func plan() throws -> Plan {
+        let entity = query.entity
+        let table = store.plan(of: entity).table
+        var compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t")
+        var conditions: [String] = []
+        let numbers = query.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber]
+        if numbers != entity.layout!.root.layout!.hierarchyNumbers {
+            conditions.append("t.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
+        }
+        var memoryPredicate: NSPredicate?
+        if let predicate = query.predicate {
+            do {
+                conditions.append(try compiler.compile(predicate))
+            } catch is PostgreSQLPredicateCompiler.NotCompiled {
+                memoryPredicate = predicate
+                compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t")
+            }
+        }
+        var order: [String]? = []
+        if memoryPredicate == nil {
+            for descriptor in query.sortDescriptors {
+                do {
+                    guard let term = try compiler.orderTerm(descriptor) else {
+                        order = nil
+                        break
+                    }
+                    order!.append(term)
+                } catch is PostgreSQLPredicateCompiler.NotCompiled {
+                    order = nil
+                    break
+                }
+            }
+        }
+        return Plan(
+            from: "\(table) t \(compiler.joinClause)", conditions: conditions, binds: compiler.binds, order: order,
+            memoryPredicate: memoryPredicate)
+    }
+
+    /// The rows of the fetch, in order.
+    func rows(on session: any PostgreSQLSession) throws -> [StoreRow] {
+        let plan = try plan()
+        let rowPlan = store.plan(of: query.entity)
+        let values = query.includesPropertyValues || !plan.inSQL
+        var sql = "SELECT \(rowPlan.selectList("t", values: values)) FROM \(plan.from)\(plan.whereClause)"
+        if plan.inSQL {
+            // Equal sort keys (and no sort at all) in the order rows were made, as SQLite's rowid order.
+            sql += " ORDER BY " + (plan.order! + ["t.Z_PK"]).joined(separator: ", ")
+            if query.fetchLimit > 0 { sql += " LIMIT \(query.fetchLimit)" }
+            if query.fetchOffset > 0 { sql += " OFFSET \(query.fetchOffset)" }
+        } else {
+            sql += " ORDER BY t.Z_PK"
+        }
+        var rows = try session.run(sql, plan.binds).rows.compactMap { rowPlan.row($0, withValues: values) }
+        guard !plan.inSQL else { return rows }
+        if let predicate = plan.memoryPredicate { rows = StoreRowView.filter(rows, predicate, store: store) }
+        rows = StoreRowView.sort(rows, by: query.sortDescriptors, store: store)
+        if query.fetchOffset > 0 { rows = Array(rows.dropFirst(query.fetchOffset)) }
+        if query.fetchLimit > 0 { rows = Array(rows.prefix(query.fetchLimit)) }
+        return rows
+    }
+
+    /// How many rows the fetch returns.
+    func count(on session: any PostgreSQLSession) throws -> Int {
+        let plan = try plan()
+        guard plan.memoryPredicate == nil else { return try rows(on: session).count }
+        var sql = "SELECT count(*) FROM \(plan.from)\(plan.whereClause)"
+        if query.fetchLimit > 0 || query.fetchOffset > 0 {
+            var inner = "SELECT 1 FROM \(plan.from)\(plan.whereClause)"
+            if query.fetchLimit > 0 { inner += " LIMIT \(query.fetchLimit)" }
+            if query.fetchOffset > 0 { inner += " OFFSET \(query.fetchOffset)" }
+            sql = "SELECT count(*) FROM (\(inner)) counted"
+        }
+        let result = try session.run(sql, plan.binds)
+        return result.rows.first.flatMap { $0.first }.flatMap(PostgreSQLValues.integer).map(Int.init) ?? 0
+    }
+}

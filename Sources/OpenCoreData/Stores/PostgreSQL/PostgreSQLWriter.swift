@@ -1,0 +1,172 @@
+import Foundation
+
+/// The write half of a save on one session, inside the transaction `PostgreSQLStore.save` opened.
+final class PostgreSQLWriter: StoreWriter {
+    private let store: PostgreSQLStore
+    private let session: any PostgreSQLSession
+    /// Per entity: the columns an insert or update writes, made once per save.
+    private var columnPlans: [ObjectIdentifier: [ColumnWrite]] = [:]
+
+    init(store: PostgreSQLStore, session: any PostgreSQLSession) {
+        self.store = store
+        self.session = session
+    }
+
+    /// One column of a row write: an attribute's value, a to-one's key or its entity number.
+    private struct ColumnWrite {
+        enum Kind {
+            case attribute(NSAttributeDescription)
+            case foreignKey
+            case entityNumber
+        }
+        let slot: Int
+        let column: String
+        let kind: Kind
+    }
+
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
+        // The row lock this UPDATE takes makes every other allocation for the hierarchy wait for
+        // this transaction: no two processes get the same keys.
+        let root = Int64(entity.layout!.root.layout!.entityNumber)
+        let result = try session.run("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + $1 WHERE Z_ENT = $2 RETURNING Z_MAX", [.integer(Int64(count)), .integer(root)])
+        guard let last = result.rows.first.flatMap({ $0.first }).flatMap(PostgreSQLValues.integer), last >= Int64(count) else {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "The PostgreSQL store can't number new \(entity.name ?? "objects"): its Z_PRIMARYKEY has no usable row for them.")
+        }
+        return last - Int64(count) + 1
+    }
+
+    func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
+        let columns = plan(entity)
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.column)
+        var binds: [PostgreSQLValue] = [.integer(primaryKey), .integer(Int64(entity.layout!.entityNumber)), .integer(1)]
+        var parameters = ["$1", "$2", "$3"]
+        for write in columns {
+            binds.append(value(write, values))
+            parameters.append(parameter(binds.count, write))
+        }
+        let sql = "INSERT INTO \(entity.layout!.tableName) (\(names.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", ")))"
+        try run(sql, binds, entity: entity, primaryKey: primaryKey)
+    }
+
+    func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
+        var binds: [PostgreSQLValue] = [.integer(expectedVersion + 1)]
+        var assignments = ["Z_OPT = $1"]
+        for write in plan(entity) {
+            binds.append(value(write, values))
+            assignments.append("\(write.column) = \(parameter(binds.count, write))")
+        }
+        binds += [.integer(primaryKey), .integer(expectedVersion)]
+        let sql = "UPDATE \(entity.layout!.tableName) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = $\(binds.count - 1) AND Z_OPT = $\(binds.count)"
+        return try run(sql, binds, entity: entity, primaryKey: primaryKey) == 1
+    }
+
+    func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
+        let deleted = try run(
+            "DELETE FROM \(entity.layout!.tableName) WHERE Z_PK = $1 AND Z_OPT = $2", [.integer(primaryKey), .integer(expectedVersion)],
+            entity: entity, primaryKey: primaryKey)
+        for relationship in entity.layout!.relationships {
+            guard let join = relationship.joinTable else { continue }
+            try run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = $1", [.integer(primaryKey)], entity: nil, primaryKey: 0)
+        }
+        return deleted == 1
+    }
+
+    func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
+        try store.row(of: entity, primaryKey: primaryKey, on: session)
+    }
+
+    func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64? {
+        var binds: [PostgreSQLValue] = []
+        var conditions: [String] = []
+        for slot in slots {
+            let property = entity.properties[slot]
+            guard let column = property.columnName else { continue }
+            let attribute = property as? NSAttributeDescription
+            binds.append(PostgreSQLValues.value(values.slots[slot], attribute: attribute))
+            conditions.append("\(column) IS NOT DISTINCT FROM \(PostgreSQLValues.parameter(binds.count, for: attribute))")
+        }
+        binds.append(.integer(excluding))
+        conditions.append("Z_PK <> $\(binds.count)")
+        let result = try session.run("SELECT Z_PK FROM \(entity.layout!.tableName) WHERE \(conditions.joined(separator: " AND ")) LIMIT 1", binds)
+        return result.rows.first.flatMap { $0.first }.flatMap(PostgreSQLValues.integer)
+    }
+
+    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
+        try run("UPDATE \(entity.layout!.tableName) SET \(column) = $1 WHERE Z_PK = $2", [.integer(position), .integer(primaryKey)], entity: nil, primaryKey: 0)
+    }
+
+    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+        try run(
+            "INSERT INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            [.integer(source), .integer(destination)], entity: nil, primaryKey: 0)
+    }
+
+    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+        try run(
+            "DELETE FROM \(table.name) WHERE \(table.sourceColumn) = $1 AND \(table.destinationColumn) = $2",
+            [.integer(source), .integer(destination)], entity: nil, primaryKey: 0)
+    }
+
+    // MARK: Statements
+
+    /// Runs a write; a broken unique index of `entity` is reported in the model's terms.
+    @discardableResult
+    private func run(_ sql: String, _ binds: [PostgreSQLValue], entity: NSEntityDescription?, primaryKey: Int64) throws -> Int {
+        do {
+            return try session.run(sql, binds).affectedRows
+        } catch let error as PostgreSQLServerError where error.sqlState == "23505" && entity != nil {
+            throw UniquenessViolation(entity: entity!, primaryKey: primaryKey, constraint: Self.constraint(named: error.constraint, of: entity!), detail: error.description)
+        }
+    }
+
+    /// The constraint (of `entity` or an ancestor) whose unique index is `index`.
+    private static func constraint(named index: String?, of entity: NSEntityDescription) -> [String]? {
+        guard let index else { return nil }
+        var current: NSEntityDescription? = entity
+        while let candidate = current {
+            for constraint in candidate.uniquenessConstraints {
+                let names = VersionHasher.constraintNames(constraint)
+                if PostgreSQLSchema.uniqueIndexName(candidate, names) == index { return names }
+            }
+            current = candidate.superentity
+        }
+        return nil
+    }
+
+    private func plan(_ entity: NSEntityDescription) -> [ColumnWrite] {
+        if let known = columnPlans[ObjectIdentifier(entity)] { return known }
+        var plan: [ColumnWrite] = []
+        for property in entity.properties where !property.isTransient {
+            guard let column = property.columnName else { continue }
+            if let attribute = property as? NSAttributeDescription {
+                plan.append(ColumnWrite(slot: property.slot, column: column, kind: .attribute(attribute)))
+            } else if let relationship = property as? NSRelationshipDescription {
+                plan.append(ColumnWrite(slot: property.slot, column: column, kind: .foreignKey))
+                if let entityColumn = relationship.entityColumnName {
+                    plan.append(ColumnWrite(slot: property.slot, column: entityColumn, kind: .entityNumber))
+                }
+            }
+        }
+        columnPlans[ObjectIdentifier(entity)] = plan
+        return plan
+    }
+
+    private func value(_ write: ColumnWrite, _ values: RowValues) -> PostgreSQLValue {
+        let slot = values.slots[write.slot]
+        switch write.kind {
+        case .attribute(let attribute): return PostgreSQLValues.value(slot, attribute: attribute)
+        case .foreignKey:
+            if case .reference(let reference) = slot { return .integer(reference.primaryKey) }
+            return .null
+        case .entityNumber:
+            if case .reference(let reference) = slot { return .integer(Int64(reference.entityNumber)) }
+            return .null
+        }
+    }
+
+    private func parameter(_ number: Int, _ write: ColumnWrite) -> String {
+        if case .attribute(let attribute) = write.kind { return PostgreSQLValues.parameter(number, for: attribute) }
+        return "$\(number)"
+    }
+}
