@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -156,3 +157,4 @@ final class NIOPostgreSQLSession: PostgreSQLSession, @unchecked Sendable {
         return PostgreSQLConnectionLost(reason: "The PostgreSQL server at \(endpoint) \(verb): \(error).")
     }
 }
+#endif

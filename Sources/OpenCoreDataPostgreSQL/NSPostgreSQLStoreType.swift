@@ -1,3 +1,4 @@
+#if PostgreSQL
 import OpenCoreData
 
 /// The PostgreSQL store's type name, for `NSPersistentStoreDescription.type` and
@@ -22,3 +23,4 @@ struct NIOPostgreSQLDriver: PostgreSQLDriver {
         try NIOPostgreSQLSession.connect(endpoint)
     }
 }
+#endif

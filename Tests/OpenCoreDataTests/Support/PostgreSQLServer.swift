@@ -1,8 +1,11 @@
 import Foundation
-import OpenCoreDataPostgreSQL
 import Testing
 
 @testable import OpenCoreData
+
+#if PostgreSQL
+import OpenCoreDataPostgreSQL
+#endif
 
 /// A throwaway PostgreSQL server for the test process: `initdb` into a temporary folder, started
 /// with `pg_ctl` on a unix socket there (and a free loopback port), stopped when the process ends
@@ -24,22 +27,33 @@ final class PostgreSQLServer: Sendable {
 
     /// The running server, or the test is cancelled with what to install.
     static func required() throws -> PostgreSQLServer {
+        #if PostgreSQL
         switch shared {
         case .success(let server): return server
         case .failure(let reason): try Test.cancel("skipped: install postgresql (initdb, pg_ctl on PATH): \(reason)")
         }
+        #else
+        try Test.cancel("skipped: built without the package's PostgreSQL trait (postgres-nio)")
+        #endif
     }
 
     /// A store URL in a new schema of this server, over the unix socket.
     func storeURL(schema: String = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(), user: String = "ocd") -> URL {
-        _ = NSPostgreSQLStoreType
+        registerStoreType()
         return URL(string: "postgres://\(user)@/postgres?host=\(directory)&port=\(port)&schema=\(schema)")!
     }
 
     /// A store URL over TCP on the loopback port.
     func tcpStoreURL(schema: String) -> URL {
-        _ = NSPostgreSQLStoreType
+        registerStoreType()
         return URL(string: "postgres://ocd@127.0.0.1:\(port)/postgres?schema=\(schema)&sslmode=disable")!
+    }
+
+    /// Reading the type name registers the store with postgres-nio.
+    private func registerStoreType() {
+        #if PostgreSQL
+        _ = NSPostgreSQLStoreType
+        #endif
     }
 
     private init(directory: String, port: Int, binaries: String) {

@@ -1,5 +1,4 @@
 import Foundation
-import OpenCoreDataPostgreSQL
 import Testing
 
 @testable import OpenCoreData
@@ -20,7 +19,7 @@ enum ConformanceStore: String, CaseIterable, Sendable, CustomTestStringConvertib
         switch self {
         case .inMemory: .inMemory
         case .sqlite: .sqlite
-        case .postgreSQL: .postgreSQL
+        case .postgreSQL: NSPersistentStore.StoreType(rawValue: PostgreSQLStoreInstaller.typeName)
         }
     }
 
