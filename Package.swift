@@ -82,6 +82,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The benchmark suite (docs/performance.md): `swift run -c release bench`. A target of this
+        // package, not a product: it shares the build of everything it measures, and an app that
+        // depends on OpenCoreData never builds it.
+        .executableTarget(
+            name: "bench",
+            dependencies: [
+                "CHeapStats",
+                "OpenCoreData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/Sources/bench",
+            // The model is read by the code generator only (the store's model is built in code,
+            // with the same entity), which makes the typed TSPItem class, as Xcode would.
+            exclude: ["TSPItem.xcdatamodeld"],
+            plugins: ["ManagedObjectCodegen"]
+        ),
+        // glibc's mallinfo2, which Swift's Glibc module does not export: bytes in use on the heap.
+        .target(name: "CHeapStats", path: "Benchmarks/Sources/CHeapStats"),
         // What the managed-object code generator needs that is not source parsing: Swift's symbol
         // mangling for the accessors `@NSManaged` leaves undefined on Linux (issue 21). Crypto:
         // the MD5 the compiler mangles into a private declaration's name.

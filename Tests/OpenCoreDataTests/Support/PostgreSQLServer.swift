@@ -43,10 +43,10 @@ final class PostgreSQLServer: Sendable {
         return URL(string: "postgres://\(user)@/postgres?host=\(directory)&port=\(port)&schema=\(schema)")!
     }
 
-    /// A store URL over TCP on the loopback port.
-    func tcpStoreURL(schema: String) -> URL {
+    /// A store URL over TCP on the loopback port, with the password the server asks there.
+    func tcpStoreURL(schema: String = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()) -> URL {
         registerStoreType()
-        return URL(string: "postgres://ocd@127.0.0.1:\(port)/postgres?schema=\(schema)&sslmode=disable")!
+        return URL(string: "postgres://ocd:\(Self.password)@127.0.0.1:\(port)/postgres?schema=\(schema)&sslmode=disable")!
     }
 
     /// Reading the type name registers the store with postgres-nio.
@@ -63,25 +63,50 @@ final class PostgreSQLServer: Sendable {
     }
 
     private static func start() -> Result<PostgreSQLServer, ServerUnavailable> {
-        guard let binaries = findBinaries() else { return .failure(ServerUnavailable(description: "no initdb found")) }
-        // A short path: a unix socket's path is limited to 107 bytes.
-        let directory = "/tmp/ocdpg-\(UUID().uuidString.prefix(8))"
-        let port = freePort()
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let server = PostgreSQLServer(directory: directory, port: port, binaries: binaries)
-            try server.asServerUser(["chown", "-R", "postgres", directory], runAsRoot: true)
-            try server.run(binaries + "/initdb", ["-D", directory + "/data", "-U", "ocd", "--auth=trust", "-E", "UTF8", "--no-locale"])
-            try server.run(binaries + "/pg_ctl", [
-                "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-o",
-                "-k \(directory) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200",
-                "start",
-            ])
-            server.stopAtExit()
-            return .success(server)
+            return .success(try launch())
+        } catch let error as ServerUnavailable {
+            return .failure(error)
         } catch {
             return .failure(ServerUnavailable(description: "\(error)"))
         }
+    }
+
+    /// A server of the test's own, for what must not disturb the shared one (a restart); stopped
+    /// and removed when the process ends.
+    static func makePrivate() throws -> PostgreSQLServer {
+        _ = try required()
+        return try launch()
+    }
+
+    /// The password of the `ocd` superuser over TCP (the unix socket trusts the local user).
+    static let password = "ocd-secret"
+
+    private static func launch() throws -> PostgreSQLServer {
+        guard let binaries = findBinaries() else { throw ServerUnavailable(description: "no initdb found") }
+        // A short path: a unix socket's path is limited to 107 bytes.
+        let directory = "/tmp/ocdpg-\(UUID().uuidString.prefix(8))"
+        let port = freePort()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try password.write(toFile: directory + "/password", atomically: true, encoding: .utf8)
+        let server = PostgreSQLServer(directory: directory, port: port, binaries: binaries)
+        try server.asServerUser(["chown", "-R", "postgres", directory], runAsRoot: true)
+        try server.run(binaries + "/initdb", [
+            "-D", directory + "/data", "-U", "ocd", "--auth-local=trust", "--auth-host=scram-sha-256",
+            "--pwfile=\(directory)/password", "-E", "UTF8", "--no-locale",
+        ])
+        try server.restart()
+        server.stopAtExit()
+        return server
+    }
+
+    /// A session of the store's driver on this server, for what a test does behind the store's back.
+    func session(schema: String) throws -> any PostgreSQLSession {
+        registerStoreType()
+        let driver = try #require(PostgreSQLStoreInstaller.driver.withLock { $0 })
+        let session = try driver.connect(try PostgreSQLEndpoint(url: storeURL(schema: schema)))
+        _ = try session.run("SET search_path TO \(schema)", [])
+        return session
     }
 
     /// Stops the server; the data folder stays for a restart.
@@ -138,15 +163,15 @@ final class PostgreSQLServer: Sendable {
 
     /// Stops the server when the test process exits, and, from a watchdog shell, when it dies.
     private func stopAtExit() {
-        PostgreSQLServer.running.withLock { $0 = self }
-        atexit { try? PostgreSQLServer.running.withLock({ $0 })?.stop() }
+        PostgreSQLServer.running.withLock { $0.append(self) }
+        atexit { for server in PostgreSQLServer.running.withLock({ $0 }) { try? server.stop() } }
         let stop = "\(binaries)/pg_ctl -D \(directory)/data -m immediate -w stop; rm -rf \(directory)"
         let asUser = getuid() == 0 ? "runuser -u postgres -- " : ""
         let watch = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(asUser)\(stop) >/dev/null 2>&1; rm -rf \(directory)"
         _ = try? Self.spawn(["/bin/sh", "-c", watch], output: "/dev/null", wait: false)
     }
 
-    private static let running = Locked<PostgreSQLServer?>(nil)
+    private static let running = Locked<[PostgreSQLServer]>([])
 
     private static func findBinaries() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""

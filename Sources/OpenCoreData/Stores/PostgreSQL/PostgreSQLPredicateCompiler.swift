@@ -20,9 +20,12 @@ struct PostgreSQLPredicateCompiler {
     private(set) var joins: [(path: String, sql: String)] = []
     private var negationDepth = 0
 
-    init(entity: NSEntityDescription, alias: String) {
+    /// - Parameter binds: Parameters the statement binds before the condition (`$1`… of a batch
+    ///   update's new values): the condition's own come after them.
+    init(entity: NSEntityDescription, alias: String, binds: [PostgreSQLValue] = []) {
         self.entity = entity
         self.alias = alias
+        self.binds = binds
     }
 
     var joinClause: String { joins.map(\.sql).joined(separator: " ") }

@@ -4,6 +4,8 @@
 struct PostgreSQLQuery {
     let store: PostgreSQLStore
     let query: StoreQuery
+    /// Parameters bound before the query's own (a batch update's values).
+    var leadingBinds: [PostgreSQLValue] = []
 
     /// The SQL of the fetch, and what is left to do in memory.
     private struct Plan {
@@ -21,7 +23,7 @@ struct PostgreSQLQuery {
     private func plan() throws -> Plan {
         let entity = query.entity
         let table = store.plan(of: entity).table
-        var compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t")
+        var compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t", binds: leadingBinds)
         var conditions: [String] = []
         let numbers = query.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber]
         if numbers != entity.layout!.root.layout!.hierarchyNumbers {
@@ -33,7 +35,7 @@ struct PostgreSQLQuery {
                 conditions.append(try compiler.compile(predicate))
             } catch is PostgreSQLPredicateCompiler.NotCompiled {
                 memoryPredicate = predicate
-                compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t")
+                compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t", binds: leadingBinds)
             }
         }
         var order: [String]? = []
@@ -77,6 +79,27 @@ struct PostgreSQLQuery {
         if query.fetchOffset > 0 { rows = Array(rows.dropFirst(query.fetchOffset)) }
         if query.fetchLimit > 0 { rows = Array(rows.prefix(query.fetchLimit)) }
         return rows
+    }
+
+    /// A SELECT of `columns` (over the alias `t`) for the fetch's rows, in the fetch's order,
+    /// offset and limit, for a batch request to write through; a predicate SQL cannot express is
+    /// evaluated here first, and the statement names its rows by key.
+    func selection(_ columns: String, on session: any PostgreSQLSession) throws -> (sql: String, binds: [PostgreSQLValue]) {
+        let plan = try plan()
+        let table = store.plan(of: query.entity).table
+        guard plan.inSQL else {
+            var keys = try PostgreSQLQuery(store: store, query: query).rows(on: session).map(\.primaryKey)
+            keys.sort()
+            let list = "{" + keys.map(String.init).joined(separator: ",") + "}"
+            return ("SELECT \(columns) FROM \(table) t WHERE t.Z_PK = ANY($\(leadingBinds.count + 1)::int8[])", leadingBinds + [.text(list)])
+        }
+        var sql = "SELECT \(columns) FROM \(plan.from)\(plan.whereClause)"
+        if !plan.order!.isEmpty || query.fetchLimit > 0 || query.fetchOffset > 0 {
+            sql += " ORDER BY " + (plan.order! + ["t.Z_PK"]).joined(separator: ", ")
+            if query.fetchLimit > 0 { sql += " LIMIT \(query.fetchLimit)" }
+            if query.fetchOffset > 0 { sql += " OFFSET \(query.fetchOffset)" }
+        }
+        return (sql, plan.binds)
     }
 
     /// How many rows the fetch returns.

@@ -11,6 +11,8 @@ final class PostgreSQLSessions: @unchecked Sendable {
     private var idle: [any PostgreSQLSession] = []
     private var open = 0
     private var closed = false
+    /// The server process of each session, for cancelling its statement from another session.
+    private var backends: [ObjectIdentifier: Int64] = [:]
     /// Sessions at most: enough for a few queues at once, few enough that a hundred app
     /// instances stay under a server's default connection limit with a pooler.
     private let limit: Int
@@ -77,6 +79,23 @@ final class PostgreSQLSessions: @unchecked Sendable {
         }
     }
 
+    /// The server process serving `session` (`pg_backend_pid()`), asked once per session.
+    func backendPID(of session: any PostgreSQLSession) throws -> Int64 {
+        let id = ObjectIdentifier(session)
+        if let known = condition.withLock({ backends[id] }) { return known }
+        let pid = try session.run("SELECT pg_backend_pid()", []).rows.first.flatMap { $0.first }.flatMap(PostgreSQLValues.integer) ?? 0
+        condition.withLock { backends[id] = pid }
+        return pid
+    }
+
+    /// Asks the server to cancel the statement its process `pid` runs, over a connection of its
+    /// own (the pool's may all be busy reading).
+    func cancelStatement(ofBackend pid: Int64) {
+        guard let session = try? driver.connect(endpoint) else { return }
+        _ = try? session.run("SELECT pg_cancel_backend($1::int4)", [.integer(pid)])
+        session.close()
+    }
+
     /// Closes every session; later calls fail.
     func closeAll() {
         condition.lock()
@@ -137,6 +156,7 @@ final class PostgreSQLSessions: @unchecked Sendable {
     private func drop(_ session: any PostgreSQLSession) {
         session.close()
         condition.lock()
+        backends[ObjectIdentifier(session)] = nil
         open -= 1
         condition.signal()
         condition.unlock()

@@ -11,6 +11,10 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     private var sessions: PostgreSQLSessions!
     /// The read plan of each hierarchy table, by its root's entity number.
     private var plans: [Int32: PostgreSQLRowPlan] = [:]
+    /// Hears every commit to the store, for `NSPersistentStoreRemoteChange`; nil without the option.
+    private var listener: PostgreSQLChangeListener?
+    /// Whether saves and batch requests record persistent history (`NSPersistentHistoryTrackingKey`).
+    private(set) var historyTracked = false
 
     override var type: String { PostgreSQLStoreInstaller.typeName }
 
@@ -29,9 +33,18 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
             plans[Int32(entity.layout!.entityNumber)] = PostgreSQLRowPlan(root: entity)
         }
         let entities = self.entities
+        let tracking = Self.historyTracking(in: options)
         let found: [String: Any]
+        let holdsHistory: Bool
         do {
-            found = try sessions.transaction { session in try Self.openSchema(session, endpoint: endpoint, model: model, entities: entities) }
+            (found, holdsHistory) = try sessions.transaction { session in
+                let found = try Self.openSchema(session, endpoint: endpoint, model: model, entities: entities)
+                if tracking { try PostgreSQLHistory.prepare(session, entities: model.entities) }
+                let holdsHistory = try !tracking
+                    && session.run("SELECT to_regclass('atransaction') IS NOT NULL", []).rows.first?.first == .boolean(true)
+                    && !session.run("SELECT 1 FROM ATRANSACTION LIMIT 1", []).rows.isEmpty
+                return (found, holdsHistory)
+            }
         } catch {
             sessions.closeAll()
             throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
@@ -45,6 +58,23 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         }
         metadata = found
         identifier = found[NSStoreUUIDKey] as? String ?? UUID().uuidString
+        historyTracked = tracking
+        if holdsHistory, !isReadOnly {
+            // As Apple's stores: a save without history would leave the others' history incomplete.
+            isReadOnly = true
+            persistentStoreCoordinator?.storeLogging.logger.warning(
+                "Store opened without NSPersistentHistoryTrackingKey but previously had been opened with NSPersistentHistoryTrackingKey - Forcing into Read Only mode store in schema '\(endpoint.schema)' at \(endpoint)")
+        }
+        if Self.postsRemoteChanges(in: options) {
+            do {
+                listener = try PostgreSQLChangeListener(
+                    channel: PostgreSQLChangeListener.channel(for: endpoint), connect: { try driver.connect(endpoint) },
+                    onChange: { [weak self] in self?.announceRemoteChange() })
+            } catch {
+                sessions.closeAll()
+                throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
+            }
+        }
     }
 
     /// Creates the store's tables when its schema has none, or reads its metadata: under an
@@ -82,7 +112,10 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         return metadata
     }
 
-    override func close() { sessions?.closeAll() }
+    override func close() {
+        listener?.stop()
+        sessions?.closeAll()
+    }
 
     override func replaceMetadata(_ metadata: [String: Any]) {
         self.metadata = metadata
@@ -96,6 +129,26 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
         try read { session in try PostgreSQLQuery(store: self, query: query).rows(on: session) }
+    }
+
+    /// An asynchronous fetch's read: cancelling the fetch cancels the statement on the server.
+    override func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
+        try monitor.checkCancellation()
+        let rows = try read { session in
+            let pid = try sessions.backendPID(of: session)
+            let watch = PostgreSQLCancelWatch(monitor: monitor) { [sessions] in sessions!.cancelStatement(ofBackend: pid) }
+            defer { watch.stop() }
+            do {
+                return try PostgreSQLQuery(store: self, query: query).rows(on: session)
+            } catch let error as PostgreSQLServerError where error.sqlState == "57014" && monitor.isCancelled {
+                throw StoreReadCancelled(underlying: CoreDataError.make(
+                    NSUserCancelledError, "The fetch was cancelled; the PostgreSQL server stopped its statement: \(error).",
+                    userInfo: [PostgreSQLErrors.sqlStateKey: error.sqlState]))
+            }
+        }
+        meter.rowsRead(rows.count)
+        try monitor.checkCancellation()
+        return rows
     }
 
     override func countRows(_ query: StoreQuery) throws -> Int {
@@ -183,9 +236,22 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         guard !isReadOnly else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The PostgreSQL store at \(sessions.endpoint) was added read-only.")
         }
+        try write { session in
+            let writer = PostgreSQLWriter(store: self, session: session)
+            try body(writer)
+            try writer.finish()
+        }
+    }
+
+    /// Runs `body` in one transaction that, when it commits, notifies every listening coordinator.
+    func write<T>(_ body: (any PostgreSQLSession) throws -> T) throws -> T {
+        let channel = PostgreSQLChangeListener.channel(for: sessions.endpoint)
         do {
-            try sessions.transaction { session in
-                try body(PostgreSQLWriter(store: self, session: session))
+            return try sessions.transaction { session in
+                let result = try body(session)
+                // Delivered to every listening coordinator when, and only if, the transaction commits.
+                _ = try session.run("SELECT pg_notify($1, $2)", [.text(channel), .text(identifier ?? "")])
+                return result
             }
         } catch let violation as UniquenessViolation {
             throw violation
@@ -193,6 +259,50 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
             throw PostgreSQLErrors.translate(error, endpoint: sessions.endpoint, opening: false)
         }
     }
+
+    // MARK: Persistent history (PostgreSQLHistory.swift)
+
+    override var tracksPersistentHistory: Bool { historyTracked }
+
+    override func fetchHistory(_ boundary: HistoryBoundary, withChanges: Bool) throws -> [HistoryTransactionRecord] {
+        guard historyTracked else { throw Self.historyNotTracked() }
+        return try read { session in
+            try PostgreSQLHistory.read(boundary, withChanges: withChanges, on: session) { [weak self] in self?.entity(number: $0) }
+        }
+    }
+
+    override func deleteHistory(_ boundary: HistoryBoundary) throws -> Int {
+        guard historyTracked else { throw Self.historyNotTracked() }
+        let (condition, binds) = PostgreSQLHistory.condition(boundary)
+        return try write { session in
+            _ = try session.run("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT t.Z_PK FROM ATRANSACTION t WHERE \(condition))", binds)
+            return try session.run("DELETE FROM ATRANSACTION t WHERE \(condition)", binds).affectedRows
+        }
+    }
+
+    override func historyRange() throws -> ClosedRange<Int64>? {
+        guard historyTracked else { throw Self.historyNotTracked() }
+        return try read { session in
+            let row = try session.run("SELECT min(Z_PK), max(Z_PK) FROM ATRANSACTION", []).rows.first ?? []
+            guard row.count == 2, let low = PostgreSQLValues.integer(row[0]), let high = PostgreSQLValues.integer(row[1]) else { return nil }
+            return low...high
+        }
+    }
+
+    override func lastHistoryNumber() throws -> Int64 {
+        guard historyTracked else { throw Self.historyNotTracked() }
+        return try read { session in
+            try session.run("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = $1", [.integer(PostgreSQLHistory.transactionEntity)])
+                .rows.first?.first.flatMap(PostgreSQLValues.integer) ?? 0
+        }
+    }
+
+    // MARK: Batch requests (PostgreSQLStore+Batch.swift)
+
+    override var supportsBatchRequests: Bool { true }
+    override func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { try runBatchUpdate(request) }
+    override func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { try runBatchDelete(request) }
+    override func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { try runBatchInsert(request) }
 
     override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
         try read { session in try PostgreSQLWriter(store: self, session: session).allocatePrimaryKeys(for: entity, count: count) }

@@ -6,10 +6,32 @@ final class PostgreSQLWriter: StoreWriter {
     private let session: any PostgreSQLSession
     /// Per entity: the columns an insert or update writes, made once per save.
     private var columnPlans: [ObjectIdentifier: [ColumnWrite]] = [:]
+    /// The save's persistent history, when the store records it; preserved values of deleted
+    /// rows by change index.
+    private var history: HistoryTransactionDraft?
+    private var tombstones: [Int: [PostgreSQLValue]] = [:]
+    private var recorded: ((Int64) -> Void)?
 
     init(store: PostgreSQLStore, session: any PostgreSQLSession) {
         self.store = store
         self.session = session
+        if store.historyTracked { history = HistoryTransactionDraft() }
+    }
+
+    func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void) {
+        history?.author = author
+        history?.contextName = contextName
+        self.recorded = recorded
+    }
+
+    /// Writes the save's history, inside its transaction.
+    func finish() throws {
+        guard let history, let number = try PostgreSQLHistory.write(history, tombstones: tombstones, on: session) else { return }
+        recorded?(number)
+    }
+
+    private func record(_ entity: NSEntityDescription, _ primaryKey: Int64, _ type: NSPersistentHistoryChangeType, _ slots: [Int]? = nil) {
+        history?.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: type, changedSlots: slots))
     }
 
     /// One column of a row write: an attribute's value, a to-one's key or its entity number.
@@ -47,6 +69,7 @@ final class PostgreSQLWriter: StoreWriter {
         }
         let sql = "INSERT INTO \(entity.layout!.tableName) (\(names.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", ")))"
         try run(sql, binds, entity: entity, primaryKey: primaryKey)
+        record(entity, primaryKey, .insert)
     }
 
     func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
@@ -58,10 +81,13 @@ final class PostgreSQLWriter: StoreWriter {
         }
         binds += [.integer(primaryKey), .integer(expectedVersion)]
         let sql = "UPDATE \(entity.layout!.tableName) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = $\(binds.count - 1) AND Z_OPT = $\(binds.count)"
-        return try run(sql, binds, entity: entity, primaryKey: primaryKey) == 1
+        let updated = try run(sql, binds, entity: entity, primaryKey: primaryKey) == 1
+        if updated { record(entity, primaryKey, .update, values.changedSlots) }
+        return updated
     }
 
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
+        let preserved = history != nil ? try preservedValues(of: entity, primaryKey: primaryKey) : nil
         let deleted = try run(
             "DELETE FROM \(entity.layout!.tableName) WHERE Z_PK = $1 AND Z_OPT = $2", [.integer(primaryKey), .integer(expectedVersion)],
             entity: entity, primaryKey: primaryKey)
@@ -69,7 +95,21 @@ final class PostgreSQLWriter: StoreWriter {
             guard let join = relationship.joinTable else { continue }
             try run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = $1", [.integer(primaryKey)], entity: nil, primaryKey: 0)
         }
+        if deleted == 1, history != nil {
+            if let preserved { tombstones[history!.changes.count] = preserved }
+            record(entity, primaryKey, .delete)
+        }
         return deleted == 1
+    }
+
+    /// The values of `entity`'s preserved attributes in the row about to be deleted, as its
+    /// tombstone keeps them; nil when the entity preserves none.
+    private func preservedValues(of entity: NSEntityDescription, primaryKey: Int64) throws -> [PostgreSQLValue]? {
+        let attributes = HistoryTombstones.attributes(of: entity)
+        guard !attributes.isEmpty else { return nil }
+        let columns = attributes.compactMap(\.columnName).joined(separator: ", ")
+        let row = try session.run("SELECT \(columns) FROM \(entity.layout!.tableName) WHERE Z_PK = $1", [.integer(primaryKey)]).rows.first
+        return row?.map(PostgreSQLHistory.tombstoneText)
     }
 
     func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {

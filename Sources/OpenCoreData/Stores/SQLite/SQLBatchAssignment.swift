@@ -15,7 +15,7 @@ extension SQLPredicateCompiler {
             let b = try assignment(whenFalse, to: attribute)
             return "CASE WHEN \(condition) THEN \(a) ELSE \(b) END"
         }
-        if !Self.readsRow(expression) {
+        if !expression.readsEvaluatedObject {
             // `now()`, constant arithmetic: one value for every row, computed as in memory.
             return try bound(PredicateEvaluator.value(of: expression, object: nil, bindings: nil), for: attribute)
         }
@@ -79,17 +79,6 @@ extension SQLPredicateCompiler {
             NSPersistentStoreUnsupportedRequestTypeError,
             "The SQLite store can't set \(attribute.name) of entity \(entity.name ?? "?") to \(PredicateFormatter.format(expression)) in a batch update: values are constants, the row's own attributes, + - * and / by a constant over them, and TERNARY.",
             userInfo: info)
-    }
-
-    /// Whether the expression's value depends on the object it is evaluated for.
-    static func readsRow(_ expression: NSExpression) -> Bool {
-        switch expression.storage {
-        case .constant: return false
-        case .function(_, let arguments), .aggregate(let arguments): return arguments.contains(where: readsRow)
-        case .method(let target, _, let arguments): return readsRow(target) || arguments.contains(where: readsRow)
-        case .setOperation(_, let a, let b): return readsRow(a) || readsRow(b)
-        case .evaluatedObject, .variable, .keyPath, .anyKey, .operandKeyPath, .subquery, .conditional: return true
-        }
     }
 }
 

@@ -86,23 +86,17 @@ extension SQLiteStore {
         }
     }
 
+    private static let doomedTable = "temp.Z_BATCH_DELETE"
+
     /// The model's number for a hierarchy root, which names it in the doomed table.
     private func number(_ root: NSEntityDescription) -> Int { root.layout!.entityNumber }
 
-    /// The doomed keys of `root`'s table, as a subquery.
-    private func doomed(_ root: NSEntityDescription) -> String {
-        "(SELECT Z_PK FROM temp.Z_BATCH_DELETE WHERE Z_ROOT = \(number(root)))"
-    }
+    private func doomed(_ root: NSEntityDescription) -> String { BatchDeleteGraph.doomed(root, in: Self.doomedTable) }
 
     /// Adds the destinations of cascade relationships of doomed rows, pass after pass, until a pass
     /// adds nothing (cycles end there too).
     private func cascade(_ graph: BatchDeleteGraph, _ db: Database) throws {
-        let statements = graph.cascades.map { relationship -> String in
-            let destination = relationship.destinationEntity!.layout!.root
-            let target = destination.layout!.tableName
-            return "INSERT OR IGNORE INTO temp.Z_BATCH_DELETE SELECT \(number(destination)), D.Z_PK, D.Z_ENT FROM \(target) D WHERE "
-                + destinations(of: relationship, alias: "D")
-        }
+        let statements = graph.cascadeSelections(in: Self.doomedTable).map { "INSERT OR IGNORE INTO \(Self.doomedTable) " + $0 }
         guard !statements.isEmpty else { return }
         var added = 1
         while added > 0 {
@@ -114,48 +108,17 @@ extension SQLiteStore {
         }
     }
 
-    /// The condition on a row `alias` of the relationship's destination table that it is a
-    /// destination of a doomed source row.
-    private func destinations(of relationship: NSRelationshipDescription, alias: String) -> String {
-        let sourceRoot = relationship.entity!.layout!.root
-        let sourceTable = sourceRoot.layout!.tableName
-        if let column = relationship.columnName {
-            return "\(alias).Z_PK IN (SELECT S.\(column) FROM \(sourceTable) S WHERE S.Z_PK IN \(doomed(sourceRoot)))"
-        }
-        if let inverse = relationship.inverseRelationship, let column = inverse.columnName {
-            return "\(alias).\(column) IN \(doomed(sourceRoot))"
-        }
-        let join = relationship.joinTable!
-        return "\(alias).Z_PK IN (SELECT J.\(join.destinationColumn) FROM \(join.name) J WHERE J.\(join.sourceColumn) IN \(doomed(sourceRoot)))"
-    }
-
     /// Refuses the request when a doomed row has a deny relationship to a row that survives.
     private func checkDenyRules(_ graph: BatchDeleteGraph, _ db: Database) throws {
-        for relationship in graph.denials {
-            let destination = relationship.destinationEntity!.layout!.root
-            let sql = "SELECT 1 FROM \(destination.layout!.tableName) D WHERE \(destinations(of: relationship, alias: "D")) AND D.Z_PK NOT IN \(doomed(destination)) LIMIT 1"
-            if try Int.fetchOne(db, sql: sql) != nil {
-                let name = relationship.entity?.name ?? "?"
-                throw CoreDataError.validation(
-                    NSValidationRelationshipDeniedDeleteError,
-                    "The batch delete can't delete objects of \(name): their relationship '\(relationship.name)' is not empty and has the deny rule.",
-                    object: nil, key: relationship.name)
-            }
+        for (relationship, sql) in graph.denialChecks(in: Self.doomedTable) where try Int.fetchOne(db, sql: sql) != nil {
+            throw BatchDeleteGraph.denied(relationship)
         }
     }
 
     /// Clears to-one columns that point at deleted rows and removes join rows naming them.
     /// With `history`, the rows whose to-one was cleared are recorded as updates of it.
     private func clearReferences(_ graph: BatchDeleteGraph, _ db: Database, history: inout BatchHistory?) throws {
-        for relationship in graph.toOnes {
-            let destination = relationship.destinationEntity!.layout!.root
-            let column = relationship.columnName!
-            var cleared = ["\(column) = NULL"]
-            if let entityColumn = relationship.entityColumnName { cleared.append("\(entityColumn) = NULL") }
-            if let orderColumn = relationship.orderColumnName { cleared.append("\(orderColumn) = NULL") }
-            cleared.append("Z_OPT = Z_OPT + 1")
-            let table = relationship.entity!.layout!.root.layout!.tableName
-            let sql = "UPDATE \(table) SET \(cleared.joined(separator: ", ")) WHERE \(column) IN \(doomed(destination))"
+        for (relationship, sql) in graph.clearingUpdates(in: Self.doomedTable) {
             if history != nil {
                 let statement = try db.makeStatement(sql: sql + " RETURNING Z_PK, Z_ENT")
                 _ = try stepRecordingHistory(
@@ -164,13 +127,7 @@ extension SQLiteStore {
                 try db.execute(sql: sql)
             }
         }
-        for relationship in graph.joinOwners {
-            let join = relationship.joinTable!
-            let source = relationship.entity!.layout!.root
-            let destination = relationship.destinationEntity!.layout!.root
-            try db.execute(
-                sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN \(doomed(source)) OR \(join.destinationColumn) IN \(doomed(destination))")
-        }
+        for sql in graph.joinDeletions(in: Self.doomedTable) { try db.execute(sql: sql) }
     }
 
     /// The IDs of every doomed row, cascaded ones included.
@@ -179,45 +136,4 @@ extension SQLiteStore {
         let model = persistentStoreCoordinator!.managedObjectModel
         return try stepCollectingIDs(statement, db: db, entity: model.entitiesInStoreOrder[0], ids: true, entityColumn: true)
     }
-}
-
-/// The relationships of a store's entities that a batch delete must follow or clean up after.
-struct BatchDeleteGraph {
-    /// Hierarchy roots, each a table.
-    let roots: [NSEntityDescription]
-    /// Relationships whose destinations are deleted with their source.
-    let cascades: [NSRelationshipDescription]
-    /// Relationships that forbid deleting a source that still has destinations.
-    let denials: [NSRelationshipDescription]
-    /// Stored to-one relationships: their column must not point at a deleted row.
-    let toOnes: [NSRelationshipDescription]
-    /// Many-to-many relationships that own their join table.
-    let joinOwners: [NSRelationshipDescription]
-    /// Roots of hierarchies some relationship starts from or leads to.
-    private let connected: Set<ObjectIdentifier>
-
-    init(entities: [NSEntityDescription]) {
-        var seen = Set<ObjectIdentifier>()
-        var relationships: [NSRelationshipDescription] = []
-        for entity in entities {
-            for case let relationship as NSRelationshipDescription in entity.properties
-            where !relationship.isTransient && relationship.destinationEntity != nil {
-                if seen.insert(ObjectIdentifier(relationship)).inserted { relationships.append(relationship) }
-            }
-        }
-        roots = entities.filter { $0.superentity == nil }
-        cascades = relationships.filter { $0.deleteRule == .cascadeDeleteRule }
-        denials = relationships.filter { $0.deleteRule == .denyDeleteRule }
-        toOnes = relationships.filter { $0.columnName != nil }
-        joinOwners = relationships.filter { $0.joinTable?.isOwner == true }
-        var connected = Set<ObjectIdentifier>()
-        for relationship in relationships {
-            connected.insert(ObjectIdentifier(relationship.entity!.layout!.root))
-            connected.insert(ObjectIdentifier(relationship.destinationEntity!.layout!.root))
-        }
-        self.connected = connected
-    }
-
-    /// Whether no relationship touches `root`'s hierarchy, so deleting its rows is one statement.
-    func isIsolated(_ root: NSEntityDescription) -> Bool { !connected.contains(ObjectIdentifier(root)) }
 }

@@ -19,7 +19,7 @@ extension SQLiteStore {
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map { $0.columnName! }
         let values = "(?, \(storeNumber(entity)), 1\(String(repeating: ", ?", count: attributes.count)))"
         let insertSQL = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-        let constraints = uniquenessConstraints(of: entity)
+        let constraints = entity.storedUniquenessConstraints
         let parametersPerRow = Int32(attributes.count + 1)
         // 999 is the fewest parameters a statement may have in any SQLite build.
         let perStatement = constraints.isEmpty ? max(1, min(Self.rowsPerStatement, 999 / Int(parametersPerRow))) : 1
@@ -103,12 +103,12 @@ extension SQLiteStore {
             }
             guard extended == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ else { throw writer.failure(extended, insert) }
             let (constraint, existing) = try existingRow(table, constraints, slots, db)
-            switch request.policy {
-            case .errorMergePolicyType:
-                throw constraintConflict(entity, constraint, values: rows.snapshot(slots))
-            case .mergeByPropertyStoreTrumpMergePolicyType, .rollbackMergePolicyType:
+            switch BatchInsertConflict(policy: request.policy) {
+            case .fail:
+                throw BatchInsertConflict.error(entity, constraint, values: rows.snapshot(slots))
+            case .keepExisting:
                 continue
-            case .mergeByPropertyObjectTrumpMergePolicyType, .overwriteMergePolicyType:
+            case .overwrite:
                 try overwrite(table, existing, attributes, slots, db)
                 if existing < firstKey, updated.insert(existing).inserted {
                     if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: existing)) }
@@ -122,20 +122,6 @@ extension SQLiteStore {
 
     /// Rows a multi-row INSERT carries: past a few dozen, the statement's fixed cost no longer shows.
     static let rowsPerStatement = 32
-
-    /// The uniqueness constraints of `entity` and its superentities, as their attributes.
-    func uniquenessConstraints(of entity: NSEntityDescription) -> [[NSPropertyDescription]] {
-        var result: [[NSPropertyDescription]] = []
-        var current: NSEntityDescription? = entity
-        while let e = current {
-            for constraint in e.uniquenessConstraints {
-                let properties = VersionHasher.constraintNames(constraint).compactMap { e.propertiesByName[$0] }
-                if !properties.isEmpty, properties.allSatisfy({ $0.columnName != nil }) { result.append(properties) }
-            }
-            current = e.superentity
-        }
-        return result
-    }
 
     /// The constraint a row broke and the key of the row already holding its values.
     private func existingRow(
@@ -173,16 +159,5 @@ extension SQLiteStore {
         guard code == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
         }
-    }
-
-    /// Core Data's error for a batch insert refused by `NSErrorMergePolicy`.
-    private func constraintConflict(_ entity: NSEntityDescription, _ constraint: [NSPropertyDescription], values: [String: Any]) -> NSError {
-        let names = constraint.map(\.name)
-        let conflict = NSConstraintConflict(
-            constraint: names, database: nil, databaseSnapshot: nil, conflicting: [], conflictingSnapshots: [values])
-        return CoreDataError.make(
-            NSManagedObjectConstraintMergeError,
-            "The NSBatchInsertRequest broke the uniqueness constraint (\(names.joined(separator: ", "))) of entity \(entity.name ?? "?"); set the context's mergePolicy to update or keep the existing rows instead.",
-            userInfo: [NSPersistentStoreSaveConflictsErrorKey: [conflict]])
     }
 }

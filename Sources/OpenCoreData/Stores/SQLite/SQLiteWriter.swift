@@ -289,7 +289,7 @@ final class SQLiteWriter: StoreWriter {
         } else {
             plan = EntityPlan(
                 entity: entity, storeNumber: Int64(store.storeNumber(entity)), columns: columns(for: entity),
-                constrained: !store.uniquenessConstraints(of: entity).isEmpty)
+                constrained: !entity.storedUniquenessConstraints.isEmpty)
             plans[ObjectIdentifier(entity)] = plan
         }
         lastPlan = plan

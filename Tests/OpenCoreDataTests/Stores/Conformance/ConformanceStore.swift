@@ -25,10 +25,10 @@ enum ConformanceStore: String, CaseIterable, Sendable, CustomTestStringConvertib
 
     /// Whether the store runs `NSBatchUpdateRequest`, `NSBatchDeleteRequest` and
     /// `NSBatchInsertRequest` (otherwise: `NSPersistentStoreUnsupportedRequestTypeError`).
-    var runsBatchRequests: Bool { self == .sqlite }
+    var runsBatchRequests: Bool { self != .inMemory }
 
     /// Whether the store records persistent history when asked.
-    var keepsHistory: Bool { self == .sqlite }
+    var keepsHistory: Bool { self != .inMemory }
 
     /// Whether the store's data outlives its coordinator, so that a second coordinator reads it.
     var isPersistent: Bool { self != .inMemory }

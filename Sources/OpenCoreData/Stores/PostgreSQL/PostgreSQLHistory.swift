@@ -1,0 +1,197 @@
+import Foundation
+
+/// Persistent history on a PostgreSQL store, in the shape Apple's SQLite stores keep it
+/// (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`, numbered from `Z_PRIMARYKEY` rows 16001-16003),
+/// written in the transaction that wrote the data. Transaction numbers are taken under the row
+/// lock of their `Z_PRIMARYKEY` row, held to the commit, so numbers rise in commit order across
+/// every process: a token read after a notification selects exactly the later transactions.
+enum PostgreSQLHistory {
+    static let changeEntity: Int64 = 16001
+    static let transactionEntity: Int64 = 16002
+    static let stringEntity: Int64 = 16003
+
+    /// The history tables, with `tombstones` tombstone columns. A tombstone column holds values of
+    /// different attributes in different rows, so it keeps each as text (`tombstoneText`).
+    static func statements(tombstones: Int) -> [String] {
+        let tombstoneColumns = (0..<tombstones).map { ", ZTOMBSTONE\($0) text" }.joined()
+        return [
+            "CREATE TABLE ACHANGE (Z_PK int8 PRIMARY KEY, Z_ENT int8, Z_OPT int8, ZCHANGETYPE int8, ZENTITY int8, ZENTITYPK int8, ZTRANSACTIONID int8, ZCOLUMNS bytea\(tombstoneColumns))",
+            "CREATE TABLE ATRANSACTION (Z_PK int8 PRIMARY KEY, Z_ENT int8, Z_OPT int8, ZAUTHORTS int8, ZBUNDLEIDTS int8, ZCONTEXTNAMETS int8, ZPROCESSIDTS int8, ZTIMESTAMP float8, ZAUTHOR text, ZBUNDLEID text, ZCONTEXTNAME text, ZPROCESSID text, ZQUERYGEN bytea)",
+            "CREATE TABLE ATRANSACTIONSTRING (Z_PK int8 PRIMARY KEY, Z_ENT int8, Z_OPT int8, ZNAME text)",
+            "CREATE INDEX ACHANGE_ZTRANSACTIONID_INDEX ON ACHANGE (ZTRANSACTIONID)",
+            "CREATE INDEX ATRANSACTION_ZTIMESTAMP_INDEX ON ATRANSACTION (ZTIMESTAMP)",
+            "CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME)",
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0) ON CONFLICT DO NOTHING",
+        ]
+    }
+
+    /// Creates the tables when the store's schema lacks them, inside the caller's transaction.
+    static func prepare(_ session: any PostgreSQLSession, entities: [NSEntityDescription]) throws {
+        let exists = try session.run("SELECT to_regclass('atransaction') IS NOT NULL", []).rows.first?.first == .boolean(true)
+        guard !exists else { return }
+        for sql in statements(tombstones: HistoryTombstones.columnCount(for: entities)) { _ = try session.run(sql, []) }
+    }
+
+    // MARK: Writing
+
+    /// Writes `draft` with its changes; `tombstones` holds, by change index, the preserved values
+    /// of deleted rows. Returns the transaction's number, or nil when nothing changed.
+    @discardableResult
+    static func write(_ draft: HistoryTransactionDraft, tombstones: [Int: [PostgreSQLValue]], on session: any PostgreSQLSession) throws -> Int64? {
+        guard !draft.changes.isEmpty else { return nil }
+        let number = try allocate(transactionEntity, count: 1, on: session)
+        _ = try session.run(
+            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES ($1, $2, NULL, $3, $4, $5, $6, $7)",
+            [
+                .integer(number), .integer(transactionEntity), try intern(draft.author, session), try intern(HistoryProcess.bundleID, session),
+                try intern(draft.contextName, session), try intern(HistoryProcess.processName, session),
+                .real(Date().timeIntervalSinceReferenceDate),
+            ])
+        let width = tombstones.values.map(\.count).max() ?? 0
+        let first = try allocate(changeEntity, count: draft.changes.count, on: session)
+        // Many changes to a statement: a save of 100,000 objects writes 100,000 rows here.
+        let perRow = 7 + width
+        let perStatement = max(1, 60_000 / perRow)
+        var orders: [ObjectIdentifier: [NSPropertyDescription]] = [:]
+        var start = 0
+        while start < draft.changes.count {
+            let end = min(start + perStatement, draft.changes.count)
+            var binds: [PostgreSQLValue] = []
+            var tuples: [String] = []
+            for index in start..<end {
+                let change = draft.changes[index]
+                var columns: PostgreSQLValue = .null
+                if change.changeType == .update {
+                    let slots = change.changedSlots ?? Array(0..<change.entity.properties.count)
+                    let properties = change.entity.layout?.properties ?? change.entity.properties
+                    let names = Set(slots.compactMap { $0 < properties.count ? properties[$0].name : nil })
+                    let order = orders[ObjectIdentifier(change.entity)] ?? HistoryColumnBitmap.bitOrder(of: change.entity)
+                    orders[ObjectIdentifier(change.entity)] = order
+                    columns = .bytes(HistoryColumnBitmap.encode(names, order: order))
+                }
+                let values = tombstones[index] ?? []
+                let row: [PostgreSQLValue] = [
+                    .integer(first + Int64(index)), .integer(changeEntity), .integer(Int64(change.changeType.rawValue)),
+                    .integer(Int64(change.entity.layout!.entityNumber)), .integer(change.primaryKey), .integer(number), columns,
+                ] + (0..<width).map { $0 < values.count ? values[$0] : .null }
+                let marks = row.indices.map { "$\(binds.count + $0 + 1)" }
+                binds += row
+                tuples.append("(\(marks[0]), \(marks[1]), NULL, " + marks[2...].joined(separator: ", ") + ")")
+            }
+            let tombstoneNames = (0..<width).map { ", ZTOMBSTONE\($0)" }.joined()
+            _ = try session.run(
+                "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneNames)) VALUES "
+                    + tuples.joined(separator: ", "), binds)
+            start = end
+        }
+        return number
+    }
+
+    /// The key of `name` in `ATRANSACTIONSTRING`, added when new; NULL for no name.
+    private static func intern(_ name: String?, _ session: any PostgreSQLSession) throws -> PostgreSQLValue {
+        guard let name else { return .null }
+        let known = "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = $1"
+        if let key = try session.run(known, [.text(name)]).rows.first?.first { return key }
+        let key = try allocate(stringEntity, count: 1, on: session)
+        // Another process may add the same name meanwhile: the unique index keeps one.
+        _ = try session.run(
+            "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES ($1, $2, NULL, $3) ON CONFLICT DO NOTHING",
+            [.integer(key), .integer(stringEntity), .text(name)])
+        return try session.run(known, [.text(name)]).rows.first?.first ?? .null
+    }
+
+    /// Reserves `count` keys of a history entity; returns the first. The row stays locked until
+    /// the transaction ends.
+    private static func allocate(_ entity: Int64, count: Int, on session: any PostgreSQLSession) throws -> Int64 {
+        let result = try session.run("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + $1 WHERE Z_ENT = $2 RETURNING Z_MAX", [.integer(Int64(count)), .integer(entity)])
+        guard let last = result.rows.first?.first.flatMap(PostgreSQLValues.integer) else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The PostgreSQL store can't number new history rows: its Z_PRIMARYKEY has no row \(entity).")
+        }
+        return last - Int64(count) + 1
+    }
+
+    // MARK: Tombstones
+
+    /// A preserved value as a tombstone column keeps it.
+    static func tombstoneText(_ value: PostgreSQLValue) -> PostgreSQLValue {
+        switch value {
+        case .null: .null
+        case .integer(let number): .text(String(number))
+        case .real(let number): .text(String(number))
+        case .boolean(let flag): .text(flag ? "1" : "0")
+        case .text(let text): .text(text)
+        case .bytes(let data): .text(data.base64EncodedString())
+        }
+    }
+
+    /// A tombstone column's text as the public value of `attribute`.
+    static func tombstoneValue(_ text: String, as attribute: NSAttributeDescription) -> Any? {
+        switch attribute.attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType: Int64(text).map { NSNumber(value: $0) }
+        case .booleanAttributeType: Int64(text).map { $0 != 0 }
+        case .doubleAttributeType, .floatAttributeType: Double(text)
+        case .dateAttributeType: Double(text).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case .decimalAttributeType: NSDecimalNumber(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        case .stringAttributeType: text
+        case .URIAttributeType: URL(string: text) ?? text
+        case .UUIDAttributeType: UUID(uuidString: text)
+        default: Data(base64Encoded: text)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The condition on `ATRANSACTION t` that selects `boundary`'s transactions.
+    static func condition(_ boundary: HistoryBoundary) -> (String, [PostgreSQLValue]) {
+        switch boundary {
+        case .all: ("TRUE", [])
+        case .afterNumber(let number): ("t.Z_PK > $1", [.integer(number)])
+        case .beforeNumber(let number): ("t.Z_PK < $1", [.integer(number)])
+        case .afterDate(let date): ("t.ZTIMESTAMP > $1", [.real(date.timeIntervalSinceReferenceDate)])
+        case .beforeDate(let date): ("t.ZTIMESTAMP < $1", [.real(date.timeIntervalSinceReferenceDate)])
+        }
+    }
+
+    static func read(
+        _ boundary: HistoryBoundary, withChanges: Bool, on session: any PostgreSQLSession, entity: (Int32) -> NSEntityDescription?
+    ) throws -> [HistoryTransactionRecord] {
+        let (condition, binds) = condition(boundary)
+        func name(_ field: String) -> String { "(SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = t.Z\(field)TS)" }
+        let sql = "SELECT t.Z_PK, t.ZTIMESTAMP, \(name("AUTHOR")), \(name("BUNDLEID")), \(name("CONTEXTNAME")), \(name("PROCESSID")) FROM ATRANSACTION t WHERE \(condition) ORDER BY t.Z_PK"
+        func text(_ value: PostgreSQLValue) -> String? { if case .text(let text) = value { text } else { nil } }
+        var transactions = try session.run(sql, binds).rows.map { row in
+            let timestamp: Double = if case .real(let seconds) = row[1] { seconds } else { 0 }
+            return HistoryTransactionRecord(
+                number: PostgreSQLValues.integer(row[0]) ?? 0, timestamp: Date(timeIntervalSinceReferenceDate: timestamp),
+                author: text(row[2]), bundleID: text(row[3]), processID: text(row[5]), contextName: text(row[4]), changes: withChanges ? [] : nil)
+        }
+        guard withChanges, !transactions.isEmpty else { return transactions }
+        var positions: [Int64: Int] = [:]
+        for (position, transaction) in transactions.enumerated() { positions[transaction.number] = position }
+        let tombstones = try session.run(
+            "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'achange' AND column_name LIKE 'ztombstone%'",
+            []).rows.first?.first.flatMap(PostgreSQLValues.integer) ?? 0
+        let tombstoneList = (0..<tombstones).map { ", c.ZTOMBSTONE\($0)" }.joined()
+        let changes = try session.run(
+            "SELECT c.Z_PK, c.ZTRANSACTIONID, c.ZCHANGETYPE, c.ZENTITY, c.ZENTITYPK, c.ZCOLUMNS\(tombstoneList) FROM ACHANGE c WHERE c.ZTRANSACTIONID IN (SELECT t.Z_PK FROM ATRANSACTION t WHERE \(condition)) ORDER BY c.Z_PK",
+            binds)
+        for row in changes.rows {
+            guard let transaction = PostgreSQLValues.integer(row[1]), let position = positions[transaction] else { continue }
+            let type = NSPersistentHistoryChangeType(rawValue: Int(PostgreSQLValues.integer(row[2]) ?? 0)) ?? .update
+            let number = Int32(truncatingIfNeeded: PostgreSQLValues.integer(row[3]) ?? 0)
+            var tombstone: [String: Any]?
+            if type == .delete, tombstones > 0, let changed = entity(number) {
+                var values: [String: Any] = [:]
+                for (offset, attribute) in HistoryTombstones.attributes(of: changed).enumerated() where 6 + offset < row.count {
+                    if let stored = text(row[6 + offset]), let value = tombstoneValue(stored, as: attribute) { values[attribute.name] = value }
+                }
+                tombstone = values.isEmpty ? nil : values
+            }
+            let columns: Data? = if case .bytes(let data) = row[5] { data } else { nil }
+            transactions[position].changes!.append(HistoryChangeRecord(
+                changeID: PostgreSQLValues.integer(row[0]) ?? 0, entityNumber: number, primaryKey: PostgreSQLValues.integer(row[4]) ?? 0,
+                changeType: type, columns: columns, tombstone: tombstone))
+        }
+        return transactions
+    }
+}

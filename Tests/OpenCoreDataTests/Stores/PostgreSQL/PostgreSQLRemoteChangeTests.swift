@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// `NSPersistentStoreRemoteChange` on a PostgreSQL store: a commit by any coordinator connected to
+/// the database reaches every coordinator that asked for the notifications, through the server
+/// (LISTEN/NOTIFY), and a failed save announces nothing.
+@Suite struct PostgreSQLRemoteChangeTests {
+    private static let type = NSPersistentStore.StoreType(rawValue: PostgreSQLStoreInstaller.typeName)
+
+    private static func open(_ url: URL, notified: Bool = true) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
+        try coordinator.addPersistentStore(type: type, at: url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: notified])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return (coordinator, context)
+    }
+
+    @Test func aSaveReachesEveryCoordinatorThatListens() throws {
+        let server = try PostgreSQLServer.required()
+        let url = server.storeURL()
+        let (first, _) = try Self.open(url)
+        let (second, _) = try Self.open(url)
+        // A writer that did not ask for notifications still announces its commits to the others.
+        let (_, writer) = try Self.open(url, notified: false)
+        let firstHeard = RemoteChangeTests.Listener(first)
+        let secondHeard = RemoteChangeTests.Listener(second)
+        try writer.performAndWait {
+            ConformanceStack.insert("TSPItem", ["name": "shared"], into: writer)
+            try writer.save()
+        }
+        #expect(firstHeard.wait(for: 1))
+        #expect(secondHeard.wait(for: 1))
+        let note = try #require(firstHeard.last)
+        #expect(note.object as? NSPersistentStoreCoordinator === first)
+        #expect(note.userInfo?[NSStoreUUIDKey] as? String == first.persistentStores[0].identifier)
+        #expect(note.userInfo?[NSPersistentStoreURLKey] as? URL == url)
+        #expect(!firstHeard.cameOnMainThread)
+    }
+
+    @Test func aFailedSaveAnnouncesNothing() throws {
+        let server = try PostgreSQLServer.required()
+        let url = server.storeURL()
+        let (listening, _) = try Self.open(url)
+        let heard = RemoteChangeTests.Listener(listening)
+        let (_, writer) = try Self.open(url)
+        try writer.performAndWait {
+            ConformanceStack.insert("TSPItem", ["name": "nul\u{0}"], into: writer)
+            #expect(throws: NSError.self) { try writer.save() }
+            writer.rollback()
+            ConformanceStack.insert("TSPItem", ["name": "fine"], into: writer)
+            try writer.save()
+        }
+        // Only the save that committed was heard: one notification, after a wait for a second.
+        #expect(heard.wait(for: 1))
+        #expect(!heard.wait(for: 2, timeout: 1))
+    }
+
+    @Test func aContainerLoadsTheStoreFromADescriptionAndHearsAnotherContainer() throws {
+        let server = try PostgreSQLServer.required()
+        let url = server.storeURL()
+        func container() throws -> NSPersistentContainer {
+            let description = NSPersistentStoreDescription(url: url)
+            description.type = PostgreSQLStoreInstaller.typeName
+            description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey)
+            let container = NSPersistentContainer(name: "Shop", managedObjectModel: TestModels.todo())
+            container.persistentStoreDescriptions = [description]
+            var failure: (any Error)?
+            container.loadPersistentStores { _, error in failure = error }
+            if let failure { throw failure }
+            return container
+        }
+        let reader = try container()
+        let writer = try container()
+        let heard = RemoteChangeTests.Listener(reader.persistentStoreCoordinator)
+        let context = writer.newBackgroundContext()
+        try context.performAndWait {
+            ConformanceStack.insert("TSPItem", ["name": "from the other instance"], into: context)
+            try context.save()
+        }
+        #expect(heard.wait(for: 1))
+        let fresh = reader.newBackgroundContext()
+        let names = try fresh.performAndWait {
+            try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(names == ["from the other instance"])
+    }
+
+    @Test func aNotificationCarriesTheTokenOfHistoryThatMergesIntoAnotherContext() throws {
+        let server = try PostgreSQLServer.required()
+        let url = server.storeURL()
+        let options: [AnyHashable: Any] = [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true, NSPersistentHistoryTrackingKey: true]
+        func open() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
+            try coordinator.addPersistentStore(type: Self.type, at: url, options: options)
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            return (coordinator, context)
+        }
+        let (reader, readerContext) = try open()
+        let (_, writerContext) = try open()
+        let heard = RemoteChangeTests.Listener(reader)
+        let held = try readerContext.performAndWait {
+            ConformanceStack.insert("TSPItem", ["name": "Milk"], into: readerContext)
+            try readerContext.save()
+            return try readerContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))[0]
+        }
+        #expect(heard.wait(for: 1))
+        let before = try #require(heard.last?.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken)
+        writerContext.transactionAuthor = "other instance"
+        try writerContext.performAndWait {
+            let item = try writerContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))[0]
+            item.setValue("Oat milk", forKey: "name")
+            ConformanceStack.insert("TSPItem", ["name": "Bread"], into: writerContext)
+            try writerContext.save()
+        }
+        #expect(heard.wait(for: 2))
+        let after = try #require(heard.last?.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken)
+        try readerContext.performAndWait {
+            let transactions = try HistoryTrackingTests.transactions(readerContext, .fetchHistory(after: before))
+            #expect(transactions.count == 1)
+            #expect(transactions.first?.author == "other instance")
+            #expect(transactions.first?.token == after)
+            #expect(Set(transactions.first?.changes?.map(\.changeType) ?? []) == [.insert, .update])
+            for transaction in transactions { readerContext.mergeChanges(fromContextDidSave: transaction.objectIDNotification()) }
+            #expect(held.value(forKey: "name") as? String == "Oat milk")
+        }
+    }
+}
