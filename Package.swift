@@ -117,6 +117,8 @@ let package = Package(
             ]
         ),
         .plugin(name: "ManagedObjectCodegen", capability: .buildTool(), dependencies: ["managed-object-codegen"]),
+        // One app instance of the PostgreSQL store's multi-process test, run three at a time.
+        .executableTarget(name: "postgresql-worker", dependencies: ["OpenCoreData", "OpenCoreDataPostgreSQL"], path: "Tests/PostgreSQLWorker"),
         // A target holding a model, with the plugin: Xcode's generated classes on Linux.
         .testTarget(
             name: "GeneratedClassesTests",
