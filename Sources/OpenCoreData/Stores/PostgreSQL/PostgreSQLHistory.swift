@@ -152,8 +152,11 @@ enum PostgreSQLHistory {
         }
     }
 
+    /// The transactions `boundary` selects, with their changes when asked; `tombstones` is how
+    /// many tombstone columns `ACHANGE` has (`prepare` made them for the same model).
     static func read(
-        _ boundary: HistoryBoundary, withChanges: Bool, on session: any PostgreSQLSession, entity: (Int32) -> NSEntityDescription?
+        _ boundary: HistoryBoundary, withChanges: Bool, tombstones: Int, on session: any PostgreSQLSession,
+        entity: (Int32) -> NSEntityDescription?
     ) throws -> [HistoryTransactionRecord] {
         let (condition, binds) = condition(boundary)
         func name(_ field: String) -> String { "(SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = t.Z\(field)TS)" }
@@ -168,9 +171,6 @@ enum PostgreSQLHistory {
         guard withChanges, !transactions.isEmpty else { return transactions }
         var positions: [Int64: Int] = [:]
         for (position, transaction) in transactions.enumerated() { positions[transaction.number] = position }
-        let tombstones = try session.run(
-            "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'achange' AND column_name LIKE 'ztombstone%'",
-            []).rows.first?.first.flatMap(PostgreSQLValues.integer) ?? 0
         let tombstoneList = (0..<tombstones).map { ", c.ZTOMBSTONE\($0)" }.joined()
         let changes = try session.run(
             "SELECT c.Z_PK, c.ZTRANSACTIONID, c.ZCHANGETYPE, c.ZENTITY, c.ZENTITYPK, c.ZCOLUMNS\(tombstoneList) FROM ACHANGE c WHERE c.ZTRANSACTIONID IN (SELECT t.Z_PK FROM ATRANSACTION t WHERE \(condition)) ORDER BY c.Z_PK",

@@ -164,8 +164,8 @@ struct PostgreSQLPredicateCompiler {
             let key: Int64
             switch value {
             case let object as NSManagedObject:
-                guard let id = object.objectID as NSManagedObjectID?, !id.isTemporaryID else { return "NULL" }
-                key = id.primaryKey
+                guard !object.objectID.isTemporaryID else { return "NULL" }
+                key = object.objectID.primaryKey
             case let id as NSManagedObjectID:
                 guard !id.isTemporaryID else { return "NULL" }
                 key = id.primaryKey

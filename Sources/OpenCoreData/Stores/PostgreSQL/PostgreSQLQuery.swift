@@ -72,7 +72,7 @@ struct PostgreSQLQuery {
         } else {
             sql += " ORDER BY t.Z_PK"
         }
-        var rows = try session.run(sql, plan.binds).rows.compactMap { rowPlan.row($0, withValues: values) }
+        var rows = rowPlan.rows(try session.run(sql, plan.binds).rows, withValues: values)
         guard !plan.inSQL else { return rows }
         if let predicate = plan.memoryPredicate { rows = StoreRowView.filter(rows, predicate, store: store) }
         rows = StoreRowView.sort(rows, by: query.sortDescriptors, store: store)

@@ -6,7 +6,6 @@ struct PostgreSQLRowPlan {
     let columns: [String]
     /// Per concrete entity (by entity number), what fills each slot.
     let fills: [Int32: [Fill]]
-    /// The destination hierarchies of to-one columns, to check a stored entity number.
 
     enum Fill {
         /// A to-many relationship, loaded when first used.
@@ -50,9 +49,15 @@ struct PostgreSQLRowPlan {
         (values ? columns : ["Z_PK", "Z_ENT"]).map { "\(alias).\($0)" }.joined(separator: ", ")
     }
 
-    /// The store row a result row holds (selected by `selectList`); nil for a row whose entity
-    /// number is no entity of this table (a table written by hand).
-    func row(_ values: [PostgreSQLValue], withValues: Bool) -> StoreRow? {
+    /// The store rows the result rows hold (selected by `selectList`), their values written into
+    /// storages shared by many rows, as the SQLite store's are (`SlotRowBuilder`); a row whose entity
+    /// number is no entity of this table (a table written by hand) is left out.
+    func rows(_ results: [[PostgreSQLValue]], withValues: Bool) -> [StoreRow] {
+        let builder = SlotRowBuilder()
+        return results.compactMap { row($0, withValues: withValues, builder: builder) }
+    }
+
+    private func row(_ values: [PostgreSQLValue], withValues: Bool, builder: SlotRowBuilder) -> StoreRow? {
         guard values.count >= 2, let key = PostgreSQLValues.integer(values[0]), let number = PostgreSQLValues.integer(values[1]),
             let fills = fills[Int32(truncatingIfNeeded: number)]
         else { return nil }
@@ -60,22 +65,29 @@ struct PostgreSQLRowPlan {
             return StoreRow(entityNumber: Int32(number), primaryKey: key, version: 0, values: nil)
         }
         let version = PostgreSQLValues.integer(values[2]) ?? 0
-        let slots = SlotRow(
-            fills.map { fill -> SlotValue in
-                switch fill {
-                case .unloaded: return .unloaded
-                case .null: return .null
-                case .attribute(let column, let attribute): return PostgreSQLValues.slot(values[column], attribute: attribute)
-                case .toOne(let column, let entityColumn, let destination, let last):
-                    guard let key = PostgreSQLValues.integer(values[column]) else { return .null }
-                    var number = destination
-                    if let entityColumn, let stored = PostgreSQLValues.integer(values[entityColumn]) {
-                        number = Int32(truncatingIfNeeded: stored)
-                        guard number >= destination, number <= last else { return .null }
-                    }
-                    return .reference(ObjectReference(entityNumber: number, primaryKey: key))
-                }
-            })
+        builder.beginRow(width: fills.count)
+        for fill in fills {
+            switch fill {
+            case .unloaded: builder.append(.unloaded)
+            case .null: builder.append(.null)
+            case .attribute(let column, let attribute): builder.append(PostgreSQLValues.slot(values[column], attribute: attribute))
+            case .toOne(let column, let entityColumn, let destination, let last):
+                builder.append(Self.reference(values, column, entityColumn, destination, last))
+            }
+        }
+        let slots = builder.endRow()
         return StoreRow(entityNumber: Int32(number), primaryKey: key, version: version, values: slots)
+    }
+
+    /// A to-one's slot: the destination's key and entity number, or nil when the stored number is
+    /// no entity of the destination's hierarchy.
+    private static func reference(_ values: [PostgreSQLValue], _ column: Int, _ entityColumn: Int?, _ destination: Int32, _ last: Int32) -> SlotValue {
+        guard let key = PostgreSQLValues.integer(values[column]) else { return .null }
+        var number = destination
+        if let entityColumn, let stored = PostgreSQLValues.integer(values[entityColumn]) {
+            number = Int32(truncatingIfNeeded: stored)
+            guard number >= destination, number <= last else { return .null }
+        }
+        return .reference(ObjectReference(entityNumber: number, primaryKey: key))
     }
 }

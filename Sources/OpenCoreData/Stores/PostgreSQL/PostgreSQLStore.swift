@@ -175,7 +175,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     func row(of entity: NSEntityDescription, primaryKey: Int64, on session: any PostgreSQLSession) throws -> StoreRow? {
         let plan = self.plan(of: entity)
         let result = try session.run("SELECT \(plan.selectList("t", values: true)) FROM \(plan.table) t WHERE t.Z_PK = $1", [.integer(primaryKey)])
-        return result.rows.first.flatMap { plan.row($0, withValues: true) }
+        return plan.rows(result.rows, withValues: true).first
     }
 
     override func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
@@ -188,24 +188,12 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
             let result = try session.run(
                 "SELECT \(plan.selectList("t", values: true)) FROM \(plan.table) t WHERE t.Z_PK = ANY($1::int8[]) AND t.Z_ENT IN (\(numbers))",
                 [.text(keys)])
-            return result.rows.compactMap { plan.row($0, withValues: true) }
+            return plan.rows(result.rows, withValues: true)
         }
     }
 
     override func relatedReferences(_ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64) throws -> [ObjectReference] {
-        let destinationTable = relationship.destinationEntity!.layout!.tableName
-        let sql: String
-        if let inverse = relationship.inverseRelationship, let column = inverse.columnName {
-            let order = inverse.orderColumnName.map { "\($0), " } ?? ""
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = $1 ORDER BY \(order)Z_PK"
-        } else if let join = relationship.joinTable {
-            sql = """
-                SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable) d ON d.Z_PK = j.\(join.destinationColumn) \
-                WHERE j.\(join.sourceColumn) = $1 ORDER BY d.Z_PK
-                """
-        } else {
-            return []
-        }
+        guard let sql = relationship.destinationKeysSQL(parameter: "$1") else { return [] }
         return try read { session in
             try session.run(sql, [.integer(primaryKey)]).rows.compactMap { row in
                 guard row.count == 2, let key = PostgreSQLValues.integer(row[0]), let number = PostgreSQLValues.integer(row[1]),
@@ -267,7 +255,10 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     override func fetchHistory(_ boundary: HistoryBoundary, withChanges: Bool) throws -> [HistoryTransactionRecord] {
         guard historyTracked else { throw Self.historyNotTracked() }
         return try read { session in
-            try PostgreSQLHistory.read(boundary, withChanges: withChanges, on: session) { [weak self] in self?.entity(number: $0) }
+            let tombstones = HistoryTombstones.columnCount(for: persistentStoreCoordinator?.managedObjectModel.entities ?? entities)
+            return try PostgreSQLHistory.read(boundary, withChanges: withChanges, tombstones: tombstones, on: session) { [weak self] in
+                self?.entity(number: $0)
+            }
         }
     }
 

@@ -4,8 +4,8 @@ import Foundation
 final class PostgreSQLWriter: StoreWriter {
     private let store: PostgreSQLStore
     private let session: any PostgreSQLSession
-    /// Per entity: the columns an insert or update writes, made once per save.
-    private var columnPlans: [ObjectIdentifier: [ColumnWrite]] = [:]
+    /// Per entity: its columns and the text of its INSERT and UPDATE, made once per save, not per row.
+    private var plans: [ObjectIdentifier: EntityWrite] = [:]
     /// The save's persistent history, when the store records it; preserved values of deleted
     /// rows by change index.
     private var history: HistoryTransactionDraft?
@@ -34,16 +34,44 @@ final class PostgreSQLWriter: StoreWriter {
         history?.changes.append(HistoryChangeDraft(entity: entity, primaryKey: primaryKey, changeType: type, changedSlots: slots))
     }
 
-    /// One column of a row write: an attribute's value, a to-one's key or its entity number.
-    private struct ColumnWrite {
-        enum Kind {
-            case attribute(NSAttributeDescription)
-            case foreignKey
-            case entityNumber
+    /// One entity's columns and statements: `$1…$3` are the key, entity number and version of an
+    /// INSERT (the new version of an UPDATE, whose key and expected version come last).
+    private struct EntityWrite {
+        let columns: [StoreColumnWrite]
+        let insert: String
+        let update: String
+
+        init(_ entity: NSEntityDescription) {
+            let columns = StoreColumnWrite.plan(for: entity)
+            self.columns = columns
+            let table = entity.layout!.tableName
+            func parameter(_ index: Int) -> String {
+                if case .attribute(let attribute) = columns[index].kind { return PostgreSQLValues.parameter(index + 4, for: attribute) }
+                return "$\(index + 4)"
+            }
+            let names = (["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.column)).joined(separator: ", ")
+            let values = (["$1", "$2", "$3"] + columns.indices.map(parameter)).joined(separator: ", ")
+            insert = "INSERT INTO \(table) (\(names)) VALUES (\(values))"
+            // The same numbering: $1 the new version, $2 the key, $3 the expected version.
+            let assignments = (["Z_OPT = $1"] + columns.indices.map { "\(columns[$0].column) = \(parameter($0))" }).joined(separator: ", ")
+            update = "UPDATE \(table) SET \(assignments) WHERE Z_PK = $2 AND Z_OPT = $3"
         }
-        let slot: Int
-        let column: String
-        let kind: Kind
+
+        /// The parameters after the first three: the row's column values.
+        func values(_ values: RowValues) -> [PostgreSQLValue] {
+            columns.map { write in
+                let slot = values.slots[write.slot]
+                switch write.kind {
+                case .attribute(let attribute): return PostgreSQLValues.value(slot, attribute: attribute)
+                case .foreignKey:
+                    if case .reference(let reference) = slot { return .integer(reference.primaryKey) }
+                    return .null
+                case .entityNumber:
+                    if case .reference(let reference) = slot { return .integer(Int64(reference.entityNumber)) }
+                    return .null
+                }
+            }
+        }
     }
 
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
@@ -59,29 +87,16 @@ final class PostgreSQLWriter: StoreWriter {
     }
 
     func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
-        let columns = plan(entity)
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.column)
-        var binds: [PostgreSQLValue] = [.integer(primaryKey), .integer(Int64(entity.layout!.entityNumber)), .integer(1)]
-        var parameters = ["$1", "$2", "$3"]
-        for write in columns {
-            binds.append(value(write, values))
-            parameters.append(parameter(binds.count, write))
-        }
-        let sql = "INSERT INTO \(entity.layout!.tableName) (\(names.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", ")))"
-        try run(sql, binds, entity: entity, primaryKey: primaryKey)
+        let plan = self.plan(entity)
+        let binds: [PostgreSQLValue] = [.integer(primaryKey), .integer(Int64(entity.layout!.entityNumber)), .integer(1)] + plan.values(values)
+        try run(plan.insert, binds, entity: entity, primaryKey: primaryKey)
         record(entity, primaryKey, .insert)
     }
 
     func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
-        var binds: [PostgreSQLValue] = [.integer(expectedVersion + 1)]
-        var assignments = ["Z_OPT = $1"]
-        for write in plan(entity) {
-            binds.append(value(write, values))
-            assignments.append("\(write.column) = \(parameter(binds.count, write))")
-        }
-        binds += [.integer(primaryKey), .integer(expectedVersion)]
-        let sql = "UPDATE \(entity.layout!.tableName) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = $\(binds.count - 1) AND Z_OPT = $\(binds.count)"
-        let updated = try run(sql, binds, entity: entity, primaryKey: primaryKey) == 1
+        let plan = self.plan(entity)
+        let binds: [PostgreSQLValue] = [.integer(expectedVersion + 1), .integer(primaryKey), .integer(expectedVersion)] + plan.values(values)
+        let updated = try run(plan.update, binds, entity: entity, primaryKey: primaryKey) == 1
         if updated { record(entity, primaryKey, .update, values.changedSlots) }
         return updated
     }
@@ -174,39 +189,10 @@ final class PostgreSQLWriter: StoreWriter {
         return nil
     }
 
-    private func plan(_ entity: NSEntityDescription) -> [ColumnWrite] {
-        if let known = columnPlans[ObjectIdentifier(entity)] { return known }
-        var plan: [ColumnWrite] = []
-        for property in entity.properties where !property.isTransient {
-            guard let column = property.columnName else { continue }
-            if let attribute = property as? NSAttributeDescription {
-                plan.append(ColumnWrite(slot: property.slot, column: column, kind: .attribute(attribute)))
-            } else if let relationship = property as? NSRelationshipDescription {
-                plan.append(ColumnWrite(slot: property.slot, column: column, kind: .foreignKey))
-                if let entityColumn = relationship.entityColumnName {
-                    plan.append(ColumnWrite(slot: property.slot, column: entityColumn, kind: .entityNumber))
-                }
-            }
-        }
-        columnPlans[ObjectIdentifier(entity)] = plan
+    private func plan(_ entity: NSEntityDescription) -> EntityWrite {
+        if let known = plans[ObjectIdentifier(entity)] { return known }
+        let plan = EntityWrite(entity)
+        plans[ObjectIdentifier(entity)] = plan
         return plan
-    }
-
-    private func value(_ write: ColumnWrite, _ values: RowValues) -> PostgreSQLValue {
-        let slot = values.slots[write.slot]
-        switch write.kind {
-        case .attribute(let attribute): return PostgreSQLValues.value(slot, attribute: attribute)
-        case .foreignKey:
-            if case .reference(let reference) = slot { return .integer(reference.primaryKey) }
-            return .null
-        case .entityNumber:
-            if case .reference(let reference) = slot { return .integer(Int64(reference.entityNumber)) }
-            return .null
-        }
-    }
-
-    private func parameter(_ number: Int, _ write: ColumnWrite) -> String {
-        if case .attribute(let attribute) = write.kind { return PostgreSQLValues.parameter(number, for: attribute) }
-        return "$\(number)"
     }
 }

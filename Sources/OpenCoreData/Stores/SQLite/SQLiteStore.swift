@@ -403,20 +403,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func relatedReferences(
         _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64
     ) throws -> [ObjectReference] {
-        let destination = relationship.destinationEntity!
-        let destinationTable = destination.layout!.tableName
-        let sql: String
-        if let inverse = relationship.inverseRelationship, let column = inverse.columnName {
-            let order = inverse.orderColumnName.map { "\($0), " } ?? ""
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = ? ORDER BY \(order)Z_PK"
-        } else if let join = relationship.joinTable {
-            sql = """
-                SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable) d ON d.Z_PK = j.\(join.destinationColumn) \
-                WHERE j.\(join.sourceColumn) = ? ORDER BY d.Z_PK
-                """
-        } else {
-            return []
-        }
+        guard let sql = relationship.destinationKeysSQL(parameter: "?") else { return [] }
         return try storeRead { db in
             // Rows whose Z_ENT is no entity (a damaged file) are left out, like a dangling to-one.
             try Row.fetchAll(db, sql: sql, arguments: [primaryKey]).compactMap { row in

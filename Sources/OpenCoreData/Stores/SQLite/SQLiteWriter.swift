@@ -27,21 +27,13 @@ final class SQLiteWriter: StoreWriter {
     /// The plans with new rows not written yet.
     @exclusivity(unchecked) private var waitingPlans: [EntityPlan] = []
 
-    /// Where a slot goes in a row.
-    private struct ColumnWrite {
-        enum Kind { case attribute(NSAttributeDescription), foreignKey, entityNumber }
-        let slot: Int
-        let column: String
-        let kind: Kind
-    }
-
     /// One entity's columns and statements for the rest of the save. GRDB's `Statement`s are held,
     /// not only their handles, so that they stay valid whatever GRDB's statement cache does.
     private final class EntityPlan {
         unowned(unsafe) let entity: NSEntityDescription
         let table: String
         let storeNumber: Int64
-        let columns: [ColumnWrite]
+        let columns: [StoreColumnWrite]
         let joinTables: [JoinTable]
         @exclusivity(unchecked) var insert: Statement?
         /// The INSERT of `rowsPerInsert` rows, and a text buffer per parameter for it: its
@@ -58,7 +50,7 @@ final class SQLiteWriter: StoreWriter {
         @exclusivity(unchecked) var delete: Statement?
         @exclusivity(unchecked) var clearJoins: [Statement] = []
 
-        init(entity: NSEntityDescription, storeNumber: Int64, columns: [ColumnWrite], constrained: Bool) {
+        init(entity: NSEntityDescription, storeNumber: Int64, columns: [StoreColumnWrite], constrained: Bool) {
             self.entity = entity
             self.table = entity.layout!.tableName
             self.storeNumber = storeNumber
@@ -288,7 +280,7 @@ final class SQLiteWriter: StoreWriter {
             plan = known
         } else {
             plan = EntityPlan(
-                entity: entity, storeNumber: Int64(store.storeNumber(entity)), columns: columns(for: entity),
+                entity: entity, storeNumber: Int64(store.storeNumber(entity)), columns: StoreColumnWrite.plan(for: entity),
                 constrained: !entity.storedUniquenessConstraints.isEmpty)
             plans[ObjectIdentifier(entity)] = plan
         }
@@ -330,7 +322,7 @@ final class SQLiteWriter: StoreWriter {
 
     /// Binds a row's columns from parameter `first` on; strings through `text` when given.
     private func bind(
-        _ plan: [ColumnWrite], _ values: RowValues, _ statement: OpaquePointer, from first: Int32, text: SQLiteTextBuffers? = nil
+        _ plan: [StoreColumnWrite], _ values: RowValues, _ statement: OpaquePointer, from first: Int32, text: SQLiteTextBuffers? = nil
     ) {
         for (offset, write) in plan.enumerated() {
             let index = first + Int32(offset)
@@ -356,22 +348,6 @@ final class SQLiteWriter: StoreWriter {
                 }
             }
         }
-    }
-
-    private func columns(for entity: NSEntityDescription) -> [ColumnWrite] {
-        var plan: [ColumnWrite] = []
-        for property in entity.properties where !property.isTransient {
-            guard let column = property.columnName else { continue }
-            if let attribute = property as? NSAttributeDescription {
-                plan.append(ColumnWrite(slot: property.slot, column: column, kind: .attribute(attribute)))
-            } else if let relationship = property as? NSRelationshipDescription {
-                plan.append(ColumnWrite(slot: property.slot, column: column, kind: .foreignKey))
-                if let entityColumn = relationship.entityColumnName {
-                    plan.append(ColumnWrite(slot: property.slot, column: entityColumn, kind: .entityNumber))
-                }
-            }
-        }
-        return plan
     }
 }
 
