@@ -110,7 +110,7 @@ extension DemoStep {
     /// change notification arrives, read from the persistent history.
     static var watch: DemoStep {
         DemoStep(name: "watch") { run in
-            let watcher = try TodoStore(at: run.storeURL, access: .update, watching: true)
+            let watcher = try TodoStore(at: run.location, access: .update, watching: true)
             defer { watcher.close() }
             let seen = SeenLines()
             let follower = try ChangeFollower(store: watcher) { line in
@@ -122,8 +122,8 @@ extension DemoStep {
             ) { _ in follower.catchUp() }
             defer { NotificationCenter.default.removeObserver(observer) }
             let added = min(run.count, 1000)
-            try DemoStep.runChild(["populate", "--count", "\(added)", "--store", run.storeURL.path])
-            try DemoStep.runChild(["add", "Milk", "--store", run.storeURL.path])
+            try DemoStep.runChild(["populate", "--count", "\(added)", "--store", run.location.argument])
+            try DemoStep.runChild(["add", "Milk", "--store", run.location.argument])
             guard seen.wait(for: 2, timeout: 30) else {
                 throw TodoError("The watcher saw \(seen.count) of the other process's two changes.")
             }

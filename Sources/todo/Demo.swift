@@ -30,28 +30,28 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let storeURL: URL
+        let location: StoreLocation
         var temporaryFolder: URL?
-        if let storePath {
-            storeURL = URL(fileURLWithPath: storePath)
-            if FileManager.default.fileExists(atPath: storeURL.path) {
-                throw TodoError("The demo makes a new store, and \(storeURL.path) already exists.")
+        if storePath != nil {
+            location = try options.location()
+            if case .file(let url) = location, FileManager.default.fileExists(atPath: url.path) {
+                throw TodoError("The demo makes a new store, and \(url.path) already exists.")
             }
         } else {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("todo-demo-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            storeURL = folder.appendingPathComponent("Done.sqlite")
+            location = .file(folder.appendingPathComponent("Done.sqlite"))
             temporaryFolder = folder
         }
         let kept = keep || storePath != nil
-        let run = DemoRun(storeURL: storeURL, count: count)
+        let run = DemoRun(location: location, count: count)
         defer {
             run.store?.close()
             if !kept, let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
         }
 
         print("todo demo: the Core Data tutorials' to-do app, on OpenCoreData")
-        print("store: \(storeURL.path)\n")
+        print("store: \(location.displayName)\n")
         let clock = ContinuousClock()
         var rows: [(step: String, what: String, time: Duration)] = []
         for step in Demo.steps {
@@ -61,7 +61,7 @@ struct Demo: AsyncParsableCommand {
         }
         print("")
         Demo.printTable(rows)
-        if kept { print("\nKept the store: todo list --store \(storeURL.path) --limit 10") }
+        if kept { print("\nKept the store: todo list --store \(location.displayName) --limit 10") }
     }
 
     /// step, what it did, time; and the total.

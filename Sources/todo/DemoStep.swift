@@ -10,7 +10,7 @@ struct DemoStep {
 /// What the demo's steps share: the store, the stack the first step builds, and what earlier
 /// steps left for later ones.
 final class DemoRun {
-    let storeURL: URL
+    let location: StoreLocation
     let count: Int
 
     /// Built by the first step.
@@ -21,16 +21,23 @@ final class DemoRun {
     /// The items as the last fetch returned them, oldest first, registered in `context`.
     var items: [TSPItem] = []
 
-    init(storeURL: URL, count: Int) {
-        self.storeURL = storeURL
+    init(location: StoreLocation, count: Int) {
+        self.location = location
         self.count = count
     }
 
     /// Opens the store and makes the walkthrough's context.
     func open() throws -> TodoStore {
-        let store = try TodoStore(at: storeURL, access: .create)
+        let store = try TodoStore(at: location, access: .create)
         self.store = store
-        self.context = store.container.newTodoContext()
+        let context = store.container.newTodoContext()
+        self.context = context
+        // A file is new when it did not exist; a database schema may already hold a store, and
+        // the walkthrough's counts assume an empty one.
+        if case .database = location {
+            let existing = try context.performAndWait { try context.count(for: TodoStore.itemsRequest()) }
+            if existing > 0 { throw TodoError("The demo makes a new store, and \(location.displayName) already holds \(existing) items.") }
+        }
         return store
     }
 

@@ -31,8 +31,9 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         // Reading never creates a store: a missing one is an empty list.
-        guard FileManager.default.fileExists(atPath: options.url.path) else {
-            print("No items yet: there is no store at \(options.url.path). Add one with `todo add NAME`.")
+        let location = try options.location()
+        guard location.exists else {
+            print("No items yet: there is no store at \(location.displayName). Add one with `todo add NAME`.")
             return
         }
         let store = try TodoStore(options, access: .read)

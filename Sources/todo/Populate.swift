@@ -33,11 +33,11 @@ struct Populate: AsyncParsableCommand {
         let progress = ProgressBar(title: "populate", total: count)
         if batchInsert {
             try await Populate.batchInsert(store.container, count: count, progress: progress)
-            print("Inserted \(count) items with one batch insert request into \(store.url.path).")
+            print("Inserted \(count) items with one batch insert request into \(store.location.displayName).")
             return
         }
         let saves = try await Populate.populateDatabase(store.container, count: count, batchSize: batch, progress: progress)
-        print("Inserted \(count) items in \(saves == 1 ? "one save" : "\(saves) saves") into \(store.url.path).")
+        print("Inserted \(count) items in \(saves == 1 ? "one save" : "\(saves) saves") into \(store.location.displayName).")
     }
 
     /// The same items as `populateDatabase`, given to one `NSBatchInsertRequest` a dictionary at a

@@ -9,10 +9,10 @@ struct Stats: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-        let url = options.url
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        let location = try options.location()
+        guard location.exists else {
             print("items:   0")
-            print("store:   \(url.path) (not created yet)")
+            print("store:   \(location.displayName) (not created yet)")
             return
         }
         let store = try TodoStore(options, access: .read)
@@ -28,8 +28,9 @@ struct Stats: AsyncParsableCommand {
         print("items:   \(total)")
         print("done:    \(done)")
         print("pending: \(total - done)")
-        print("store:   \(url.path)")
-        print("size:    \(Stats.format(bytes: Stats.storeSize(at: url)))")
+        print("store:   \(location.displayName)")
+        // A database's tables share the server's files: only a store file has a size of its own.
+        if case .file(let url) = location { print("size:    \(Stats.format(bytes: Stats.storeSize(at: url)))") }
         print("model:   \(version)")
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import OpenCoreData
 
 /// The `--store PATH` option that every subcommand takes.
@@ -6,14 +7,16 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .customLong("store"),
         help: ArgumentHelp(
-            "The store file (default: $XDG_DATA_HOME/todo/Done.sqlite or ~/.local/share/todo/Done.sqlite).",
-            valueName: "path"))
+            "The store file (default: $XDG_DATA_HOME/todo/Done.sqlite or ~/.local/share/todo/Done.sqlite), or a PostgreSQL database shared by several machines: postgres://user:password@host:5432/db?schema=todo.",
+            valueName: "path-or-url"))
     var path: String?
 
-    /// The store file the command works on.
-    var url: URL {
-        if let path { return URL(fileURLWithPath: path) }
-        return Self.defaultURL
+    /// The store the command works on.
+    ///
+    /// - Throws: `TodoError` for a database URL this program cannot use.
+    func location() throws -> StoreLocation {
+        if let path { return try StoreLocation(argument: path) }
+        return .file(Self.defaultURL)
     }
 
     /// Whether the store is in the default folder, which the program creates on first use.

@@ -18,11 +18,11 @@ struct TodoError: Error, CustomStringConvertible {
         }
     }
 
-    static func noStore(at url: URL) -> TodoError {
-        TodoError("There is no store at \(url.path) yet: add an item first with `todo add NAME`.")
+    static func noStore(at location: StoreLocation) -> TodoError {
+        TodoError("There is no store at \(location.displayName) yet: add an item first with `todo add NAME`.")
     }
 
-    static func unknownID(_ id: String, in url: URL) -> TodoError {
-        TodoError("No item with id \(id) in \(url.path) (`todo list` shows the ids).")
+    static func unknownID(_ id: String, in location: StoreLocation) -> TodoError {
+        TodoError("No item with id \(id) in \(location.displayName) (`todo list` shows the ids).")
     }
 }

@@ -17,21 +17,21 @@ final class TodoStore {
     }
 
     let container: NSPersistentContainer
-    let url: URL
+    let location: StoreLocation
 
-    /// Opens the store at `url` with the model that ships with the program.
+    /// Opens the store at `location` with the model that ships with the program.
     ///
     /// - Throws: `TodoError.noStore` when the store must exist and does not; Core Data's error when
-    ///   the file is not a store, was written with another model, or cannot be created.
-    init(at url: URL, access: Access, createFolder: Bool = false, watching: Bool = false) throws {
-        self.url = url
+    ///   the file is not a store, was written with another model, or cannot be created, or the
+    ///   database cannot be reached.
+    init(at location: StoreLocation, access: Access, createFolder: Bool = false, watching: Bool = false) throws {
+        self.location = location
         // An empty file is no store either: Core Data would make one in it, and a command that
         // only changes items must not leave a new store behind.
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
-        if access != .create, size == nil || size == 0 && !FileManager.default.fileExists(atPath: url.path + "-wal") {
-            throw TodoError.noStore(at: url)
+        if access != .create, !location.exists {
+            throw TodoError.noStore(at: location)
         }
-        if access == .create, createFolder {
+        if access == .create, createFolder, case .file(let url) = location {
             let folder = url.deletingLastPathComponent()
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -44,7 +44,8 @@ final class TodoStore {
         }
         // Core Data's way: the container finds Done.xcdatamodeld among the program's resources.
         container = NSPersistentContainer(name: "Done")
-        let description = NSPersistentStoreDescription(url: url)
+        let description = NSPersistentStoreDescription(url: location.url)
+        description.type = location.storeType
         description.isReadOnly = access == .read
         // Every change is recorded, so that another process (`todo watch`) can tell what it was.
         description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
@@ -66,7 +67,7 @@ final class TodoStore {
 
     /// Opens the store a command's `--store` option names.
     convenience init(_ options: StoreOptions, access: Access) throws {
-        try self.init(at: options.url, access: access, createFolder: options.isDefaultLocation)
+        try self.init(at: try options.location(), access: access, createFolder: options.isDefaultLocation)
     }
 
     /// Closes the store. SQLite then folds its write-ahead log back into the file, so that between
@@ -114,12 +115,12 @@ final class TodoStore {
     ///   changed anything.
     func items(withShortIDs ids: [String], in context: NSManagedObjectContext) throws -> [TSPItem] {
         try ids.map { id in
-            guard let objectID = objectID(forShortID: id) else { throw TodoError.unknownID(id, in: url) }
+            guard let objectID = objectID(forShortID: id) else { throw TodoError.unknownID(id, in: location) }
             do {
-                guard let item = try context.existingObject(with: objectID) as? TSPItem else { throw TodoError.unknownID(id, in: url) }
+                guard let item = try context.existingObject(with: objectID) as? TSPItem else { throw TodoError.unknownID(id, in: location) }
                 return item
             } catch let error as NSError where error.code == NSManagedObjectReferentialIntegrityError {
-                throw TodoError.unknownID(id, in: url)
+                throw TodoError.unknownID(id, in: location)
             }
         }
     }

@@ -13,14 +13,14 @@ struct Watch: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-        let store = try TodoStore(at: options.url, access: .create, createFolder: options.isDefaultLocation, watching: true)
+        let store = try TodoStore(at: try options.location(), access: .create, createFolder: options.isDefaultLocation, watching: true)
         defer { store.close() }
         let follower = try ChangeFollower(store: store)
         let observer = NotificationCenter.default.addObserver(
             forName: .NSPersistentStoreRemoteChange, object: store.container.persistentStoreCoordinator, queue: nil
         ) { _ in follower.catchUp() }
         defer { NotificationCenter.default.removeObserver(observer) }
-        Watch.emit("Watching \(store.url.path); press Ctrl-C to stop.")
+        Watch.emit("Watching \(store.location.displayName); press Ctrl-C to stop.")
         await Watch.untilInterrupted()
     }
 

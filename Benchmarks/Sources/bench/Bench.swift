@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import ArgumentParser
 import Foundation
 import GRDBSQLite
@@ -78,7 +79,7 @@ struct Bench: ParsableCommand {
         let log = { (line: String) in FileHandle.standardError.write(Data((line + "\n").utf8)) }
         log("Preparing \(rows) rows…")
         let data = DataSet(rows: rows)
-        let model = StoreTemplates.makeModel()
+        let model = TSPItemModel.make()
         let templates = try StoreTemplates.make(in: scratch, model: model, data: data)
         let harness = Harness(
             fixture: Fixture(data: data, model: model, templates: templates), runs: runs,

@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 /// The cases of issue 4, in the order the table prints them.
 enum BenchCase: String, CaseIterable, Sendable {
     case insert

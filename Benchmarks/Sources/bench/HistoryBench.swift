@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -62,7 +63,7 @@ enum HistoryBench {
             reference: "\(ms(merge)) ms"))
 
         log("Remote changes from another process…")
-        let remote = try RemoteLatency.measure(scratch: scratch.appendingPathComponent("remote"), model: StoreTemplates.makeModel(), log: log)
+        let remote = try RemoteLatency.measure(scratch: scratch.appendingPathComponent("remote"), model: TSPItemModel.make(), log: log)
         lines.append(Line(
             title: "another process's save → NSPersistentStoreRemoteChange (median of \(remote.notified.count))",
             figure: "\(ms(Report.median(remote.notified))) ms", target: "≤ 50 ms", met: Report.median(remote.notified) <= 0.05,
@@ -102,10 +103,7 @@ enum HistoryBench {
         Report.median(try (0..<runs).map { _ in try measure() })
     }
 
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
-    }
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double { Statistics.percentile(values, fraction) }
 
     static func ratio(_ value: Double) -> String { Report.ratio(value) }
     static func ms(_ seconds: Double) -> String { Report.milliseconds(seconds) }
@@ -120,7 +118,7 @@ enum HistoryBench {
 
     /// Opens a container on `url`, with persistent history or without.
     static func container(at url: URL, history: Bool, remoteChanges: Bool = false) throws -> NSPersistentContainer {
-        let container = NSPersistentContainer(name: "Bench", managedObjectModel: StoreTemplates.makeModel())
+        let container = NSPersistentContainer(name: "Bench", managedObjectModel: TSPItemModel.make())
         let description = NSPersistentStoreDescription(url: url)
         if history { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
         if remoteChanges { description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey) }

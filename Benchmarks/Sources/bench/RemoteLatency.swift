@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import OpenCoreData
 
@@ -16,11 +17,7 @@ enum RemoteLatency {
         var idleCPU = 0.0
     }
 
-    static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 
     static func cpuSeconds() -> Double {
         var usage = rusage()
@@ -85,58 +82,6 @@ enum RemoteLatency {
             result.watched.append(Double(Int64(read) - Int64(saved)) / 1e9)
         }
         return result
-    }
-
-    /// When notifications arrived, for the measuring thread to wait on.
-    private final class Arrivals: @unchecked Sendable {
-        // @unchecked Sendable: `times` is guarded by `condition`.
-        private let condition = NSCondition()
-        private var times: [UInt64] = []
-
-        var count: Int {
-            condition.lock()
-            defer { condition.unlock() }
-            return times.count
-        }
-
-        func note(_ time: UInt64) {
-            condition.lock()
-            times.append(time)
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        /// The time of the `number`th notification, waiting up to `timeout` seconds for it.
-        func wait(for number: Int, timeout: TimeInterval) -> UInt64? {
-            condition.lock()
-            defer { condition.unlock() }
-            let deadline = Date(timeIntervalSinceNow: timeout)
-            while times.count < number {
-                guard condition.wait(until: deadline) else { return nil }
-            }
-            return times[number - 1]
-        }
-    }
-}
-
-/// Lines from a pipe.
-private final class LineReader {
-    private let handle: FileHandle
-    private var buffer = Data()
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    func next() -> String? {
-        while true {
-            if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<end], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...end)
-                return line
-            }
-            let chunk = handle.availableData
-            if chunk.isEmpty { return nil }
-            buffer.append(chunk)
-        }
     }
 }
 

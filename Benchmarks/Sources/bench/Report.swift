@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The table: medians per case and way, the ratios the issue sets targets for, the heap growth.
@@ -14,12 +15,7 @@ struct Report {
     /// "Not slower than GRDB", allowing for the spread of medians between runs of the same code.
     static let notSlowerThanGRDB = 1.05
 
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }  // a way not run: shown as "–"
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
+    static func median(_ values: [Double]) -> Double { Statistics.median(values) }
 
     static func milliseconds(_ seconds: Double) -> String { seconds.isNaN ? "–" : String(format: "%.1f", seconds * 1000) }
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_000_000) }

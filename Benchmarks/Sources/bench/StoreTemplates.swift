@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import GRDBSQLite
 import OpenCoreData
@@ -10,30 +11,6 @@ struct StoreTemplates: Sendable {
     let folder: URL
     let empty: URL
     let filled: URL
-
-    /// The tutorials' model, built in code: TSPItem(createdAt: Date, done: Boolean, name: String),
-    /// in the order of `TSPItem.xcdatamodeld`, from which the typed `TSPItem` class is generated.
-    static func makeModel() -> NSManagedObjectModel {
-        func attribute(_ name: String, _ type: NSAttributeType, defaultValue: Any? = nil) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            attribute.defaultValue = defaultValue
-            return attribute
-        }
-        let item = NSEntityDescription()
-        item.name = "TSPItem"
-        item.managedObjectClassName = "TSPItem"
-        item.properties = [
-            attribute("createdAt", .dateAttributeType),
-            attribute("done", .booleanAttributeType, defaultValue: false),
-            attribute("name", .stringAttributeType),
-        ]
-        let model = NSManagedObjectModel()
-        model.entities = [item]
-        return model
-    }
 
     /// Creates the empty store with OpenCoreData, then copies it and fills the copy with raw SQLite
     /// (the fastest way; the filled store is not part of any measurement).

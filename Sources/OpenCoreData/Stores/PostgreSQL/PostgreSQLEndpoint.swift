@@ -79,8 +79,18 @@ package struct PostgreSQLEndpoint: Sendable, Equatable, CustomStringConvertible 
     }
 
     private static func invalid(_ url: URL, _ reason: String) -> NSError {
-        CoreDataError.make(
-            NSPersistentStoreInvalidTypeError, "The URL \(url.absoluteString) does not name a PostgreSQL store: \(reason).",
-            userInfo: [NSURLErrorKey: url])
+        let shown = redacted(url)
+        return CoreDataError.make(
+            NSPersistentStoreInvalidTypeError, "The URL \(shown) does not name a PostgreSQL store: \(reason).",
+            userInfo: [NSURLErrorKey: URL(string: shown) ?? url])
+    }
+
+    /// `url` with its password, in the user part or the `password` query item, replaced by `***`:
+    /// what errors and logs show, since they end up in files and bug reports.
+    package static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(a URL)" }
+        if components.password != nil { components.password = "***" }
+        components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: $0.name, value: "***") : $0 }
+        return components.string ?? "(a URL)"
     }
 }

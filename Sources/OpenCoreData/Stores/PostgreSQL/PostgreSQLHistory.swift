@@ -35,28 +35,35 @@ enum PostgreSQLHistory {
     // MARK: Writing
 
     /// Writes `draft` with its changes; `tombstones` holds, by change index, the preserved values
-    /// of deleted rows. Returns the transaction's number, or nil when nothing changed.
+    /// of deleted rows; `names` knows the keys of names written before. Returns the transaction's
+    /// number, or nil when nothing changed.
+    ///
+    /// Three round trips however large the save: the keys of the transaction and of its changes
+    /// from one UPDATE, the names' keys (none when all are known), and the transaction's row in
+    /// the same statement as the first of its changes.
     @discardableResult
-    static func write(_ draft: HistoryTransactionDraft, tombstones: [Int: [PostgreSQLValue]], on session: any PostgreSQLSession) throws -> Int64? {
+    static func write(
+        _ draft: HistoryTransactionDraft, tombstones: [Int: [PostgreSQLValue]], names: PostgreSQLHistoryNames, on session: any PostgreSQLSession
+    ) throws -> Int64? {
         guard !draft.changes.isEmpty else { return nil }
-        let number = try allocate(transactionEntity, count: 1, on: session)
-        _ = try session.run(
-            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES ($1, $2, NULL, $3, $4, $5, $6, $7)",
-            [
-                .integer(number), .integer(transactionEntity), try intern(draft.author, session), try intern(HistoryProcess.bundleID, session),
-                try intern(draft.contextName, session), try intern(HistoryProcess.processName, session),
-                .real(Date().timeIntervalSinceReferenceDate),
-            ])
+        let (number, first) = try allocateTransaction(changes: draft.changes.count, on: session)
+        let transaction: [PostgreSQLValue] = [
+            .integer(number), .integer(transactionEntity), try intern(draft.author, names, session), try intern(HistoryProcess.bundleID, names, session),
+            try intern(draft.contextName, names, session), try intern(HistoryProcess.processName, names, session),
+            .real(Date().timeIntervalSinceReferenceDate),
+        ]
+        let insertTransaction =
+            "WITH written AS (INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES ($1, $2, NULL, $3, $4, $5, $6, $7)) "
         let width = tombstones.values.map(\.count).max() ?? 0
-        let first = try allocate(changeEntity, count: draft.changes.count, on: session)
         // Many changes to a statement: a save of 100,000 objects writes 100,000 rows here.
         let perRow = 7 + width
         let perStatement = max(1, 60_000 / perRow)
+        let tombstoneNames = (0..<width).map { ", ZTOMBSTONE\($0)" }.joined()
         var orders: [ObjectIdentifier: [NSPropertyDescription]] = [:]
         var start = 0
         while start < draft.changes.count {
             let end = min(start + perStatement, draft.changes.count)
-            var binds: [PostgreSQLValue] = []
+            var binds: [PostgreSQLValue] = start == 0 ? transaction : []
             var tuples: [String] = []
             for index in start..<end {
                 let change = draft.changes[index]
@@ -78,9 +85,9 @@ enum PostgreSQLHistory {
                 binds += row
                 tuples.append("(\(marks[0]), \(marks[1]), NULL, " + marks[2...].joined(separator: ", ") + ")")
             }
-            let tombstoneNames = (0..<width).map { ", ZTOMBSTONE\($0)" }.joined()
             _ = try session.run(
-                "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneNames)) VALUES "
+                (start == 0 ? insertTransaction : "")
+                    + "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneNames)) VALUES "
                     + tuples.joined(separator: ", "), binds)
             start = end
         }
@@ -88,20 +95,45 @@ enum PostgreSQLHistory {
     }
 
     /// The key of `name` in `ATRANSACTIONSTRING`, added when new; NULL for no name.
-    private static func intern(_ name: String?, _ session: any PostgreSQLSession) throws -> PostgreSQLValue {
+    private static func intern(_ name: String?, _ names: PostgreSQLHistoryNames, _ session: any PostgreSQLSession) throws -> PostgreSQLValue {
         guard let name else { return .null }
+        if let key = names.key(of: name, on: session) { return .integer(key) }
         let known = "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = $1"
-        if let key = try session.run(known, [.text(name)]).rows.first?.first { return key }
-        let key = try allocate(stringEntity, count: 1, on: session)
-        // Another process may add the same name meanwhile: the unique index keeps one.
-        _ = try session.run(
-            "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES ($1, $2, NULL, $3) ON CONFLICT DO NOTHING",
-            [.integer(key), .integer(stringEntity), .text(name)])
-        return try session.run(known, [.text(name)]).rows.first?.first ?? .null
+        var found = try session.run(known, [.text(name)]).rows.first?.first
+        if found == nil {
+            let key = try allocate(stringEntity, count: 1, on: session)
+            // Another process may add the same name meanwhile: the unique index keeps one.
+            _ = try session.run(
+                "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES ($1, $2, NULL, $3) ON CONFLICT DO NOTHING",
+                [.integer(key), .integer(stringEntity), .text(name)])
+            found = try session.run(known, [.text(name)]).rows.first?.first
+        }
+        guard let found, let key = PostgreSQLValues.integer(found) else { return .null }
+        names.stage(name, key: key, on: session)
+        return .integer(key)
     }
 
-    /// Reserves `count` keys of a history entity; returns the first. The row stays locked until
-    /// the transaction ends.
+    /// The transaction's number and the first of `changes` change keys, from one statement. The
+    /// transaction row's lock, held to the commit, is what orders numbers by commit.
+    private static func allocateTransaction(changes: Int, on session: any PostgreSQLSession) throws -> (number: Int64, firstChange: Int64) {
+        let result = try session.run(
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + CASE Z_ENT WHEN $1 THEN 1 ELSE $2 END WHERE Z_ENT IN ($1, $3) RETURNING Z_ENT, Z_MAX",
+            [.integer(transactionEntity), .integer(Int64(changes)), .integer(changeEntity)])
+        var number: Int64?
+        var lastChange: Int64?
+        for row in result.rows where row.count == 2 {
+            switch PostgreSQLValues.integer(row[0]) {
+            case transactionEntity?: number = PostgreSQLValues.integer(row[1])
+            case changeEntity?: lastChange = PostgreSQLValues.integer(row[1])
+            default: break
+            }
+        }
+        guard let number, let lastChange else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The PostgreSQL store can't number new history rows: its Z_PRIMARYKEY lacks rows 16001 and 16002.")
+        }
+        return (number, lastChange - Int64(changes) + 1)
+    }
+
     private static func allocate(_ entity: Int64, count: Int, on session: any PostgreSQLSession) throws -> Int64 {
         let result = try session.run("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + $1 WHERE Z_ENT = $2 RETURNING Z_MAX", [.integer(Int64(count)), .integer(entity)])
         guard let last = result.rows.first?.first.flatMap(PostgreSQLValues.integer) else {

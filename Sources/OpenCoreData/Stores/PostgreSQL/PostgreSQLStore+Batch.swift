@@ -259,7 +259,7 @@ extension PostgreSQLStore {
 
     private func writeBatchHistory(_ history: HistoryTransactionDraft?, _ session: any PostgreSQLSession) throws {
         guard let history else { return }
-        try PostgreSQLHistory.write(history, tombstones: [:], on: session)
+        try PostgreSQLHistory.write(history, tombstones: [:], names: historyNames, on: session)
     }
 
     // MARK: Results

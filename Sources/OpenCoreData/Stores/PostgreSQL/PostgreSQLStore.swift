@@ -15,6 +15,8 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     private var listener: PostgreSQLChangeListener?
     /// Whether saves and batch requests record persistent history (`NSPersistentHistoryTrackingKey`).
     private(set) var historyTracked = false
+    /// The history's names this store knows the keys of, so that saves need not look them up.
+    let historyNames = PostgreSQLHistoryNames()
 
     override var type: String { PostgreSQLStoreInstaller.typeName }
 
@@ -234,16 +236,22 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     /// Runs `body` in one transaction that, when it commits, notifies every listening coordinator.
     func write<T>(_ body: (any PostgreSQLSession) throws -> T) throws -> T {
         let channel = PostgreSQLChangeListener.channel(for: sessions.endpoint)
+        var used: (any PostgreSQLSession)?
         do {
-            return try sessions.transaction { session in
+            let result = try sessions.transaction { session in
+                used = session
                 let result = try body(session)
                 // Delivered to every listening coordinator when, and only if, the transaction commits.
                 _ = try session.run("SELECT pg_notify($1, $2)", [.text(channel), .text(identifier ?? "")])
                 return result
             }
+            if let used { historyNames.end(on: used, committed: true) }
+            return result
         } catch let violation as UniquenessViolation {
+            if let used { historyNames.end(on: used, committed: false) }
             throw violation
         } catch {
+            if let used { historyNames.end(on: used, committed: false) }
             throw PostgreSQLErrors.translate(error, endpoint: sessions.endpoint, opening: false)
         }
     }

@@ -11,6 +11,10 @@ final class PostgreSQLWriter: StoreWriter {
     private var history: HistoryTransactionDraft?
     private var tombstones: [Int: [PostgreSQLValue]] = [:]
     private var recorded: ((Int64) -> Void)?
+    /// New rows of one entity not sent yet: they go as one multi-row INSERT, since a save of many
+    /// objects would otherwise wait for the server once per row. Sent before any other statement
+    /// of the save, so that the save's statements keep their order.
+    private var pending: (entity: NSEntityDescription, binds: [PostgreSQLValue], rows: Int)?
 
     init(store: PostgreSQLStore, session: any PostgreSQLSession) {
         self.store = store
@@ -26,7 +30,8 @@ final class PostgreSQLWriter: StoreWriter {
 
     /// Writes the save's history, inside its transaction.
     func finish() throws {
-        guard let history, let number = try PostgreSQLHistory.write(history, tombstones: tombstones, on: session) else { return }
+        try sendPendingRows()
+        guard let history, let number = try PostgreSQLHistory.write(history, tombstones: tombstones, names: store.historyNames, on: session) else { return }
         recorded?(number)
     }
 
@@ -40,6 +45,16 @@ final class PostgreSQLWriter: StoreWriter {
         let columns: [StoreColumnWrite]
         let insert: String
         let update: String
+        /// Whether new rows may go several to an INSERT: not when a unique index may refuse one,
+        /// since the error must name the object that broke it.
+        let insertsInGroups: Bool
+        /// Rows per multi-row INSERT: under the protocol's 65,535 parameters, and few enough that
+        /// the server's parse stays small next to the rows' own cost.
+        let rowsPerInsert: Int
+        /// The INSERT of a full group of `rowsPerInsert` rows.
+        private(set) var groupInsert = ""
+        private let table: String
+        private let names: String
 
         init(_ entity: NSEntityDescription) {
             let columns = StoreColumnWrite.plan(for: entity)
@@ -52,9 +67,36 @@ final class PostgreSQLWriter: StoreWriter {
             let names = (["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.column)).joined(separator: ", ")
             let values = (["$1", "$2", "$3"] + columns.indices.map(parameter)).joined(separator: ", ")
             insert = "INSERT INTO \(table) (\(names)) VALUES (\(values))"
+            self.table = table
+            self.names = names
+            insertsInGroups = entity.storedUniquenessConstraints.isEmpty
+            rowsPerInsert = max(1, min(1_000, 65_535 / (columns.count + 3)))
             // The same numbering: $1 the new version, $2 the key, $3 the expected version.
             let assignments = (["Z_OPT = $1"] + columns.indices.map { "\(columns[$0].column) = \(parameter($0))" }).joined(separator: ", ")
             update = "UPDATE \(table) SET \(assignments) WHERE Z_PK = $2 AND Z_OPT = $3"
+            groupInsert = insertText(rows: rowsPerInsert)
+        }
+
+        /// The INSERT of `rows` rows, numbered on from the first row's parameters.
+        func insertText(rows: Int) -> String {
+            let perRow = columns.count + 3
+            var text = "INSERT INTO \(table) (\(names)) VALUES "
+            text.reserveCapacity(text.utf8.count + rows * perRow * 8)
+            for row in 0..<rows {
+                let base = row * perRow
+                text += row == 0 ? "(" : ", ("
+                for index in 0..<perRow {
+                    if index > 0 { text += ", " }
+                    let number = base + index + 1
+                    if index >= 3, case .attribute(let attribute) = columns[index - 3].kind {
+                        text += PostgreSQLValues.parameter(number, for: attribute)
+                    } else {
+                        text += "$\(number)"
+                    }
+                }
+                text += ")"
+            }
+            return text
         }
 
         /// The parameters after the first three: the row's column values.
@@ -89,11 +131,33 @@ final class PostgreSQLWriter: StoreWriter {
     func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
         let plan = self.plan(entity)
         let binds: [PostgreSQLValue] = [.integer(primaryKey), .integer(Int64(entity.layout!.entityNumber)), .integer(1)] + plan.values(values)
-        try run(plan.insert, binds, entity: entity, primaryKey: primaryKey)
         record(entity, primaryKey, .insert)
+        guard plan.insertsInGroups else {
+            try sendPendingRows()
+            try run(plan.insert, binds, entity: entity, primaryKey: primaryKey)
+            return
+        }
+        if let pending, pending.entity !== entity { try sendPendingRows() }
+        if pending == nil {
+            pending = (entity, [], 0)
+            pending!.binds.reserveCapacity(plan.rowsPerInsert * binds.count)
+        }
+        pending!.binds += binds
+        pending!.rows += 1
+        if pending!.rows == plan.rowsPerInsert { try sendPendingRows() }
+    }
+
+    /// Sends the new rows waiting for their INSERT.
+    private func sendPendingRows() throws {
+        guard let group = pending else { return }
+        pending = nil
+        let plan = self.plan(group.entity)
+        let sql = group.rows == plan.rowsPerInsert ? plan.groupInsert : plan.insertText(rows: group.rows)
+        try run(sql, group.binds, entity: nil, primaryKey: 0)
     }
 
     func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
+        try sendPendingRows()
         let plan = self.plan(entity)
         let binds: [PostgreSQLValue] = [.integer(expectedVersion + 1), .integer(primaryKey), .integer(expectedVersion)] + plan.values(values)
         let updated = try run(plan.update, binds, entity: entity, primaryKey: primaryKey) == 1
@@ -102,6 +166,7 @@ final class PostgreSQLWriter: StoreWriter {
     }
 
     func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool {
+        try sendPendingRows()
         let preserved = history != nil ? try preservedValues(of: entity, primaryKey: primaryKey) : nil
         let deleted = try run(
             "DELETE FROM \(entity.layout!.tableName) WHERE Z_PK = $1 AND Z_OPT = $2", [.integer(primaryKey), .integer(expectedVersion)],
@@ -128,10 +193,12 @@ final class PostgreSQLWriter: StoreWriter {
     }
 
     func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
-        try store.row(of: entity, primaryKey: primaryKey, on: session)
+        try sendPendingRows()
+        return try store.row(of: entity, primaryKey: primaryKey, on: session)
     }
 
     func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64? {
+        try sendPendingRows()
         var binds: [PostgreSQLValue] = []
         var conditions: [String] = []
         for slot in slots {
@@ -148,16 +215,19 @@ final class PostgreSQLWriter: StoreWriter {
     }
 
     func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
+        try sendPendingRows()
         try run("UPDATE \(entity.layout!.tableName) SET \(column) = $1 WHERE Z_PK = $2", [.integer(position), .integer(primaryKey)], entity: nil, primaryKey: 0)
     }
 
     func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+        try sendPendingRows()
         try run(
             "INSERT INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES ($1, $2) ON CONFLICT DO NOTHING",
             [.integer(source), .integer(destination)], entity: nil, primaryKey: 0)
     }
 
     func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+        try sendPendingRows()
         try run(
             "DELETE FROM \(table.name) WHERE \(table.sourceColumn) = $1 AND \(table.destinationColumn) = $2",
             [.integer(source), .integer(destination)], entity: nil, primaryKey: 0)

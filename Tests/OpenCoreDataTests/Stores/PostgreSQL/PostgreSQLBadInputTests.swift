@@ -27,11 +27,13 @@ import Testing
 
     @Test func aWrongPasswordIsRefusedWithTheServersReason() throws {
         let server = try PostgreSQLServer.required()
-        let url = URL(string: "postgres://ocd:wrong@127.0.0.1:\(server.port)/postgres?schema=s&sslmode=disable")!
+        let url = URL(string: "postgres://ocd:hunter2-wrong@127.0.0.1:\(server.port)/postgres?schema=s&sslmode=disable")!
         let error = try #require(throws: NSError.self) { try add(url, to: coordinator()) }
         #expect(error.code == NSPersistentStoreOpenError)
         #expect(error.userInfo[PostgreSQLErrors.sqlStateKey] as? String == "28P01")
         #expect(error.localizedDescription.contains("ocd"))
+        // Errors end up in logs: the password is never in them.
+        #expect(!"\(error) \(error.userInfo)".contains("hunter2"))
         // The right one opens the store over the same TCP port.
         let store = try add(server.tcpStoreURL(), to: coordinator())
         #expect(store.type == PostgreSQLStoreInstaller.typeName)
@@ -42,6 +44,12 @@ import Testing
         for text in ["postgres://ocd@localhost:99999/db", "postgres://ocd@localhost/db?sslmode=sometimes", "postgres://ocd@localhost/db?schema=a;drop"] {
             let error = try #require(throws: NSError.self) { try add(URL(string: text)!, to: coordinator()) }
             #expect(error.code == NSPersistentStoreInvalidTypeError, "\(text)")
+        }
+        // A password in the URL, in the user part or as a query item, is not repeated in the error.
+        for text in ["postgres://ocd:hunter2@localhost:99999/db", "postgres://ocd@localhost:99999/db?password=hunter2"] {
+            let error = try #require(throws: NSError.self) { try add(URL(string: text)!, to: coordinator()) }
+            #expect(error.localizedDescription.contains("***"), "\(text)")
+            #expect(!"\(error) \(error.userInfo)".contains("hunter2"), "\(text)")
         }
     }
 

@@ -3,22 +3,22 @@ import Foundation
 /// The tutorials' to-do items: name "Item i", createdAt spread over one year, done at random.
 /// Generated once per process from a fixed seed, before anything is timed, so every way writes and
 /// reads exactly the same rows.
-struct DataSet: Sendable {
-    let names: [String]
-    let dates: [Date]
-    let done: [Bool]
+public struct DataSet: Sendable {
+    public let names: [String]
+    public let dates: [Date]
+    public let done: [Bool]
 
-    var count: Int { names.count }
+    public var count: Int { names.count }
 
     /// The first instant of the year the dates are spread over (2025-01-01 00:00:00 UTC).
-    static let yearStart = Date(timeIntervalSinceReferenceDate: 757_382_400)
-    static let yearLength: TimeInterval = 365 * 24 * 3600
+    public static let yearStart = Date(timeIntervalSinceReferenceDate: 757_382_400)
+    public static let yearLength: TimeInterval = 365 * 24 * 3600
 
     /// The date of the `createdAt > %@` predicate: the middle of the year, so about half of the
     /// rows match it (and about a quarter the whole `done == NO AND createdAt > %@`).
-    static let predicateDate = yearStart.addingTimeInterval(yearLength / 2)
+    public static let predicateDate = yearStart.addingTimeInterval(yearLength / 2)
 
-    init(rows: Int, seed: UInt64 = 0x5EED_0F_7000) {
+    public init(rows: Int, seed: UInt64 = 0x5EED_0F_7000) {
         var generator = SplitMix64(seed: seed)
         var names: [String] = []
         var dates: [Date] = []
@@ -40,12 +40,12 @@ struct DataSet: Sendable {
 }
 
 /// A small seeded generator (SplitMix64), so the data set is the same on every run and machine.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

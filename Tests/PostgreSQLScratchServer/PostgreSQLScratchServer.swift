@@ -1,0 +1,162 @@
+import Foundation
+import Synchronization
+
+/// A throwaway PostgreSQL server: `initdb` into a temporary folder, started with `pg_ctl` on a unix
+/// socket there and a free loopback port, stopped when the process ends (and by a watchdog if the
+/// process dies). Shared by the test suite and the PostgreSQL benchmark, which both need a server
+/// of their own and must never touch one the machine runs.
+public final class PostgreSQLScratchServer: Sendable {
+    /// The folder holding the data directory, the log and the socket.
+    public let directory: String
+    public let port: Int
+    /// The folder of `initdb`, `pg_ctl` and `postgres`.
+    public let binaries: String
+
+    /// Why a server could not start: PostgreSQL's programs are missing, or one of them failed.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) { self.description = description }
+    }
+
+    /// The password of the `ocd` superuser over TCP (the unix socket trusts the local user).
+    public static let password = "ocd-secret"
+
+    private init(directory: String, port: Int, binaries: String) {
+        self.directory = directory
+        self.port = port
+        self.binaries = binaries
+    }
+
+    /// Creates and starts a server; it stops and its folder goes when the process ends.
+    ///
+    /// - Parameter settings: `postgres` settings added to the command line (`-c name=value` each).
+    /// - Returns: the running server.
+    /// - Throws: `Unavailable` when PostgreSQL's programs are not installed or do not start.
+    public static func launch(settings: [String: String] = [:]) throws -> PostgreSQLScratchServer {
+        guard let binaries = findBinaries() else { throw Unavailable(description: "no initdb found") }
+        // A short path: a unix socket's path is limited to 107 bytes.
+        let directory = "/tmp/ocdpg-\(UUID().uuidString.prefix(8))"
+        let port = freePort()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try password.write(toFile: directory + "/password", atomically: true, encoding: .utf8)
+        let options = settings.sorted { $0.key < $1.key }.map { " -c \($0.key)=\($0.value)" }.joined()
+        try options.write(toFile: directory + "/settings", atomically: true, encoding: .utf8)
+        let server = PostgreSQLScratchServer(directory: directory, port: port, binaries: binaries)
+        try server.asServerUser(["chown", "-R", "postgres", directory], runAsRoot: true)
+        try server.run(binaries + "/initdb", [
+            "-D", directory + "/data", "-U", "ocd", "--auth-local=trust", "--auth-host=scram-sha-256",
+            "--pwfile=\(directory)/password", "-E", "UTF8", "--no-locale",
+        ])
+        try server.restart()
+        server.stopAtExit()
+        return server
+    }
+
+    /// A store URL in `schema` of this server, over the unix socket.
+    public func socketURL(schema: String, user: String = "ocd") -> URL {
+        URL(string: "postgres://\(user)@/postgres?host=\(directory)&port=\(port)&schema=\(schema)")!
+    }
+
+    /// A store URL over TCP on the loopback port, with the password the server asks there.
+    public func tcpURL(schema: String) -> URL {
+        URL(string: "postgres://ocd:\(Self.password)@127.0.0.1:\(port)/postgres?schema=\(schema)&sslmode=disable")!
+    }
+
+    /// A schema name nothing else uses.
+    public static func newSchemaName() -> String {
+        "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
+    /// Stops the server; the data folder stays for a restart.
+    public func stop() throws {
+        try run(binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "stop"])
+    }
+
+    /// Starts the stopped server again, on the same port and socket. Durability is off (fsync,
+    /// synchronous commit): a scratch server's data is thrown away anyway.
+    public func restart() throws {
+        let settings = (try? String(contentsOfFile: directory + "/settings", encoding: .utf8)) ?? ""
+        try run(binaries + "/pg_ctl", [
+            "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-o",
+            "-k \(directory) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200\(settings)",
+            "start",
+        ])
+    }
+
+    /// Runs one of the server's programs as the `postgres` user when this process is root
+    /// (`initdb` refuses root), else as ourselves.
+    private func run(_ program: String, _ arguments: [String]) throws {
+        try asServerUser([program] + arguments, runAsRoot: false)
+    }
+
+    private func asServerUser(_ command: [String], runAsRoot: Bool) throws {
+        let isRoot = getuid() == 0
+        if runAsRoot, !isRoot { return }
+        let argv = isRoot && !runAsRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + command : ["/usr/bin/env"] + command
+        let log = directory + "/command.log"
+        let status = try Self.spawn(argv, output: log, wait: true)
+        guard status == 0 else {
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw Unavailable(description: "\(command.joined(separator: " ")) failed (\(status)): \(output)")
+        }
+    }
+
+    /// Runs `argv` with its output in the file `output`, and its exit status when `wait`.
+    /// posix_spawn and waitpid rather than Foundation's `Process`, whose wait on Linux can miss the
+    /// exit of a program that leaves a daemon behind (`pg_ctl start`) and hang.
+    private static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let arguments = argv.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, arguments, environ)
+        guard spawned == 0 else { throw Unavailable(description: "\(argv[0]) could not start (errno \(spawned))") }
+        guard wait else { return 0 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// Stops the server when the process exits, and, from a watchdog shell, when it dies.
+    private func stopAtExit() {
+        Self.running.withLock { $0.append(self) }
+        atexit { for server in PostgreSQLScratchServer.running.withLock({ $0 }) { try? server.stop() } }
+        let stop = "\(binaries)/pg_ctl -D \(directory)/data -m immediate -w stop; rm -rf \(directory)"
+        let asUser = getuid() == 0 ? "runuser -u postgres -- " : ""
+        let watch = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(asUser)\(stop) >/dev/null 2>&1; rm -rf \(directory)"
+        _ = try? Self.spawn(["/bin/sh", "-c", watch], output: "/dev/null", wait: false)
+    }
+
+    private static let running = Mutex<[PostgreSQLScratchServer]>([])
+
+    private static func findBinaries() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        var candidates = path.split(separator: ":").map(String.init)
+        if let versions = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql") {
+            candidates += versions.sorted(by: >).map { "/usr/lib/postgresql/\($0)/bin" }
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") && FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") }
+    }
+
+    /// A loopback port nothing listens on now.
+    private static func freePort() -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { return 54_329 }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
