@@ -76,20 +76,33 @@ final class NIOPostgreSQLSession: PostgreSQLSession, @unchecked Sendable {
             case .bytes(let data): bindings.append(ByteBuffer(bytes: data))
             }
         }
-        let result: PostgresQueryResult
+        // Each row becomes the store's values as it arrives, on the connection's event loop while
+        // the server is still sending: the caller's thread gets them ready, and postgres-nio's
+        // rows are never all held at once.
+        let collector = RowCollector()
+        let metadata: PostgresQueryMetadata
         do {
-            result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait()
+            metadata = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger) { row in
+                try collector.append(row)
+            }.wait()
         } catch {
             throw Self.translate(error, endpoint: endpoint)
         }
+        return PostgreSQLResult(rows: collector.rows, affectedRows: metadata.rows ?? collector.rows.count)
+    }
+
+    /// The rows of one statement, filled on the event loop.
+    private final class RowCollector: @unchecked Sendable {
+        // @unchecked Sendable: written only by postgres-nio's row callback, one row after another
+        // on the connection's event loop, and read after the query's future completed.
         var rows: [[PostgreSQLValue]] = []
-        rows.reserveCapacity(result.rows.count)
-        for row in result.rows {
+
+        func append(_ row: PostgresRow) throws {
             var values: [PostgreSQLValue] = []
-            for cell in row { values.append(try Self.value(of: cell)) }
+            values.reserveCapacity(row.count)
+            for cell in row { values.append(try NIOPostgreSQLSession.value(of: cell)) }
             rows.append(values)
         }
-        return PostgreSQLResult(rows: rows, affectedRows: result.metadata.rows ?? rows.count)
     }
 
     func listen(on channel: String, _ handler: @escaping @Sendable (String) -> Void) throws {
@@ -107,7 +120,7 @@ final class NIOPostgreSQLSession: PostgreSQLSession, @unchecked Sendable {
 
     /// A cell as the store reads it: integers, floating point, booleans, text (numeric and uuid
     /// as their text) and bytes.
-    private static func value(of cell: PostgresCell) throws -> PostgreSQLValue {
+    fileprivate static func value(of cell: PostgresCell) throws -> PostgreSQLValue {
         guard cell.bytes != nil else { return .null }
         switch cell.dataType {
         case .int2, .int4, .int8, .oid: return .integer(try cell.decode(Int64.self))

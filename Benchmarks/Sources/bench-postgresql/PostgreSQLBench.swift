@@ -33,6 +33,9 @@ struct PostgreSQLBench: AsyncParsableCommand {
     @Option(help: "Saves timed from one process to another's notification (0 leaves it out).")
     var latencySaves: Int = 200
 
+    @Option(name: .customLong("server-setting"), help: "A setting for the scratch server, name=value (repeatable), e.g. log_statement=all to see every statement.")
+    var serverSettings: [String] = []
+
     @OptionGroup(visibility: .private) var role: ChildRole
 
     func validate() throws {
@@ -57,7 +60,14 @@ struct PostgreSQLBench: AsyncParsableCommand {
         if try await role.runIfChild() { return }
         let log = { (line: String) in FileHandle.standardError.write(Data((line + "\n").utf8)) }
         log("Starting a scratch PostgreSQL server…")
-        let scratch = try PostgreSQLScratchServer.launch()
+        var settings: [String: String] = [:]
+        for setting in serverSettings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw ValidationError("--server-setting takes name=value, not '\(setting)'.") }
+            settings[parts[0]] = parts[1]
+        }
+        let scratch = try PostgreSQLScratchServer.launch(settings: settings)
+        log("Server: \(scratch.directory) (its log: server.log there)")
         let server = ServerAddress(socketDirectory: scratch.directory, port: scratch.port)
         log("Preparing \(rows) rows…")
         let data = DataSet(rows: rows)

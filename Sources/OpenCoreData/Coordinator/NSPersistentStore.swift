@@ -253,12 +253,13 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Posts `NSPersistentStoreRemoteChange` for a write to the store by anyone (this coordinator,
     /// another one, another process), on the caller's background queue, as Core Data does: the
     /// object is the coordinator; the user info holds the store's UUID and URL, and its current
-    /// history token when it keeps history.
-    func announceRemoteChange() {
+    /// history token when it keeps history: `historyNumber` when the change came with it, else
+    /// the store's last.
+    func announceRemoteChange(historyNumber: Int64? = nil) {
         guard let coordinator = persistentStoreCoordinator else { return }
         var userInfo: [AnyHashable: Any] = [NSStoreUUIDKey: identifier ?? ""]
         if let url { userInfo[NSPersistentStoreURLKey] = url }
-        if tracksPersistentHistory, let number = try? lastHistoryNumber() {
+        if tracksPersistentHistory, let number = historyNumber ?? (try? lastHistoryNumber()) {
             userInfo[NSPersistentHistoryTokenKey] = NSPersistentHistoryToken(transactionNumber: number, storeID: identifier)
         }
         NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: userInfo)

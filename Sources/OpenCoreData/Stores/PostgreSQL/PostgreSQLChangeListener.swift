@@ -17,7 +17,7 @@ final class PostgreSQLChangeListener: @unchecked Sendable {
     private let queue = DispatchQueue(label: "com.apple.coredata.NSPersistentStoreRemoteChangeNotification.\(UUID().uuidString)")
     private let connect: @Sendable () throws -> any PostgreSQLSession
     private let channel: String
-    private let onChange: @Sendable () -> Void
+    private let onChange: @Sendable (String?) -> Void
     private var session: (any PostgreSQLSession)?
     private var timer: (any DispatchSourceTimer)?
     private var stopped = false
@@ -25,10 +25,11 @@ final class PostgreSQLChangeListener: @unchecked Sendable {
     /// The channel a store's saves notify: one per schema, so stores of one database stay apart.
     static func channel(for endpoint: PostgreSQLEndpoint) -> String { "opencoredata_\(endpoint.schema)" }
 
-    /// Starts listening; `onChange` runs on a background queue after each commit.
+    /// Starts listening; `onChange` runs on a background queue after each commit, with the
+    /// notification's payload (nil for commits that may have been missed while reconnecting).
     ///
     /// - Throws: The connection's error when the first session cannot be made.
-    init(channel: String, connect: @escaping @Sendable () throws -> any PostgreSQLSession, onChange: @escaping @Sendable () -> Void) throws {
+    init(channel: String, connect: @escaping @Sendable () throws -> any PostgreSQLSession, onChange: @escaping @Sendable (String?) -> Void) throws {
         self.channel = channel
         self.connect = connect
         self.onChange = onChange
@@ -43,9 +44,9 @@ final class PostgreSQLChangeListener: @unchecked Sendable {
     private func listen() throws {
         let session = try connect()
         // The driver calls back on its own threads; the app's observers run on this queue.
-        try session.listen(on: channel) { [weak self] _ in
+        try session.listen(on: channel) { [weak self] payload in
             guard let self else { return }
-            self.queue.async { if !self.stopped { self.onChange() } }
+            self.queue.async { if !self.stopped { self.onChange(payload) } }
         }
         self.session = session
     }
@@ -55,7 +56,7 @@ final class PostgreSQLChangeListener: @unchecked Sendable {
         session?.close()
         session = nil
         guard (try? listen()) != nil else { return }
-        onChange()
+        onChange(nil)
     }
 
     deinit {

@@ -102,6 +102,17 @@ struct PostgreSQLQuery {
         return (sql, plan.binds)
     }
 
+    /// The fetch's WHERE clause over `<table> t` (empty for every row), when a batch request can
+    /// write through it directly: SQL holds the whole predicate, with no join, order, offset or
+    /// limit. A statement on the table itself spares the server a join with a selection of keys.
+    func directCondition() throws -> (clause: String, binds: [PostgreSQLValue])? {
+        let plan = try plan()
+        guard plan.inSQL, plan.order!.isEmpty, query.fetchLimit == 0, query.fetchOffset == 0,
+            plan.from == "\(store.plan(of: query.entity).table) t "
+        else { return nil }
+        return (plan.whereClause, plan.binds)
+    }
+
     /// How many rows the fetch returns.
     func count(on session: any PostgreSQLSession) throws -> Int {
         let plan = try plan()

@@ -21,9 +21,19 @@ extension PostgreSQLStore {
             entity: entity, predicate: request.predicate, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0,
             includesSubentities: request.includesSubentities, includesPropertyValues: false)
         return try write { session in
-            let chosen = try PostgreSQLQuery(store: self, query: query, leadingBinds: binds).selection("t.Z_PK", on: session)
-            let sql = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK IN (\(chosen.sql)) RETURNING Z_PK, Z_ENT"
-            let rows = try session.run(sql, chosen.binds).rows
+            let rowsQuery = PostgreSQLQuery(store: self, query: query, leadingBinds: binds)
+            var sql = "UPDATE \(table) t SET \(assignments.joined(separator: ", "))"
+            let statementBinds: [PostgreSQLValue]
+            if let direct = try rowsQuery.directCondition() {
+                sql += direct.clause
+                statementBinds = direct.binds
+            } else {
+                let chosen = try rowsQuery.selection("t.Z_PK", on: session)
+                sql += " WHERE t.Z_PK IN (\(chosen.sql))"
+                statementBinds = chosen.binds
+            }
+            guard needsChangedRows(request.result) else { return StoreBatchOutcome(count: try session.run(sql, statementBinds).affectedRows) }
+            let rows = try session.run(sql + " RETURNING t.Z_PK, t.Z_ENT", statementBinds).rows
             var history = batchHistory(request.writer)
             record(rows, .update, slots: request.assignments.map { $0.attribute.slot }, into: &history)
             try writeBatchHistory(history, session)
@@ -74,14 +84,21 @@ extension PostgreSQLStore {
         let root = request.query.entity.layout!.root
         let graph = BatchDeleteGraph(entities: entities)
         return try write { session in
+            if graph.isIsolated(root), request.primaryKeys == nil, !needsChangedRows(request.result),
+                let direct = try PostgreSQLQuery(store: self, query: request.query).directCondition()
+            {
+                let sql = "DELETE FROM \(root.layout!.tableName) t\(direct.clause)"
+                return StoreBatchOutcome(count: try session.run(sql, direct.binds).affectedRows)
+            }
             var chosen = try PostgreSQLQuery(store: self, query: request.query).selection("t.Z_PK, t.Z_ENT", on: session)
             if let keys = request.primaryKeys {
                 chosen.binds.append(.text("{" + keys.map(String.init).joined(separator: ",") + "}"))
                 chosen.sql = "SELECT * FROM (\(chosen.sql)) given WHERE z_pk = ANY($\(chosen.binds.count)::int8[])"
             }
             if graph.isIsolated(root) {
-                let sql = "DELETE FROM \(root.layout!.tableName) WHERE Z_PK IN (SELECT z_pk FROM (\(chosen.sql)) chosen) RETURNING Z_PK, Z_ENT"
-                let rows = try session.run(sql, chosen.binds).rows
+                let sql = "DELETE FROM \(root.layout!.tableName) WHERE Z_PK IN (SELECT z_pk FROM (\(chosen.sql)) chosen)"
+                guard needsChangedRows(request.result) else { return StoreBatchOutcome(count: try session.run(sql, chosen.binds).affectedRows) }
+                let rows = try session.run(sql + " RETURNING Z_PK, Z_ENT", chosen.binds).rows
                 var history = batchHistory(request.writer)
                 record(rows, .delete, into: &history)
                 try writeBatchHistory(history, session)
@@ -265,6 +282,12 @@ extension PostgreSQLStore {
     // MARK: Results
 
     /// What a batch request reports from rows of `(Z_PK, Z_ENT)`.
+    /// Whether a batch request must see the rows it changed: for the IDs it returns, or for the
+    /// history it records. A count alone comes with the statement, without sending every key back.
+    private func needsChangedRows(_ kind: StoreBatchResultKind) -> Bool {
+        kind == .objectIDs || historyTracked
+    }
+
     private func outcome(_ rows: [[PostgreSQLValue]], _ kind: StoreBatchResultKind) -> StoreBatchOutcome {
         var outcome = StoreBatchOutcome(count: rows.count)
         guard kind == .objectIDs else { return outcome }

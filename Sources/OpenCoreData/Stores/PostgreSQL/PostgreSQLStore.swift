@@ -71,7 +71,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
             do {
                 listener = try PostgreSQLChangeListener(
                     channel: PostgreSQLChangeListener.channel(for: endpoint), connect: { try driver.connect(endpoint) },
-                    onChange: { [weak self] in self?.announceRemoteChange() })
+                    onChange: { [weak self] payload in self?.announceRemoteChange(historyNumber: Self.historyNumber(in: payload)) })
             } catch {
                 sessions.closeAll()
                 throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
@@ -242,7 +242,10 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
                 used = session
                 let result = try body(session)
                 // Delivered to every listening coordinator when, and only if, the transaction commits.
-                _ = try session.run("SELECT pg_notify($1, $2)", [.text(channel), .text(identifier ?? "")])
+                // With history, the payload carries the last transaction number (this one's, under
+                // its row lock), so that listeners make the notification's token without a query.
+                let payload = historyTracked ? "$2 || ' ' || (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(PostgreSQLHistory.transactionEntity))" : "$2"
+                _ = try session.run("SELECT pg_notify($1, \(payload))", [.text(channel), .text(identifier ?? "")])
                 return result
             }
             if let used { historyNames.end(on: used, committed: true) }
@@ -286,6 +289,12 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
             guard row.count == 2, let low = PostgreSQLValues.integer(row[0]), let high = PostgreSQLValues.integer(row[1]) else { return nil }
             return low...high
         }
+    }
+
+    /// The history transaction number a change notification's payload (`<store UUID> <number>`) carries.
+    static func historyNumber(in payload: String?) -> Int64? {
+        guard let payload, let space = payload.lastIndex(of: " ") else { return nil }
+        return Int64(payload[payload.index(after: space)...])
     }
 
     override func lastHistoryNumber() throws -> Int64 {

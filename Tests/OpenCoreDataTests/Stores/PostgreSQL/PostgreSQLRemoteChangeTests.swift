@@ -127,4 +127,49 @@ import Testing
             #expect(held.value(forKey: "name") as? String == "Oat milk")
         }
     }
+
+    /// Notifications heard late: each carries the token of its own transaction, not of whatever
+    /// committed last by the time it was heard, so that merging up to it is exact. The listener is
+    /// held on the first notification while five more transactions commit.
+    @Test func eachNotificationCarriesTheTokenOfItsOwnTransaction() throws {
+        let server = try PostgreSQLServer.required()
+        let url = server.storeURL()
+        let options: [AnyHashable: Any] = [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true, NSPersistentHistoryTrackingKey: true]
+        let reader = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
+        try reader.addPersistentStore(type: Self.type, at: url, options: options)
+        let writer = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
+        try writer.addPersistentStore(type: Self.type, at: url, options: [NSPersistentHistoryTrackingKey: true])
+        let gate = DispatchSemaphore(value: 0)
+        let heard = Locked<[NSPersistentHistoryToken]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: reader, queue: nil) { note in
+            let first = heard.withLock { tokens in
+                if let token = note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken { tokens.append(token) }
+                return tokens.count == 1
+            }
+            if first { _ = gate.wait(timeout: .now() + 10) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = writer
+        func save(_ name: String) throws {
+            try context.performAndWait {
+                ConformanceStack.insert("TSPItem", ["name": name], into: context)
+                try context.save()
+            }
+        }
+        try save("gate")
+        let deadline = Date().addingTimeInterval(10)
+        while heard.withLock({ $0.isEmpty }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        for index in 0..<5 { try save("Item \(index)") }
+        gate.signal()
+        while heard.withLock({ $0.count < 6 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+
+        let readerContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        readerContext.persistentStoreCoordinator = reader
+        let transactions = try readerContext.performAndWait {
+            try HistoryTrackingTests.transactions(readerContext, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+        }
+        #expect(transactions.count == 6)
+        #expect(heard.withLock { $0 } == transactions.map(\.token))
+    }
 }

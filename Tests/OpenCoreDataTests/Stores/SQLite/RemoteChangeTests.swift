@@ -29,6 +29,7 @@ import Testing
 
         var count: Int { lock.withLock { received.count } }
         var last: Notification? { lock.withLock { received.last } }
+        var all: [Notification] { lock.withLock { received } }
         var cameOnMainThread: Bool { lock.withLock { onMainThread } }
 
         /// Waits until at least `count` notifications came; false after `timeout` seconds.
