@@ -15,6 +15,9 @@ final class PostgreSQLWriter: StoreWriter {
     /// objects would otherwise wait for the server once per row. Sent before any other statement
     /// of the save, so that the save's statements keep their order.
     private var pending: (entity: NSEntityDescription, binds: [PostgreSQLValue], rows: Int)?
+    /// Per entity, the INSERT of a full group of rows, made when a save first fills one: a save of
+    /// a few objects never builds that long text.
+    private var groupInserts: [ObjectIdentifier: String] = [:]
 
     init(store: PostgreSQLStore, session: any PostgreSQLSession) {
         self.store = store
@@ -51,8 +54,6 @@ final class PostgreSQLWriter: StoreWriter {
         /// Rows per multi-row INSERT: under the protocol's 65,535 parameters, and few enough that
         /// the server's parse stays small next to the rows' own cost.
         let rowsPerInsert: Int
-        /// The INSERT of a full group of `rowsPerInsert` rows.
-        private(set) var groupInsert = ""
         private let table: String
         private let names: String
 
@@ -74,7 +75,6 @@ final class PostgreSQLWriter: StoreWriter {
             // The same numbering: $1 the new version, $2 the key, $3 the expected version.
             let assignments = (["Z_OPT = $1"] + columns.indices.map { "\(columns[$0].column) = \(parameter($0))" }).joined(separator: ", ")
             update = "UPDATE \(table) SET \(assignments) WHERE Z_PK = $2 AND Z_OPT = $3"
-            groupInsert = insertText(rows: rowsPerInsert)
         }
 
         /// The INSERT of `rows` rows, numbered on from the first row's parameters.
@@ -152,7 +152,14 @@ final class PostgreSQLWriter: StoreWriter {
         guard let group = pending else { return }
         pending = nil
         let plan = self.plan(group.entity)
-        let sql = group.rows == plan.rowsPerInsert ? plan.groupInsert : plan.insertText(rows: group.rows)
+        let sql: String
+        if group.rows == plan.rowsPerInsert {
+            let key = ObjectIdentifier(group.entity)
+            sql = groupInserts[key] ?? plan.insertText(rows: group.rows)
+            groupInserts[key] = sql
+        } else {
+            sql = plan.insertText(rows: group.rows)
+        }
         try run(sql, group.binds, entity: nil, primaryKey: 0)
     }
 
