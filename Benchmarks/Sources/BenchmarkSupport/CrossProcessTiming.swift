@@ -65,3 +65,45 @@ public final class LineReader {
         }
     }
 }
+
+/// This program started again as another process that answers requests line by line: requests
+/// go to its standard input, its replies come from its standard output. It says `ready` first.
+public final class ChildProgram {
+    private let process = Process()
+    private let requests = Pipe()
+    /// The child's replies.
+    public let replies: LineReader
+
+    /// Starts this program with `arguments` and waits for its `ready`.
+    ///
+    /// - Throws: Foundation's error when it cannot start; `ChildProgram.NotReady` when it stops
+    ///   or says something else first.
+    public init(arguments: [String]) throws {
+        let output = Pipe()
+        process.executableURL = Bundle.main.executableURL
+        process.arguments = arguments
+        process.standardInput = requests
+        process.standardOutput = output
+        replies = LineReader(output.fileHandleForReading)
+        try process.run()
+        guard replies.next() == "ready" else {
+            finish()
+            throw NotReady()
+        }
+    }
+
+    public struct NotReady: Error, CustomStringConvertible {
+        public var description: String { "the child process did not start" }
+    }
+
+    /// Sends one request line.
+    public func send(_ line: String) {
+        requests.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Closes its input, which ends it, and waits for it to exit.
+    public func finish() {
+        try? requests.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}

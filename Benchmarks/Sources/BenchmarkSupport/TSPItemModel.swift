@@ -26,3 +26,16 @@ public enum TSPItemModel {
         return model
     }
 }
+
+extension DataSet {
+    /// Inserts every item into `context` through KVC, as the tutorials write it; call on the
+    /// context's queue. Saving is the caller's.
+    public func insertItems(into context: NSManagedObjectContext) {
+        for i in 0..<count {
+            let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            item.setValue(names[i], forKey: "name")
+            item.setValue(dates[i], forKey: "createdAt")
+            item.setValue(done[i], forKey: "done")
+        }
+    }
+}

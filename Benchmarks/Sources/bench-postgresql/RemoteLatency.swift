@@ -55,25 +55,14 @@ enum RemoteLatency {
 
     /// Starts the child and times its saves, one at a time, to their arrival here.
     private static func timeSaves(way: String, saves: Int, server: ServerAddress, schema: String, arrivals: Arrivals) async throws -> Line {
-        let writer = Process()
-        writer.executableURL = Bundle.main.executableURL
-        writer.arguments = ChildRole.arguments(role: "remote-writer", way: way, server: server, schema: schema)
-        let requests = Pipe()
-        let replies = Pipe()
-        writer.standardInput = requests
-        writer.standardOutput = replies
-        try writer.run()
-        defer {
-            try? requests.fileHandleForWriting.close()
-            writer.waitUntilExit()
-        }
-        let lines = LineReader(replies.fileHandleForReading)
-        guard lines.next() == "ready" else { throw BenchError("the remote writer did not start") }
+        let writer = try ChildProgram(arguments: ChildRole.arguments(role: "remote-writer", way: way, server: server, schema: schema))
+        defer { writer.finish() }
+        let lines = writer.replies
         var line = Line(way: way)
         // A first save, not counted: connections and statements warm.
         for save in 0...saves {
             let seen = arrivals.count
-            requests.fileHandleForWriting.write(Data("Remote \(save)\n".utf8))
+            writer.send("Remote \(save)")
             guard let reply = lines.next()?.split(separator: " "), reply.count == 2, let started = UInt64(reply[0]), let saved = UInt64(reply[1])
             else { throw BenchError("the remote writer stopped") }
             guard let arrived = arrivals.wait(for: seen + 1, timeout: 5) else {

@@ -41,12 +41,7 @@ final class OpenCoreDataWay: BenchmarkWay {
         return try context.performAndWait {
             switch benchCase {
             case .insert:
-                for i in 0..<data.count {
-                    let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
-                    item.setValue(data.names[i], forKey: "name")
-                    item.setValue(data.dates[i], forKey: "createdAt")
-                    item.setValue(data.done[i], forKey: "done")
-                }
+                data.insertItems(into: context)
                 try context.save()
                 return data.count
             case .typedInsert:

@@ -40,20 +40,9 @@ enum RemoteLatency {
         ) { _ in arrivals.note(monotonicNanoseconds()) }
         defer { NotificationCenter.default.removeObserver(observer) }
 
-        let writer = Process()
-        writer.executableURL = Bundle.main.executableURL
-        writer.arguments = ["--remote-writer", url.path]
-        let requests = Pipe()
-        let replies = Pipe()
-        writer.standardInput = requests
-        writer.standardOutput = replies
-        try writer.run()
-        defer {
-            try? requests.fileHandleForWriting.close()
-            writer.waitUntilExit()
-        }
-        let lines = LineReader(replies.fileHandleForReading)
-        guard lines.next() == "ready" else { throw BenchError("the remote writer did not start") }
+        let writer = try ChildProgram(arguments: ["--remote-writer", url.path])
+        defer { writer.finish() }
+        let lines = writer.replies
 
         var result = Result()
         // Watching costs nothing while nothing happens.
@@ -66,7 +55,7 @@ enum RemoteLatency {
         var token = container.persistentStoreCoordinator.currentPersistentHistoryToken(fromStores: nil)
         let seen = arrivals.count
         for save in 1...saves {
-            requests.fileHandleForWriting.write(Data("Remote \(save)\n".utf8))
+            writer.send("Remote \(save)")
             guard let line = lines.next(), let saved = UInt64(line) else { throw BenchError("the remote writer stopped") }
             guard let arrived = arrivals.wait(for: seen + save, timeout: 5) else {
                 throw BenchError("no remote change notification within 5 s of save \(save)")
