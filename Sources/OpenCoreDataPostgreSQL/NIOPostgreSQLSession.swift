@@ -51,12 +51,19 @@ final class NIOPostgreSQLSession: PostgreSQLSession, @unchecked Sendable {
         }
     }
 
+    /// libpq's meaning of each `sslmode`: `prefer` and `require` encrypt without checking the
+    /// server's certificate, `verify-ca` checks that a trusted authority signed it, `verify-full`
+    /// also that it names the host.
     private static func tls(_ endpoint: PostgreSQLEndpoint) throws -> PostgresConnection.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
         switch endpoint.tls {
         case .disable, .allow: return .disable
-        case .prefer: return .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case .require, .verifyCA, .verifyFull: return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .prefer, .require: configuration.certificateVerification = .none
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .verifyFull: configuration.certificateVerification = .fullVerification
         }
+        let context = try NIOSSLContext(configuration: configuration)
+        return endpoint.tls == .prefer ? .prefer(context) : .require(context)
     }
 
     private static let ids = NIOLockedValueBox(0)

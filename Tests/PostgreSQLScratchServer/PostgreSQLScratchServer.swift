@@ -30,16 +30,32 @@ public final class PostgreSQLScratchServer: Sendable {
 
     /// Creates and starts a server; it stops and its folder goes when the process ends.
     ///
-    /// - Parameter settings: `postgres` settings added to the command line (`-c name=value` each).
+    /// - Parameters:
+    ///   - settings: `postgres` settings added to the command line (`-c name=value` each).
+    ///   - tls: Whether the server offers TLS, with a self-signed certificate for `localhost` made
+    ///     by `openssl` (`certificateFile` names it, for clients that trust it).
     /// - Returns: the running server.
     /// - Throws: `Unavailable` when PostgreSQL's programs are not installed or do not start.
-    public static func launch(settings: [String: String] = [:]) throws -> PostgreSQLScratchServer {
+    public static func launch(settings: [String: String] = [:], tls: Bool = false) throws -> PostgreSQLScratchServer {
         guard let binaries = findBinaries() else { throw Unavailable(description: "no initdb found") }
         // A short path: a unix socket's path is limited to 107 bytes.
         let directory = "/tmp/ocdpg-\(UUID().uuidString.prefix(8))"
         let port = freePort()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try password.write(toFile: directory + "/password", atomically: true, encoding: .utf8)
+        var settings = settings
+        if tls {
+            let status = try spawn(
+                [
+                    "/usr/bin/env", "openssl", "req", "-new", "-x509", "-days", "2", "-nodes", "-subj", "/CN=localhost",
+                    "-keyout", directory + "/server.key", "-out", directory + "/server.crt",
+                ], output: directory + "/openssl.log", wait: true)
+            guard status == 0 else { throw Unavailable(description: "openssl could not make a certificate (status \(status))") }
+            chmod(directory + "/server.key", 0o600)
+            settings["ssl"] = "on"
+            settings["ssl_cert_file"] = directory + "/server.crt"
+            settings["ssl_key_file"] = directory + "/server.key"
+        }
         let options = settings.sorted { $0.key < $1.key }.map { " -c \($0.key)=\($0.value)" }.joined()
         try options.write(toFile: directory + "/settings", atomically: true, encoding: .utf8)
         let server = PostgreSQLScratchServer(directory: directory, port: port, binaries: binaries)
@@ -59,9 +75,16 @@ public final class PostgreSQLScratchServer: Sendable {
     }
 
     /// A store URL over TCP on the loopback port, with the password the server asks there.
-    public func tcpURL(schema: String) -> URL {
-        URL(string: "postgres://ocd:\(Self.password)@127.0.0.1:\(port)/postgres?schema=\(schema)&sslmode=disable")!
+    ///
+    /// - Parameters:
+    ///   - host: `127.0.0.1`, or `localhost`, the name the TLS certificate holds.
+    ///   - sslmode: libpq's `sslmode`.
+    public func tcpURL(schema: String, host: String = "127.0.0.1", sslmode: String = "disable") -> URL {
+        URL(string: "postgres://ocd:\(Self.password)@\(host):\(port)/postgres?schema=\(schema)&sslmode=\(sslmode)")!
     }
+
+    /// The server's self-signed certificate, when it was launched with TLS.
+    public var certificateFile: String { directory + "/server.crt" }
 
     /// A schema name nothing else uses.
     public static func newSchemaName() -> String {

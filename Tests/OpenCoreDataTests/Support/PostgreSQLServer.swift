@@ -35,9 +35,9 @@ final class PostgreSQLServer: Sendable {
 
     /// A server of the test's own, for what must not disturb the shared one (a restart); stopped
     /// and removed when the process ends.
-    static func makePrivate() throws -> PostgreSQLServer {
+    static func makePrivate(tls: Bool = false) throws -> PostgreSQLServer {
         _ = try required()
-        return PostgreSQLServer(server: try PostgreSQLScratchServer.launch())
+        return PostgreSQLServer(server: try PostgreSQLScratchServer.launch(tls: tls))
     }
 
     /// The password of the `ocd` superuser over TCP (the unix socket trusts the local user).
@@ -64,9 +64,9 @@ final class PostgreSQLServer: Sendable {
     }
 
     /// A store URL over TCP on the loopback port, with the password the server asks there.
-    func tcpStoreURL(schema: String = PostgreSQLScratchServer.newSchemaName()) -> URL {
+    func tcpStoreURL(schema: String = PostgreSQLScratchServer.newSchemaName(), host: String = "127.0.0.1", sslmode: String = "disable") -> URL {
         registerStoreType()
-        return server.tcpURL(schema: schema)
+        return server.tcpURL(schema: schema, host: host, sslmode: sslmode)
     }
 
     /// Reading the type name registers the store with postgres-nio.
