@@ -31,12 +31,10 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         // Reading never creates a store: a missing one is an empty list.
-        let location = try options.location()
-        guard location.exists else {
-            print("No items yet: there is no store at \(location.displayName). Add one with `todo add NAME`.")
+        guard let store = try TodoStore.openForReading(options) else {
+            print("No items yet: there is no store at \(try options.location().displayName). Add one with `todo add NAME`.")
             return
         }
-        let store = try TodoStore(options, access: .read)
         defer { store.close() }
         let context = store.container.newTodoContext()
         let request = TodoStore.itemsRequest(done: filter == .all ? nil : filter == .done)

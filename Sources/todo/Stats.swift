@@ -10,12 +10,11 @@ struct Stats: AsyncParsableCommand {
 
     func run() async throws {
         let location = try options.location()
-        guard location.exists else {
+        guard let store = try TodoStore.openForReading(options) else {
             print("items:   0")
             print("store:   \(location.displayName) (not created yet)")
             return
         }
-        let store = try TodoStore(options, access: .read)
         let context = store.container.newTodoContext()
         let (total, done) = try await context.perform {
             (

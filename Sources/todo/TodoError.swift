@@ -4,6 +4,8 @@ import OpenCoreData
 /// and exits with status 1.
 struct TodoError: Error, CustomStringConvertible {
     let description: String
+    /// Whether the store to read or change does not exist yet.
+    var isNoStore = false
 
     init(_ description: String) { self.description = description }
 
@@ -19,7 +21,9 @@ struct TodoError: Error, CustomStringConvertible {
     }
 
     static func noStore(at location: StoreLocation) -> TodoError {
-        TodoError("There is no store at \(location.displayName) yet: add an item first with `todo add NAME`.")
+        var error = TodoError("There is no store at \(location.displayName) yet: add an item first with `todo add NAME`.")
+        error.isNoStore = true
+        return error
     }
 
     static func unknownID(_ id: String, in location: StoreLocation) -> TodoError {

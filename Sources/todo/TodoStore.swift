@@ -62,7 +62,23 @@ final class TodoStore {
             loadError = nil
             MigrationProgress.following { container.loadPersistentStores { _, error in loadError = error } }
         }
+        // A database schema's store is known to be missing only once asked: a read finds none.
+        if case .database = location, access != .create, (loadError as NSError?)?.code == NSFileNoSuchFileError {
+            throw TodoError.noStore(at: location)
+        }
         if let loadError { throw loadError }
+    }
+
+    /// Opens the store a command's `--store` option names for reading, or nil when there is none
+    /// yet (reading never creates one).
+    static func openForReading(_ options: StoreOptions) throws -> TodoStore? {
+        let location = try options.location()
+        guard location.exists else { return nil }
+        do {
+            return try TodoStore(options, access: .read)
+        } catch let error as TodoError where error.isNoStore {
+            return nil
+        }
     }
 
     /// Opens the store a command's `--store` option names.

@@ -69,6 +69,25 @@ public final class PostgreSQLScratchServer: Sendable {
         return server
     }
 
+    /// A hot standby of this server (a read replica): a base backup streamed from it, started on
+    /// a port of its own, replaying what this server commits. Stopped when the process ends.
+    ///
+    /// - Returns: the running standby.
+    /// - Throws: `Unavailable` when the backup or the start fails.
+    public func launchStandby() throws -> PostgreSQLScratchServer {
+        let directory = "/tmp/ocdpg-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let standby = PostgreSQLScratchServer(directory: directory, port: Self.freePort(), binaries: binaries)
+        try standby.asServerUser(["chown", "-R", "postgres", directory], runAsRoot: true)
+        // -R: the backup starts as a standby of this server (standby.signal, primary_conninfo).
+        try standby.run(binaries + "/pg_basebackup", [
+            "-D", directory + "/data", "-h", self.directory, "-p", String(port), "-U", "ocd", "-R", "-X", "stream", "-c", "fast",
+        ])
+        try standby.restart()
+        standby.stopAtExit()
+        return standby
+    }
+
     /// A store URL in `schema` of this server, over the unix socket.
     public func socketURL(schema: String, user: String = "ocd") -> URL {
         URL(string: "postgres://\(user)@/postgres?host=\(directory)&port=\(port)&schema=\(schema)")!
@@ -135,6 +154,10 @@ public final class PostgreSQLScratchServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process's: `pg_ctl start` leaves a server running for as long as
+        // the tests, and a descriptor it kept (a pipe of a program another test started) would
+        // keep that program's end from being seen.
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         let arguments = argv.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
         var pid: pid_t = 0
@@ -158,13 +181,25 @@ public final class PostgreSQLScratchServer: Sendable {
 
     private static let running = Mutex<[PostgreSQLScratchServer]>([])
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module does not export; nil where the C library lacks it.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     private static func findBinaries() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         var candidates = path.split(separator: ":").map(String.init)
         if let versions = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql") {
             candidates += versions.sorted(by: >).map { "/usr/lib/postgresql/\($0)/bin" }
         }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") && FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") }
+        guard let found = candidates.first(where: {
+            FileManager.default.isExecutableFile(atPath: $0 + "/initdb") && FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl")
+        }) else { return nil }
+        // A folder on PATH may hold links to a few of the programs only (`/usr/local/bin/initdb`):
+        // the one they point into has them all (`pg_basebackup` among them).
+        return URL(fileURLWithPath: found + "/initdb").resolvingSymlinksInPath().deletingLastPathComponent().path
     }
 
     /// A loopback port nothing listens on now.

@@ -40,6 +40,11 @@ final class PostgreSQLServer: Sendable {
         return PostgreSQLServer(server: try PostgreSQLScratchServer.launch(tls: tls))
     }
 
+    /// A hot standby of this server (a read replica), stopped when the process ends.
+    func makeStandby() throws -> PostgreSQLServer {
+        PostgreSQLServer(server: try server.launchStandby())
+    }
+
     /// The password of the `ocd` superuser over TCP (the unix socket trusts the local user).
     static var password: String { PostgreSQLScratchServer.password }
 

@@ -36,12 +36,18 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         }
         let entities = self.entities
         let tracking = Self.historyTracking(in: options)
+        // A read-only store is read, never created or changed: what a hot standby (a read replica)
+        // allows.
+        let readOnly = Self.flag(NSReadOnlyPersistentStoreOption, in: options)
+        isReadOnly = readOnly
         let found: [String: Any]
         let holdsHistory: Bool
         do {
             (found, holdsHistory) = try sessions.transaction { session in
-                let found = try Self.openSchema(session, endpoint: endpoint, model: model, entities: entities)
-                if tracking { try PostgreSQLHistory.prepare(session, entities: model.entities) }
+                let found =
+                    try readOnly
+                    ? Self.readSchema(session, endpoint: endpoint) : Self.openSchema(session, endpoint: endpoint, model: model, entities: entities)
+                if tracking, !readOnly { try PostgreSQLHistory.prepare(session, entities: model.entities) }
                 let holdsHistory = try !tracking
                     && session.run("SELECT to_regclass('atransaction') IS NOT NULL", []).rows.first?.first == .boolean(true)
                     && !session.run("SELECT 1 FROM ATRANSACTION LIMIT 1", []).rows.isEmpty
@@ -79,6 +85,29 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    /// The metadata of the store in the schema, which must exist: a read-only store is not created.
+    private static func readSchema(_ session: any PostgreSQLSession, endpoint: PostgreSQLEndpoint) throws -> [String: Any] {
+        let exists = try session.run("SELECT to_regclass('z_metadata') IS NOT NULL", []).rows.first?.first == .boolean(true)
+        guard exists else {
+            // The SQLite store's error for a missing file opened read-only.
+            throw CoreDataError.make(
+                NSFileNoSuchFileError,
+                "There is no store in schema '\(endpoint.schema)' at \(endpoint) to open read-only: a store added read-only is not created.",
+                userInfo: [PostgreSQLErrors.serverKey: endpoint.description])
+        }
+        return try metadata(session, endpoint: endpoint)
+    }
+
+    /// The store's metadata, from its `Z_METADATA` row.
+    private static func metadata(_ session: any PostgreSQLSession, endpoint: PostgreSQLEndpoint) throws -> [String: Any] {
+        let row = try session.run("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1", []).rows.first ?? []
+        guard row.count == 2, case .bytes(let plist) = row[1] else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The store's Z_METADATA row in schema '\(endpoint.schema)' holds no metadata.")
+        }
+        let uuid: String? = if case .text(let text) = row[0] { text } else { nil }
+        return try StoreMetadata.decode(plist: plist, uuid: uuid)
+    }
+
     /// Creates the store's tables when its schema has none, or reads its metadata: under an
     /// advisory lock, so that processes opening a new store at once create it once.
     private static func openSchema(
@@ -88,14 +117,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         _ = try session.run("CREATE SCHEMA IF NOT EXISTS \(endpoint.schema)", [])
         // The schema was just made the first on the search path: the table, if any, is the store's.
         let exists = try session.run("SELECT to_regclass('z_metadata') IS NOT NULL", []).rows.first?.first == .boolean(true)
-        if exists {
-            let row = try session.run("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1", []).rows.first ?? []
-            guard row.count == 2, case .bytes(let plist) = row[1] else {
-                throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The store's Z_METADATA row in schema '\(endpoint.schema)' holds no metadata.")
-            }
-            let uuid: String? = if case .text(let text) = row[0] { text } else { nil }
-            return try StoreMetadata.decode(plist: plist, uuid: uuid)
-        }
+        if exists { return try metadata(session, endpoint: endpoint) }
         return try create(session, model: model, entities: entities)
     }
 
