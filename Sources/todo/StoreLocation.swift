@@ -23,7 +23,8 @@ enum StoreLocation: Equatable {
             return
         }
         #if PostgreSQL
-        guard let url = URL(string: argument) else { throw TodoError("\(StoreLocation.redacting(argument)) is not a valid URL.") }
+        // Not repeated: the text may hold a password.
+        guard let url = URL(string: argument) else { throw TodoError("The --store URL is not a valid URL.") }
         self = .database(url)
         #else
         throw TodoError("This todo was built without the PostgreSQL store (the package's PostgreSQL trait).")
@@ -53,7 +54,7 @@ enum StoreLocation: Equatable {
     var displayName: String {
         switch self {
         case .file(let url): url.path
-        case .database(let url): Self.redacting(url.absoluteString)
+        case .database(let url): PostgreSQLEndpoint.redacted(url)
         }
     }
 
@@ -65,8 +66,8 @@ enum StoreLocation: Equatable {
         }
     }
 
-    /// Whether the store exists before anything is written: a file that is not empty; a database
-    /// is always there to be asked, since its server creates the store's tables on first use.
+    /// Whether the store may exist, before anything is opened: a file that is not empty; a
+    /// database is known only once asked (opening it read-only reports a missing store).
     var exists: Bool {
         switch self {
         case .file(let url):
@@ -74,12 +75,5 @@ enum StoreLocation: Equatable {
             return size.map { $0 > 0 } ?? false || FileManager.default.fileExists(atPath: url.path + "-wal")
         case .database: return true
         }
-    }
-
-    /// `text` with the password of a `scheme://user:password@host` URL replaced by `***`.
-    static func redacting(_ text: String) -> String {
-        guard var components = URLComponents(string: text), components.password != nil else { return text }
-        components.password = "***"
-        return components.string ?? text
     }
 }

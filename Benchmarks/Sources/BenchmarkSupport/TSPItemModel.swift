@@ -39,3 +39,23 @@ extension DataSet {
         }
     }
 }
+
+extension NSBatchUpdateRequest {
+    /// The tutorials' Check All: `done = YES` on every item.
+    public static func checkAllItems() -> NSBatchUpdateRequest {
+        let request = NSBatchUpdateRequest(entityName: "TSPItem")
+        request.propertiesToUpdate = ["done": true]
+        return request
+    }
+}
+
+extension NSBatchDeleteRequest {
+    /// The tutorials' Clear Done, counting what it deleted.
+    public static func clearDoneItems() -> NSBatchDeleteRequest {
+        let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "TSPItem")
+        fetch.predicate = NSPredicate(format: "done == YES")
+        let request = NSBatchDeleteRequest(fetchRequest: fetch)
+        request.resultType = .resultTypeCount
+        return request
+    }
+}

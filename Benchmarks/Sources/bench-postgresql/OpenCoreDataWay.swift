@@ -65,16 +65,11 @@ final class OpenCoreDataWay: PostgreSQLWay {
                 request.predicate = Self.openItemsAfter
                 return try context.count(for: request)
             case .batchUpdate:
-                let request = NSBatchUpdateRequest(entityName: "TSPItem")
-                request.propertiesToUpdate = ["done": true]
+                let request = NSBatchUpdateRequest.checkAllItems()
                 request.resultType = .updatedObjectsCountResultType
                 return (try context.execute(request) as! NSBatchUpdateResult).result as! Int
             case .batchDelete:
-                let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "TSPItem")
-                fetch.predicate = NSPredicate(format: "done == YES")
-                let request = NSBatchDeleteRequest(fetchRequest: fetch)
-                request.resultType = .resultTypeCount
-                return (try context.execute(request) as! NSBatchDeleteResult).result as! Int
+                return (try context.execute(NSBatchDeleteRequest.clearDoneItems()) as! NSBatchDeleteResult).result as! Int
             }
         }
     }

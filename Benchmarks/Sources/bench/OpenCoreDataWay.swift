@@ -119,9 +119,7 @@ final class OpenCoreDataWay: BenchmarkWay {
                 try context.save()
                 return objects.count
             case .batchUpdate, .batchUpdateIDs:
-                // The tutorials' Check All.
-                let request = NSBatchUpdateRequest(entityName: "TSPItem")
-                request.propertiesToUpdate = ["done": true]
+                let request = NSBatchUpdateRequest.checkAllItems()
                 if benchCase == .batchUpdate {
                     request.resultType = .updatedObjectsCountResultType
                     return (try context.execute(request) as! NSBatchUpdateResult).result as! Int
@@ -144,11 +142,7 @@ final class OpenCoreDataWay: BenchmarkWay {
                 request.resultType = .count
                 return (try context.execute(request) as! NSBatchInsertResult).result as! Int
             case .batchDelete:
-                let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "TSPItem")
-                fetch.predicate = NSPredicate(format: "done == YES")
-                let request = NSBatchDeleteRequest(fetchRequest: fetch)
-                request.resultType = .resultTypeCount
-                return (try context.execute(request) as! NSBatchDeleteResult).result as! Int
+                return (try context.execute(NSBatchDeleteRequest.clearDoneItems()) as! NSBatchDeleteResult).result as! Int
             }
         }
     }

@@ -83,14 +83,13 @@ extension PostgreSQLStore {
     func runBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome {
         let root = request.query.entity.layout!.root
         let graph = BatchDeleteGraph(entities: entities)
+        let rowsQuery = PostgreSQLQuery(store: self, query: request.query)
         return try write { session in
-            if graph.isIsolated(root), request.primaryKeys == nil, !needsChangedRows(request.result),
-                let direct = try PostgreSQLQuery(store: self, query: request.query).directCondition()
-            {
+            if graph.isIsolated(root), request.primaryKeys == nil, !needsChangedRows(request.result), let direct = try rowsQuery.directCondition() {
                 let sql = "DELETE FROM \(root.layout!.tableName) t\(direct.clause)"
                 return StoreBatchOutcome(count: try session.run(sql, direct.binds).affectedRows)
             }
-            var chosen = try PostgreSQLQuery(store: self, query: request.query).selection("t.Z_PK, t.Z_ENT", on: session)
+            var chosen = try rowsQuery.selection("t.Z_PK, t.Z_ENT", on: session)
             if let keys = request.primaryKeys {
                 chosen.binds.append(.text("{" + keys.map(String.init).joined(separator: ",") + "}"))
                 chosen.sql = "SELECT * FROM (\(chosen.sql)) given WHERE z_pk = ANY($\(chosen.binds.count)::int8[])"
@@ -281,13 +280,13 @@ extension PostgreSQLStore {
 
     // MARK: Results
 
-    /// What a batch request reports from rows of `(Z_PK, Z_ENT)`.
     /// Whether a batch request must see the rows it changed: for the IDs it returns, or for the
     /// history it records. A count alone comes with the statement, without sending every key back.
     private func needsChangedRows(_ kind: StoreBatchResultKind) -> Bool {
         kind == .objectIDs || historyTracked
     }
 
+    /// What a batch request reports from rows of `(Z_PK, Z_ENT)`.
     private func outcome(_ rows: [[PostgreSQLValue]], _ kind: StoreBatchResultKind) -> StoreBatchOutcome {
         var outcome = StoreBatchOutcome(count: rows.count)
         guard kind == .objectIDs else { return outcome }

@@ -87,19 +87,21 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     /// The metadata of the store in the schema, which must exist: a read-only store is not created.
     private static func readSchema(_ session: any PostgreSQLSession, endpoint: PostgreSQLEndpoint) throws -> [String: Any] {
-        let exists = try session.run("SELECT to_regclass('z_metadata') IS NOT NULL", []).rows.first?.first == .boolean(true)
-        guard exists else {
+        guard let found = try metadataIfPresent(session, endpoint: endpoint) else {
             // The SQLite store's error for a missing file opened read-only.
             throw CoreDataError.make(
                 NSFileNoSuchFileError,
                 "There is no store in schema '\(endpoint.schema)' at \(endpoint) to open read-only: a store added read-only is not created.",
                 userInfo: [PostgreSQLErrors.serverKey: endpoint.description])
         }
-        return try metadata(session, endpoint: endpoint)
+        return found
     }
 
-    /// The store's metadata, from its `Z_METADATA` row.
-    private static func metadata(_ session: any PostgreSQLSession, endpoint: PostgreSQLEndpoint) throws -> [String: Any] {
+    /// The store's metadata, from its `Z_METADATA` row; nil when the schema holds no store.
+    private static func metadataIfPresent(_ session: any PostgreSQLSession, endpoint: PostgreSQLEndpoint) throws -> [String: Any]? {
+        // The schema is the first on the search path: the table, if any, is the store's.
+        let exists = try session.run("SELECT to_regclass('z_metadata') IS NOT NULL", []).rows.first?.first == .boolean(true)
+        guard exists else { return nil }
         let row = try session.run("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1", []).rows.first ?? []
         guard row.count == 2, case .bytes(let plist) = row[1] else {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "The store's Z_METADATA row in schema '\(endpoint.schema)' holds no metadata.")
@@ -115,10 +117,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     ) throws -> [String: Any] {
         _ = try session.run("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("OpenCoreData." + endpoint.schema)])
         _ = try session.run("CREATE SCHEMA IF NOT EXISTS \(endpoint.schema)", [])
-        // The schema was just made the first on the search path: the table, if any, is the store's.
-        let exists = try session.run("SELECT to_regclass('z_metadata') IS NOT NULL", []).rows.first?.first == .boolean(true)
-        if exists { return try metadata(session, endpoint: endpoint) }
-        return try create(session, model: model, entities: entities)
+        return try metadataIfPresent(session, endpoint: endpoint) ?? create(session, model: model, entities: entities)
     }
 
     private static func create(_ session: any PostgreSQLSession, model: NSManagedObjectModel, entities: [NSEntityDescription]) throws -> [String: Any] {
@@ -258,7 +257,10 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     /// Runs `body` in one transaction that, when it commits, notifies every listening coordinator.
     func write<T>(_ body: (any PostgreSQLSession) throws -> T) throws -> T {
         let channel = PostgreSQLChangeListener.channel(for: sessions.endpoint)
+        // The history names the transaction looked up become known only if it commits.
         var used: (any PostgreSQLSession)?
+        var committed = false
+        defer { if let used { historyNames.end(on: used, committed: committed) } }
         do {
             let result = try sessions.transaction { session in
                 used = session
@@ -270,13 +272,11 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
                 _ = try session.run("SELECT pg_notify($1, \(payload))", [.text(channel), .text(identifier ?? "")])
                 return result
             }
-            if let used { historyNames.end(on: used, committed: true) }
+            committed = true
             return result
         } catch let violation as UniquenessViolation {
-            if let used { historyNames.end(on: used, committed: false) }
             throw violation
         } catch {
-            if let used { historyNames.end(on: used, committed: false) }
             throw PostgreSQLErrors.translate(error, endpoint: sessions.endpoint, opening: false)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import Testing
 
 @testable import OpenCoreData
@@ -7,19 +8,11 @@ import Testing
 /// replica) and follows what the primary saves, while a save through it is refused and a schema
 /// without a store stays without one.
 @Suite struct PostgreSQLReadReplicaTests {
-    private static let type = NSPersistentStore.StoreType(rawValue: PostgreSQLStoreInstaller.typeName)
-
     private func context(_ url: URL, readOnly: Bool = false) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
-        try coordinator.addPersistentStore(type: Self.type, at: url, options: readOnly ? [NSReadOnlyPersistentStoreOption: true] : nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
+        try PostgreSQLStack.context(url, options: readOnly ? [NSReadOnlyPersistentStoreOption: true] : nil)
     }
 
-    private func count(_ context: NSManagedObjectContext) throws -> Int {
-        try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) }
-    }
+    private func count(_ context: NSManagedObjectContext) throws -> Int { try PostgreSQLStack.itemCount(context) }
 
     private func insert(_ names: [String], into context: NSManagedObjectContext) throws {
         try context.performAndWait {
@@ -30,7 +23,7 @@ import Testing
 
     @Test func aReadOnlyStoreOnAStandbyFollowsThePrimary() throws {
         let primary = try PostgreSQLServer.makePrivate()
-        let schema = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let schema = PostgreSQLScratchServer.newSchemaName()
         let writer = try context(primary.storeURL(schema: schema))
         try insert(["Milk", "Bread"], into: writer)
         let standby = try primary.makeStandby()
@@ -53,14 +46,14 @@ import Testing
 
     @Test func aReadOnlyStoreRefusesSavesAndIsNeverCreated() throws {
         let server = try PostgreSQLServer.required()
-        let schema = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let schema = PostgreSQLScratchServer.newSchemaName()
         let writer = try context(server.storeURL(schema: schema))
         try insert(["Milk"], into: writer)
         let reader = try context(server.storeURL(schema: schema), readOnly: true)
         #expect(throws: NSError.self) { try insert(["Tea"], into: reader) }
         #expect(try count(writer) == 1)
 
-        let missing = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let missing = PostgreSQLScratchServer.newSchemaName()
         let error = try #require(throws: NSError.self) { try context(server.storeURL(schema: missing), readOnly: true) }
         #expect(error.code == NSFileNoSuchFileError)
         #expect(error.localizedDescription.contains("no store in schema '\(missing)'"))

@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import Testing
 
 @testable import OpenCoreData
@@ -7,19 +8,9 @@ import Testing
 /// midway leaves nothing behind and the context as it was, and once the server is back the next
 /// fetch and save work without the app doing anything.
 @Suite struct PostgreSQLReconnectionTests {
-    private static let type = NSPersistentStore.StoreType(rawValue: PostgreSQLStoreInstaller.typeName)
+    private func stack(_ url: URL) throws -> NSManagedObjectContext { try PostgreSQLStack.context(url) }
 
-    private func stack(_ url: URL) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
-        try coordinator.addPersistentStore(type: Self.type, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
-    }
-
-    private func count(_ context: NSManagedObjectContext) throws -> Int {
-        try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) }
-    }
+    private func count(_ context: NSManagedObjectContext) throws -> Int { try PostgreSQLStack.itemCount(context) }
 
     @Test func theStoreWorksAgainAfterTheServerRestarts() throws {
         let server = try PostgreSQLServer.makePrivate()
@@ -48,7 +39,7 @@ import Testing
 
     @Test func aSaveWhoseConnectionIsCutChangesNothing() throws {
         let server = try PostgreSQLServer.required()
-        let schema = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let schema = PostgreSQLScratchServer.newSchemaName()
         let context = try stack(server.storeURL(schema: schema))
         try context.performAndWait {
             ConformanceStack.insert("TSPItem", ["name": "kept"], into: context)

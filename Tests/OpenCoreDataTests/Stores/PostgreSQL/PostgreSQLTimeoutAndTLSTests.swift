@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import Testing
 
 @testable import OpenCoreData
@@ -8,23 +9,13 @@ import Testing
 /// encrypts without checking the certificate, `verify-full` refuses one no authority signed, and a
 /// server without TLS is refused when TLS is required.
 @Suite struct PostgreSQLTimeoutAndTLSTests {
-    private static let type = NSPersistentStore.StoreType(rawValue: PostgreSQLStoreInstaller.typeName)
+    private func context(_ url: URL) throws -> NSManagedObjectContext { try PostgreSQLStack.context(url) }
 
-    private func context(_ url: URL) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
-        try coordinator.addPersistentStore(type: Self.type, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
-    }
-
-    private func count(_ context: NSManagedObjectContext) throws -> Int {
-        try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) }
-    }
+    private func count(_ context: NSManagedObjectContext) throws -> Int { try PostgreSQLStack.itemCount(context) }
 
     @Test func aStatementPastTheTimeoutFailsWith134090AndTheStoreGoesOn() throws {
         let server = try PostgreSQLServer.required()
-        let schema = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let schema = PostgreSQLScratchServer.newSchemaName()
         let url = URL(string: server.storeURL(schema: schema).absoluteString + "&statement_timeout=200")!
         let context = try context(url)
         try context.performAndWait {
