@@ -34,17 +34,11 @@ struct SQLiteInPlaceMigration {
     func run(in db: Database, path: String) throws {
         do {
             try migrate(db)
-        } catch let failure as SQLiteInPlaceMigrationFailure {
-            throw Self.error(failure.reason, underlying: nil, path: path)
+        } catch let failure as InPlaceMigrationFailure {
+            throw InPlaceMigrationFailure.error(failure.reason, underlying: nil, url: URL(fileURLWithPath: path))
         } catch {
-            throw Self.error("\(error)", underlying: error, path: path)
+            throw InPlaceMigrationFailure.error("\(error)", underlying: error, url: URL(fileURLWithPath: path))
         }
-    }
-
-    static func error(_ reason: String, underlying: (any Error)?, path: String) -> NSError {
-        var info: [String: Any] = ["reason": "Cannot migrate store in-place: \(reason)", "sourceURL": URL(fileURLWithPath: path)]
-        if let underlying { info[NSUnderlyingErrorKey] = underlying as NSError }
-        return CoreDataError.make(NSMigrationError, "Cannot migrate store in-place: \(reason)", userInfo: info)
     }
 
     private func migrate(_ db: Database) throws {
@@ -53,31 +47,8 @@ struct SQLiteInPlaceMigration {
         if SQLiteDeferredMigration.isPending(in: metadata) {
             try SQLiteDeferredMigration.rebuildTables(of: source.entitiesInStoreOrder, in: db)
         }
-        let keys = try PrimaryKeyRows(db)
-        // The number each source entity has in this file (a renamed entity keeps its row's name).
-        var oldNumber: [ObjectIdentifier: Int64] = [:]
-        for entity in source.entitiesInStoreOrder {
-            oldNumber[ObjectIdentifier(entity)] =
-                keys.number(named: entity.name!) ?? entity.renamingIdentifier.flatMap(keys.number(named:))
-                ?? Int64(entity.layout!.entityNumber)
-        }
-        let mappings = Dictionary(
-            mapping.entityMappings.compactMap { m in m.destinationEntityName.map { ($0, m) } }, uniquingKeysWith: { first, _ in first })
-        var sourceOf: [ObjectIdentifier: NSEntityDescription] = [:]
-        for entity in destination.entitiesInStoreOrder {
-            if let name = mappings[entity.name!]?.sourceEntityName, let from = source.entitiesByName[name] {
-                sourceOf[ObjectIdentifier(entity)] = from
-            }
-        }
-        // Old entity number → new, for every entity carried over.
-        var renumbering: [Int64: Int64] = [:]
-        for entity in destination.entitiesInStoreOrder {
-            if let from = sourceOf[ObjectIdentifier(entity)] {
-                renumbering[oldNumber[ObjectIdentifier(from)]!] = Int64(entity.layout!.entityNumber)
-            }
-        }
-        let context = Context(
-            source: source, mappings: mappings, sourceOf: sourceOf, oldNumber: oldNumber, renumbering: renumbering)
+        let keys = try Self.primaryKeyRows(db)
+        let context = InPlaceMigrationContext(source: source, destination: destination, mapping: mapping, keys: keys)
 
         let statements = SQLiteSchema.statements(for: destination.entitiesInStoreOrder)
         let tables = destination.entitiesInStoreOrder.filter { $0.superentity == nil }.map { TableMigration(root: $0, context: context) }
@@ -102,8 +73,8 @@ struct SQLiteInPlaceMigration {
         progress?.totalUnitCount = Int64(altered.count + rebuilt.count + 3)
         for (table, alteration) in altered {
             log.step("altering table \(table.root.layout!.tableName) where it is: \(alteration.statements.map(\.sql).joined(separator: "; "))")
-            for statement in alteration.statements { try db.execute(sql: statement.sql, arguments: statement.arguments) }
-            try table.checkRequiredValues(in: table.root.layout!.tableName, db: db)
+            for statement in alteration.statements { try db.execute(sql: statement.sql, arguments: Self.arguments(statement.arguments)) }
+            try table.checkRequiredValues(in: table.root.layout!.tableName, count: count(db))
             progress?.completedUnitCount += 1
         }
         for table in rebuilt {
@@ -111,18 +82,22 @@ struct SQLiteInPlaceMigration {
             log.step("rebuilding table \(name)")
             try db.execute(sql: statements.first { $0.hasPrefix("CREATE TABLE \(name) (") }!)
             if let fill = try table.fillStatement(into: name, renamed: renamed) {
-                try db.execute(sql: fill.sql, arguments: fill.arguments)
-                try table.checkRequiredValues(in: name, db: db)
+                try db.execute(sql: fill.sql, arguments: Self.arguments(fill.arguments))
+                try table.checkRequiredValues(in: name, count: count(db))
             }
             progress?.completedUnitCount += 1
         }
-        try joins.build(in: db, statements: statements, renamed: renamed)
+        for statement in joins.statements(from: statements, renamed: renamed, insertIgnoringDuplicates: { table, columns, select in
+            "INSERT OR IGNORE INTO \(table) (\(columns)) \(select)"
+        }) {
+            try db.execute(sql: statement)
+        }
         for temporary in renamed.values { try db.execute(sql: "DROP TABLE \(temporary)") }
         progress?.completedUnitCount += 1
         try Self.recreateIndexes(statements, keptTables: keptTables, db: db)
         progress?.completedUnitCount += 1
-        try rewritePrimaryKeys(keys: keys, context: context, db: db)
-        try renumberHistory(renumbering, db: db)
+        try rewritePrimaryKeys(context.primaryKeyRows(of: destination, keys: keys), db: db)
+        if let renumbering = context.historyRenumbering, try db.tableExists("ACHANGE") { try db.execute(sql: renumbering) }
         try rewriteMetadata(db, deferred: deferred)
         progress?.completedUnitCount += 1
     }
@@ -145,40 +120,34 @@ struct SQLiteInPlaceMigration {
         }
     }
 
-    /// One row per destination entity. A row whose number did not change keeps its name, as Core
-    /// Data keeps a renamed entity's old name; the others get the entity's. Each root's counter
-    /// is the highest of the tables it took rows from, so new keys never meet old ones.
-    private func rewritePrimaryKeys(keys: PrimaryKeyRows, context: Context, db: Database) throws {
-        // The history's rows (16001 and up, an ancillary model's) keep their counters.
+    /// The rows of `Z_PRIMARYKEY` that are the model's (the history's, 16001 and up, an
+    /// ancillary model's, keep their counters).
+    private static func primaryKeyRows(_ db: Database) throws -> PrimaryKeyRows {
+        var keys = PrimaryKeyRows()
+        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity]) {
+            guard let number = Int64.fromDatabaseValue(row["Z_ENT"]) else { continue }
+            keys.rows[number] = (String.fromDatabaseValue(row["Z_NAME"]) ?? "", Int64.fromDatabaseValue(row["Z_MAX"]) ?? 0)
+        }
+        return keys
+    }
+
+    private func rewritePrimaryKeys(_ rows: [PrimaryKeyRows.Row], db: Database) throws {
         try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity])
-        for entity in destination.entitiesInStoreOrder {
-            let number = Int64(entity.layout!.entityNumber)
-            var name = entity.name!
-            var max: Int64 = 0
-            if let from = context.sourceOf[ObjectIdentifier(entity)], let old = context.oldNumber[ObjectIdentifier(from)] {
-                if old == number, let kept = keys.rows[old]?.name { name = kept }
-                max = keys.rows[old]?.max ?? 0
-            }
-            if entity.superentity == nil {
-                for member in [entity] + ModelLayoutBuilder.descendants(of: entity) {
-                    guard let from = context.sourceOf[ObjectIdentifier(member)],
-                        let rootNumber = context.oldNumber[ObjectIdentifier(from.rootEntity)]
-                    else { continue }
-                    max = Swift.max(max, keys.rows[rootNumber]?.max ?? 0)
-                }
-            }
+        for row in rows {
             try db.execute(
                 sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                arguments: [number, name, entity.superentity.map { Int64($0.layout!.entityNumber) } ?? 0, max])
+                arguments: [row.number, row.name, row.superNumber, row.max])
         }
     }
 
-    /// The history names entities by number too.
-    private func renumberHistory(_ renumbering: [Int64: Int64], db: Database) throws {
-        let moved = renumbering.filter { $0.key != $0.value }
-        guard !moved.isEmpty, try db.tableExists("ACHANGE") else { return }
-        let cases = moved.keys.sorted().map { "WHEN \($0) THEN \(moved[$0]!)" }.joined(separator: " ")
-        try db.execute(sql: "UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) ELSE ZENTITY END")
+    /// Values as the SQLite store binds them.
+    private static func arguments(_ arguments: [MigrationArgument]) -> StatementArguments {
+        StatementArguments(arguments.map { $0.value.storedValue(for: $0.attribute) })
+    }
+
+    /// Counts rows with a `SELECT count(*)` in `db`.
+    private func count(_ db: Database) -> (String) throws -> Int {
+        { sql in try Int.fetchOne(db, sql: sql) ?? 0 }
     }
 
     /// The destination model's hashes and identifiers over the store's other metadata, same UUID.
@@ -192,63 +161,4 @@ struct SQLiteInPlaceMigration {
         try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?, Z_UUID = ?", arguments: [try StoreMetadata.encode(updated), uuid])
         if try db.tableExists("Z_MODELCACHE") { try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
     }
-
-    /// What every table's migration needs to know of the models.
-    struct Context {
-        let source: NSManagedObjectModel
-        let mappings: [String: NSEntityMapping]
-        let sourceOf: [ObjectIdentifier: NSEntityDescription]
-        let oldNumber: [ObjectIdentifier: Int64]
-        let renumbering: [Int64: Int64]
-
-        /// The source property a destination property of `entity` (or of a subentity inheriting it)
-        /// takes its value from, as the mapping says.
-        func sourceProperty(of property: NSPropertyDescription, in entity: NSEntityDescription) -> NSPropertyDescription? {
-            for member in [entity] + ModelLayoutBuilder.descendants(of: entity) {
-                guard let entityMapping = mappings[member.name!], let from = sourceOf[ObjectIdentifier(member)] else { continue }
-                let propertyMapping = property is NSAttributeDescription
-                    ? entityMapping.attributeMappingsByName[property.name] : entityMapping.relationshipMappingsByName[property.name]
-                guard let name = propertyMapping?.valueExpression.flatMap(Self.sourceName) else { continue }
-                return from.propertiesByName[name]
-            }
-            return nil
-        }
-
-        /// The source property name an inferred value expression reads.
-        static func sourceName(_ expression: NSExpression) -> String? {
-            switch expression.storage {
-            case .operandKeyPath(let operand, let key):
-                if case .variable("source") = operand.storage { return key }
-                return nil
-            case .method(_, _, let arguments), .function(_, let arguments):
-                for argument in arguments {
-                    if case .constant(let value as String) = argument.storage { return value }
-                }
-                return nil
-            default:
-                return nil
-            }
-        }
-
-        /// `CASE column WHEN old THEN new … END`, or the column when no number changes.
-        func renumbered(_ column: String) -> String {
-            guard renumbering.contains(where: { $0.key != $0.value }) else { return column }
-            let cases = renumbering.keys.sorted().map { "WHEN \($0) THEN \(renumbering[$0]!)" }.joined(separator: " ")
-            return "CASE \(column) \(cases) ELSE \(column) END"
-        }
-    }
-}
-
-/// The rows of `Z_PRIMARYKEY` before the migration.
-private struct PrimaryKeyRows {
-    var rows: [Int64: (name: String, max: Int64)] = [:]
-
-    init(_ db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity]) {
-            guard let number = Int64.fromDatabaseValue(row["Z_ENT"]) else { continue }
-            rows[number] = (String.fromDatabaseValue(row["Z_NAME"]) ?? "", Int64.fromDatabaseValue(row["Z_MAX"]) ?? 0)
-        }
-    }
-
-    func number(named name: String) -> Int64? { rows.first { $0.value.name == name }?.key }
 }

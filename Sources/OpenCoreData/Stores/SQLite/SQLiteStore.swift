@@ -64,7 +64,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// as long as the store: SQLite holds them unretained.
     private let tracers = Locked<[SQLiteStatementTracer]>([])
     /// A migration the store's metadata called for, run once the file is open.
-    private var pendingMigration: MigrationPlan?
+    private var pendingMigration: StoreMigrationPlan?
 
     override func load(model: NSManagedObjectModel) throws {
         self.model = model
@@ -98,7 +98,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 "The model used to open the store is incompatible with the one used to create the store at \(path).",
                 userInfo: ["metadata": found, NSFilePathErrorKey: path])
             // Migrated once the file is open (`open(model:url:)`).
-            pendingMigration = try migrationPlan(for: found, model: model!, path: path, incompatible: incompatible)
+            pendingMigration = try migrationPlan(for: found, model: model!, location: path, incompatible: incompatible)
         }
         metadata = found
         identifier = found[NSStoreUUIDKey] as? String ?? uuid

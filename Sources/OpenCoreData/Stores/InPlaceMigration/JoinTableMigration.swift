@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The many-to-many tables of an in-place migration: each destination table filled from the
 /// source relationship's table (or from its key column, for a to-one that became a
@@ -11,7 +10,7 @@ struct JoinTableMigration {
     /// The old join tables that are replaced or dropped.
     private(set) var replacedTables: [String] = []
 
-    init(context: SQLiteInPlaceMigration.Context, destination: NSManagedObjectModel) {
+    init(context: InPlaceMigrationContext, destination: NSManagedObjectModel) {
         var oldTables = Set<String>()
         for entity in context.source.entitiesInStoreOrder {
             for relationship in entity.declaredProperties.compactMap({ $0 as? NSRelationshipDescription }) {
@@ -43,15 +42,25 @@ struct JoinTableMigration {
         replacedTables = oldTables.subtracting(kept).sorted()
     }
 
-    /// Creates the new tables with the DDL of a new store and fills them from the old ones, read
-    /// under their temporary names.
-    func build(in db: Database, statements: [String], renamed: [String: String]) throws {
+    /// The statements that create the new tables with the DDL of a new store (from `statements`)
+    /// and fill them from the old ones, read under their temporary names.
+    ///
+    /// - Parameters:
+    ///   - statements: A new store's DDL.
+    ///   - renamed: The temporary name of each old table that changes.
+    ///   - insertIgnoringDuplicates: The store's `INSERT` that skips a pair already there, for a
+    ///     table, its columns and the `SELECT` of its rows.
+    func statements(
+        from statements: [String], renamed: [String: String], insertIgnoringDuplicates: (_ table: String, _ columns: String, _ select: String) -> String
+    ) -> [String] {
+        var result: [String] = []
         for table in built {
-            try db.execute(sql: statements.first { $0.hasPrefix("CREATE TABLE \(table.name) (") }!)
+            result.append(statements.first { $0.hasPrefix("CREATE TABLE \(table.name) (") }!)
             guard let select = table.select, var from = table.from else { continue }
             let source = String(from.prefix { $0 != " " })
             if let temporary = renamed[source] { from = temporary + from.dropFirst(source.count) }
-            try db.execute(sql: "INSERT OR IGNORE INTO \(table.name) (\(table.columns)) \(select) FROM \(from)")
+            result.append(insertIgnoringDuplicates(table.name, table.columns, "\(select) FROM \(from)"))
         }
+        return result
     }
 }

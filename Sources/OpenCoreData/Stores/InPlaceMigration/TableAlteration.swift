@@ -1,5 +1,3 @@
-import GRDB
-
 /// The short way of an in-place migration, for a table that only gains columns or renames some:
 /// `ALTER TABLE … ADD COLUMN` and `RENAME COLUMN` leave every row where it is, where a rebuild
 /// copies them all. A table that loses a column, changes a column's type, or moves rows between
@@ -10,7 +8,15 @@ extension TableMigration {
     /// leave columns the model no longer has (only when `deferringDrops`, for
     /// `NSPersistentStoreDeferredLightweightMigrationOptionKey`); nil when the table must be
     /// rebuilt (or is unchanged).
-    func alterations(deferringDrops: Bool = false) -> (statements: [(sql: String, arguments: StatementArguments)], leavesColumns: Bool)? {
+    ///
+    /// - Parameters:
+    ///   - deferringDrops: Whether a column the model lost may stay.
+    ///   - columnType: The store's type for a new column, from the layout's SQLite type and the
+    ///     table's column name.
+    /// - Returns: The statements with `?` for each bound value, or nil.
+    func alterations(
+        deferringDrops: Bool = false, columnType: (_ sqliteType: String, _ column: String) -> String = { type, _ in type }
+    ) -> (statements: [(sql: String, arguments: [MigrationArgument])], leavesColumns: Bool)? {
         guard failure == nil, !isUnchanged, let sourceTable, sourceTable == root.layout!.tableName,
             let sourceRoot = context.source.entitiesInStoreOrder.first(where: { $0.superentity == nil && $0.layout!.tableName == sourceTable })
         else { return nil }
@@ -20,7 +26,7 @@ extension TableMigration {
         let oldTypes = Dictionary(sourceRoot.layout!.tableColumns.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
         let newTypes = Dictionary(root.layout!.tableColumns.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
         let table = root.layout!.tableName
-        var statements: [(sql: String, arguments: StatementArguments)] = []
+        var statements: [(sql: String, arguments: [MigrationArgument])] = []
         var carried = Set<String>()
         for column in columns.dropFirst(3) {
             guard let type = newTypes[column.name] else { return nil }
@@ -34,13 +40,13 @@ extension TableMigration {
                 statements.append(("ALTER TABLE \(table) RENAME COLUMN \(column.expression) TO \(column.name)", []))
                 carried.insert(column.expression)
             } else if column.expression == "NULL" {
-                statements.append(("ALTER TABLE \(table) ADD COLUMN \(column.name) \(type)", []))
+                statements.append(("ALTER TABLE \(table) ADD COLUMN \(column.name) \(columnType(type, column.name))", []))
             } else if column.expression == "?", column.arguments.count == 1, let owner = owner(of: column.name) {
                 // The default goes into the rows of the entities that have the attribute only;
                 // the DDL stays a new store's (no DEFAULT clause).
-                statements.append(("ALTER TABLE \(table) ADD COLUMN \(column.name) \(type)", []))
+                statements.append(("ALTER TABLE \(table) ADD COLUMN \(column.name) \(columnType(type, column.name))", []))
                 let numbers = owner.layout!.hierarchyNumbers.map(String.init).joined(separator: ", ")
-                statements.append(("UPDATE \(table) SET \(column.name) = ? WHERE Z_ENT IN (\(numbers))", StatementArguments(column.arguments)))
+                statements.append(("UPDATE \(table) SET \(column.name) = ? WHERE Z_ENT IN (\(numbers))", column.arguments))
             } else {
                 return nil
             }

@@ -1,20 +1,20 @@
 import Foundation
-import GRDB
 
 /// The rebuild of one destination table in an in-place migration: what each of its columns takes
-/// from the source table, and whether anything changes at all.
+/// from the source table, and whether anything changes at all. Plain SQL with `?` for each bound
+/// value, which every store runs in its own dialect.
 struct TableMigration {
     let root: NSEntityDescription
-    let context: SQLiteInPlaceMigration.Context
+    let context: InPlaceMigrationContext
     /// The source table its rows come from; nil for a table of new entities only.
     let sourceTable: String?
     /// The source entity numbers whose rows are carried over.
     let oldNumbers: [Int64]
     /// Each destination column with the SQL that computes it from a source row, and its bound values.
-    private(set) var columns: [(name: String, expression: String, arguments: [DatabaseValueConvertible?])] = []
+    private(set) var columns: [(name: String, expression: String, arguments: [MigrationArgument])] = []
     private(set) var failure: String?
 
-    init(root: NSEntityDescription, context: SQLiteInPlaceMigration.Context) {
+    init(root: NSEntityDescription, context: InPlaceMigrationContext) {
         self.root = root
         self.context = context
         let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
@@ -27,7 +27,7 @@ struct TableMigration {
             for (column, _) in root.layout!.tableColumns {
                 columns.append(try expression(for: column, in: hierarchy))
             }
-        } catch let unsupported as SQLiteInPlaceMigrationFailure {
+        } catch let unsupported as InPlaceMigrationFailure {
             failure = unsupported.reason
         } catch {
             failure = "\(error)"
@@ -52,14 +52,13 @@ struct TableMigration {
 
     /// The `INSERT … SELECT` that fills the new table from the old one (read under its temporary
     /// name); nil for a table of new entities.
-    func fillStatement(into table: String, renamed: [String: String]) throws -> (sql: String, arguments: StatementArguments)? {
-        if let failure { throw SQLiteInPlaceMigrationFailure(reason: failure) }
+    func fillStatement(into table: String, renamed: [String: String]) throws -> (sql: String, arguments: [MigrationArgument])? {
+        if let failure { throw InPlaceMigrationFailure(reason: failure) }
         guard let sourceTable, !oldNumbers.isEmpty else { return nil }
         let names = columns.map(\.name).joined(separator: ", ")
         let expressions = columns.map(\.expression).joined(separator: ", ")
         let numbers = oldNumbers.map(String.init).joined(separator: ", ")
-        var arguments = StatementArguments()
-        for column in columns { arguments += StatementArguments(column.arguments) }
+        let arguments = columns.flatMap(\.arguments)
         let from = renamed[sourceTable] ?? sourceTable
         var sql = "INSERT INTO \(table) (\(names)) SELECT \(expressions) FROM \(from) AS \(Self.sourceAlias) WHERE Z_ENT IN (\(numbers))"
         for (old, temporary) in renamed { sql = sql.replacingOccurrences(of: Self.tablePlaceholder(old), with: temporary) }
@@ -72,15 +71,20 @@ struct TableMigration {
 
     /// Refuses the migration when a required attribute without a default value is left empty
     /// (added, or optional before), as Core Data's migrator does.
-    func checkRequiredValues(in table: String, db: Database) throws {
+    ///
+    /// - Parameters:
+    ///   - table: The filled table.
+    ///   - count: Runs a `SELECT count(*)` in the store and returns the count.
+    /// - Throws: `InPlaceMigrationFailure` naming the attribute and the rows without a value.
+    func checkRequiredValues(in table: String, count: (String) throws -> Int) throws {
         for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
             for attribute in entity.declaredProperties.compactMap({ $0 as? NSAttributeDescription })
             where !attribute.isOptional && !attribute.isTransient && attribute.defaultValue == nil {
                 guard let column = attribute.columnName else { continue }
                 let numbers = entity.layout!.hierarchyNumbers.map(String.init).joined(separator: ", ")
-                let empty = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) WHERE \(column) IS NULL AND Z_ENT IN (\(numbers))") ?? 0
+                let empty = try count("SELECT count(*) FROM \(table) WHERE \(column) IS NULL AND Z_ENT IN (\(numbers))")
                 if empty > 0 {
-                    throw SQLiteInPlaceMigrationFailure(
+                    throw InPlaceMigrationFailure(
                         reason: "Validation error missing attribute values on mandatory destination attribute \(entity.name!).\(attribute.name) (\(empty) rows)")
                 }
             }
@@ -89,7 +93,7 @@ struct TableMigration {
 
     private func expression(
         for column: String, in hierarchy: [NSEntityDescription]
-    ) throws -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+    ) throws -> (name: String, expression: String, arguments: [MigrationArgument]) {
         for entity in hierarchy {
             for property in entity.declaredProperties where !property.isTransient {
                 if let attribute = property as? NSAttributeDescription, attribute.columnName == column {
@@ -112,9 +116,14 @@ struct TableMigration {
     /// that was optional), or NULL.
     private func attributeExpression(
         _ attribute: NSAttributeDescription, column: String, in entity: NSEntityDescription
-    ) -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+    ) -> (name: String, expression: String, arguments: [MigrationArgument]) {
         let old = (context.sourceProperty(of: attribute, in: entity) as? NSAttributeDescription)?.columnName
-        let fallback = attribute.defaultValue.map { SlotValue(attributeValue: $0, for: attribute).storedValue(for: attribute) } ?? nil
+        let fallback = attribute.defaultValue.map { SlotValue(attributeValue: $0, for: attribute) }.flatMap { slot -> MigrationArgument? in
+            switch slot {
+            case .null, .invalid: nil
+            default: MigrationArgument(value: slot, attribute: attribute)
+            }
+        }
         switch (old, fallback) {
         case (let old?, nil): return (column, old, [])
         case (let old?, let value?): return (column, attribute.isOptional ? old : "COALESCE(\(old), ?)", attribute.isOptional ? [] : [value])
@@ -127,7 +136,7 @@ struct TableMigration {
     /// of one of the rows it related.
     private func keyExpression(
         _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
-    ) throws -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+    ) throws -> (name: String, expression: String, arguments: [MigrationArgument]) {
         guard let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription else {
             return (column, "NULL", [])
         }
@@ -140,7 +149,7 @@ struct TableMigration {
     /// join table of a many-to-many.
     private func keyFromInverse(
         of old: NSRelationshipDescription, _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
-    ) throws -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+    ) throws -> (name: String, expression: String, arguments: [MigrationArgument]) {
         if let join = old.joinTable {
             let table = Self.tablePlaceholder(join.name)
             return (column, "(SELECT MIN(j.\(join.destinationColumn)) FROM \(table) AS j WHERE j.\(join.sourceColumn) = \(Self.sourceAlias).Z_PK)", [])
@@ -148,7 +157,7 @@ struct TableMigration {
         guard let inverse = old.inverseRelationship, let inverseColumn = inverse.columnName,
             let otherTable = inverse.entity.rootEntity.layout?.tableName
         else {
-            throw SQLiteInPlaceMigrationFailure(
+            throw InPlaceMigrationFailure(
                 reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one without an inverse, which in-place migration cannot do")
         }
         let numbers = ([inverse.entity] + ModelLayoutBuilder.descendants(of: inverse.entity))
@@ -172,7 +181,7 @@ struct TableMigration {
     /// destination had no subentities), the number of the entity the old destination became.
     private func entityExpression(
         _ relationship: NSRelationshipDescription, column: String, in entity: NSEntityDescription
-    ) -> (name: String, expression: String, arguments: [DatabaseValueConvertible?]) {
+    ) -> (name: String, expression: String, arguments: [MigrationArgument]) {
         guard let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription else {
             return (column, "NULL", [])
         }
@@ -189,10 +198,4 @@ struct TableMigration {
         else { return (column, "NULL", []) }
         return (column, "CASE WHEN \(key) IS NULL THEN NULL ELSE \(new) END", [])
     }
-}
-
-/// Why an in-place migration stops, for its 134110 error.
-struct SQLiteInPlaceMigrationFailure: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
 }
