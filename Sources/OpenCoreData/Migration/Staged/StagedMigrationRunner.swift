@@ -28,8 +28,15 @@ struct StagedMigrationRunner {
     }
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: url.path) else { return }
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url, options: options)
+        // No store yet: nothing to migrate. A file is looked for; a store elsewhere (a database)
+        // says so when asked for its metadata.
+        if url.isFileURL, !FileManager.default.fileExists(atPath: url.path) { return }
+        let metadata: [String: Any]
+        do {
+            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url, options: options)
+        } catch let error as NSError where !url.isFileURL && error.domain == NSCocoaErrorDomain && error.code == NSFileNoSuchFileError {
+            return
+        }
         if destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) { return }
         guard let hashes = metadata[NSStoreModelVersionHashesKey] as? [String: Data] else {
             throw CoreDataError.make(

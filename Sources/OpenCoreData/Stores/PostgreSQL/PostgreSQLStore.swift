@@ -22,6 +22,29 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     override class var holdsItsURLAlone: Bool { true }
 
+    /// The metadata of the store at `url`, read from its `Z_METADATA` row on one connection that
+    /// is closed afterwards; the store is not created.
+    ///
+    /// - Parameter url: A `postgres://` URL, as the store is added with.
+    /// - Returns: The metadata, `NSStoreUUIDKey` and the model's version hashes among it.
+    /// - Throws: `NSFileNoSuchFileError` (as for a missing SQLite file) when the schema holds no
+    ///   store; the store's errors for a server that cannot be reached or refuses.
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        guard let driver = PostgreSQLStoreInstaller.driver.withLock({ $0 }) else {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError,
+                "The PostgreSQL store needs the OpenCoreDataPostgreSQL product: link it and name the type as NSPostgreSQLStoreType.")
+        }
+        let endpoint = try PostgreSQLEndpoint(url: url)
+        let sessions = PostgreSQLSessions(driver: driver, endpoint: endpoint)
+        defer { sessions.closeAll() }
+        do {
+            return try sessions.withSession { session in try readSchema(session, endpoint: endpoint) }
+        } catch {
+            throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
+        }
+    }
+
     override func load(model: NSManagedObjectModel) throws {
         guard let driver = PostgreSQLStoreInstaller.driver.withLock({ $0 }) else {
             throw CoreDataError.make(
@@ -40,7 +63,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         // allows.
         let readOnly = Self.flag(NSReadOnlyPersistentStoreOption, in: options)
         isReadOnly = readOnly
-        let found: [String: Any]
+        var found: [String: Any]
         let holdsHistory: Bool
         do {
             (found, holdsHistory) = try sessions.transaction { session in
@@ -58,11 +81,12 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
             throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
         }
         if !Self.flag(NSIgnorePersistentStoreVersioningOption, in: options), !StoreMetadata.hashesMatch(found, entities: entities) {
-            sessions.closeAll()
-            throw CoreDataError.make(
-                NSPersistentStoreIncompatibleVersionHashError,
-                "The model used to open the store is incompatible with the one used to create the store in schema '\(endpoint.schema)' at \(endpoint).",
-                userInfo: ["metadata": found, NSStoreTypeKey: type])
+            do {
+                found = try migrate(found, model: model, endpoint: endpoint)
+            } catch {
+                sessions.closeAll()
+                throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
+            }
         }
         metadata = found
         identifier = found[NSStoreUUIDKey] as? String ?? UUID().uuidString
@@ -83,6 +107,49 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
                 throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
             }
         }
+    }
+
+    /// Migrates a store written with another version of the model in place, when the options ask
+    /// for it, and returns its new metadata.
+    ///
+    /// - Throws: 134100 without `NSMigratePersistentStoresAutomaticallyOption` or on a read-only
+    ///   store; the errors of `migrationPlan(for:model:location:incompatible:)`; 134110 when the
+    ///   migration fails (the store is left as it was) or when only a compiled mapping model maps
+    ///   the store, which needs contexts and a second store.
+    private func migrate(_ found: [String: Any], model: NSManagedObjectModel, endpoint: PostgreSQLEndpoint) throws -> [String: Any] {
+        let location = "schema '\(endpoint.schema)' at \(endpoint)"
+        let incompatible = CoreDataError.make(
+            NSPersistentStoreIncompatibleVersionHashError,
+            "The model used to open the store is incompatible with the one used to create the store in \(location).",
+            userInfo: ["metadata": found, NSStoreTypeKey: type])
+        let plan: StoreMigrationPlan
+        do {
+            plan = try migrationPlan(for: found, model: model, location: location, incompatible: incompatible)
+        } catch is MappingModelMigrationNeeded {
+            throw InPlaceMigrationFailure.error(
+                "the PostgreSQL store migrates in place with an inferred mapping; a compiled mapping model (with its policies) needs a second store, which a schema of a shared database is not given",
+                underlying: nil, url: url!)
+        }
+        let entities = self.entities
+        let log = persistentStoreCoordinator?.migrationLog ?? .off
+        log.step("migrating the store in \(location) in place, with an inferred mapping model: \(plan.mapping.entityMappings.map { "\($0.name ?? "?") (\($0.mappingType))" }.joined(separator: ", "))")
+        let started = Date()
+        let progress = Progress(totalUnitCount: 1)
+        let migrated = try sessions.transaction { session in
+            // The lock that serializes creating the store: one process migrates, the others then
+            // find it migrated.
+            _ = try session.run("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("OpenCoreData." + endpoint.schema)])
+            let current = try Self.readSchema(session, endpoint: endpoint)
+            guard !StoreMetadata.hashesMatch(current, entities: entities) else { return current }
+            try PostgreSQLInPlaceMigration(
+                source: plan.source, destination: model, mapping: plan.mapping, metadata: current,
+                uuid: current[NSStoreUUIDKey] as? String ?? UUID().uuidString, url: url!, progress: progress, log: log
+            ).run(on: session)
+            return try Self.readSchema(session, endpoint: endpoint)
+        }
+        progress.completedUnitCount = progress.totalUnitCount
+        log.completed("in-place migration", seconds: Date().timeIntervalSince(started))
+        return migrated
     }
 
     /// The metadata of the store in the schema, which must exist: a read-only store is not created.
