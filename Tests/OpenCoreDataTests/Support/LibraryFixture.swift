@@ -27,8 +27,11 @@ final class LibraryFixture {
         ("orphan", nil, 42, nil, nil, ["t3"]),
     ]
 
-    init(type: NSPersistentStore.StoreType = .sqlite) throws {
-        stack = try TestStack(model: TestModels.library(), directory: directory, type: type)
+    /// - Parameters:
+    ///   - type: The store's type.
+    ///   - url: Its URL when it is not a file (a PostgreSQL schema).
+    init(type: NSPersistentStore.StoreType = .sqlite, url: URL? = nil) throws {
+        stack = try TestStack(model: TestModels.library(), directory: directory, type: type, url: url)
         try context.performAndWait {
             let authors: [(String, String?)] = [("a1", "Émile Zola"), ("a2", "ann"), ("a3", "ANN"), ("a4", nil), ("a5", "Zoë")]
             for (key, name) in authors { insert("Author", key, ["name": name]) }

@@ -1,7 +1,7 @@
 import Foundation
 @testable import OpenCoreData
 
-/// Records the SQL a SQLite store runs, to count the queries behind a fetch.
+/// Records the SQL a SQLite or PostgreSQL store runs, to count the queries behind a fetch.
 final class StatementRecorder: @unchecked Sendable {
     // @unchecked Sendable: `statements` is only touched under `lock`.
     private let lock = NSLock()
@@ -9,7 +9,7 @@ final class StatementRecorder: @unchecked Sendable {
     private let log: SQLStatementLog
 
     init(_ store: NSPersistentStore) {
-        log = (store as! SQLiteStore).statementLog
+        log = (store as? SQLiteStore)?.statementLog ?? (store as! PostgreSQLStore).statementLog
         log.observe { [weak self] sql in self?.append(sql) }
     }
 

@@ -101,10 +101,14 @@ struct TestStack {
     let context: NSManagedObjectContext
     let url: URL
 
-    init(model: NSManagedObjectModel, directory: TemporaryDirectory, type: NSPersistentStore.StoreType = .sqlite, name: String = "Test.sqlite") throws {
-        url = directory.file(name)
+    /// - Parameter url: The store's URL when it is not a file in `directory` (a PostgreSQL schema).
+    init(
+        model: NSManagedObjectModel, directory: TemporaryDirectory, type: NSPersistentStore.StoreType = .sqlite, name: String = "Test.sqlite",
+        url: URL? = nil
+    ) throws {
+        self.url = url ?? directory.file(name)
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        store = try coordinator.addPersistentStore(type: type, at: url)
+        store = try coordinator.addPersistentStore(type: type, at: self.url)
         context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
     }

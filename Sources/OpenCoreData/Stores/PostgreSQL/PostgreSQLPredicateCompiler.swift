@@ -4,9 +4,11 @@ import Foundation
 /// every key path checked against the model, for the forms SQL answers exactly as the in-memory
 /// evaluator does: comparisons of attributes (through to-one relationships) with constants or
 /// with each other, `IN`, `BETWEEN`, `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `LIKE` (case-
-/// insensitive for ASCII patterns), objects by identity, and `AND`/`OR`/`NOT`.
+/// insensitive for ASCII patterns), objects by identity, `AND`/`OR`/`NOT`, and over to-many key
+/// paths `ANY`/`ALL`/`NONE`, `IN`/`CONTAINS`, `@count`/`@sum`/`@avg`/`@min`/`@max` and
+/// `SUBQUERY` as correlated subqueries (`PostgreSQLPredicateCompiler+ToMany`).
 ///
-/// Anything else (`MATCHES`, diacritic folding, to-many key paths, `SUBQUERY`, functions) throws
+/// Anything else (`MATCHES`, diacritic folding, case folding beyond ASCII, functions) throws
 /// `NotCompiled`, and the store evaluates the whole predicate in memory over the entity's rows:
 /// the same answer, at the cost of reading the table (docs/compatibility.md).
 struct PostgreSQLPredicateCompiler {
@@ -16,9 +18,28 @@ struct PostgreSQLPredicateCompiler {
     let alias: String
     /// Parameters bound so far, `$1` first.
     var binds: [PostgreSQLValue] = []
-    /// The LEFT JOINs to-one key paths need, by relationship path.
-    private(set) var joins: [(path: String, sql: String)] = []
-    private var negationDepth = 0
+    /// The LEFT JOINs to-one key paths need, by the alias they start from and relationship path.
+    private(set) var joins: [(start: String, path: String, alias: String, sql: String)] = []
+    var negationDepth = 0
+    /// The last number given to a table alias (`j1`, `s2`…); a nested compiler (SUBQUERY's)
+    /// continues from its parent's, so that no two aliases of one statement meet.
+    var aliasCount = 0
+    /// The objects `$x` stands for inside a SUBQUERY.
+    var variables: [String: Scope] = [:]
+
+    /// Objects of `entity` at `alias` in the statement; `mayBeNull` when a LEFT JOIN reached them.
+    struct Scope {
+        let alias: String
+        let entity: NSEntityDescription
+        var mayBeNull = false
+    }
+
+    var scope: Scope { Scope(alias: alias, entity: entity) }
+
+    mutating func nextAlias(_ prefix: String) -> String {
+        aliasCount += 1
+        return "\(prefix)\(aliasCount)"
+    }
 
     /// - Parameter binds: Parameters the statement binds before the condition (`$1`… of a batch
     ///   update's new values): the condition's own come after them.
@@ -53,30 +74,58 @@ struct PostgreSQLPredicateCompiler {
 
     // MARK: Comparisons
 
-    private enum Operand {
+    enum Operand {
         case constant(Any?)
-        /// A column and the attribute it holds; nil for an object key (`Z_PK` or a foreign key).
+        /// A column (or a scalar subquery) and the attribute it holds; nil for an object key
+        /// (`Z_PK` or a foreign key).
         case column(String, NSAttributeDescription?)
+        /// The elements of a to-many key path or a SUBQUERY.
+        case elements(PostgreSQLCollection)
     }
 
     private mutating func compile(_ predicate: NSComparisonPredicate) throws -> String {
-        guard predicate.comparisonPredicateModifier == .direct, !predicate.options.contains(.diacriticInsensitive) else { throw NotCompiled() }
-        let left = try operand(predicate.leftExpression)
-        let right = try operand(predicate.rightExpression)
+        guard !predicate.options.contains(.diacriticInsensitive) else { throw NotCompiled() }
+        var left = try operand(predicate.leftExpression)
+        var right = try operand(predicate.rightExpression)
+        var type = predicate.predicateOperatorType
+        if predicate.comparisonPredicateModifier != .direct {
+            guard case .elements(let collection) = left else { throw NotCompiled() }
+            return try quantified(collection, all: predicate.comparisonPredicateModifier == .all, type, right, predicate.options)
+        }
+        if case .elements(let collection) = left, type == .contains { return try membership(collection, right, predicate.options) }
+        if case .elements(let collection) = right, type == .in { return try membership(collection, left, predicate.options) }
+        if case .elements = left { throw NotCompiled() }
+        if case .elements = right { throw NotCompiled() }
+        if case .constant = left, case .column = right {
+            // `3 < count` is `count > 3`.
+            let mirrored: [NSComparisonPredicate.Operator: NSComparisonPredicate.Operator] = [
+                .equalTo: .equalTo, .notEqualTo: .notEqualTo, .lessThan: .greaterThan, .lessThanOrEqualTo: .greaterThanOrEqualTo,
+                .greaterThan: .lessThan, .greaterThanOrEqualTo: .lessThanOrEqualTo,
+            ]
+            guard let flipped = mirrored[type] else { throw NotCompiled() }
+            type = flipped
+            swap(&left, &right)
+        }
         let condition: String
         switch (left, right) {
         case (.column(let column, let attribute), .constant(let value)):
-            condition = try compare(column, attribute, predicate.predicateOperatorType, value, predicate.options)
+            condition = try compare(column, attribute, type, value, predicate.options)
         case (.column(let a, let attributeA), .column(let b, let attributeB)):
-            guard let symbol = Self.symbols[predicate.predicateOperatorType], predicate.options.isEmpty,
-                Self.comparable(attributeA, attributeB)
-            else { throw NotCompiled() }
-            condition = symbol == "<>" ? "\(a) IS DISTINCT FROM \(b)" : "\(a) \(symbol) \(b)"
+            condition = try compareColumns(a, attributeA, b, attributeB, type, predicate.options)
         default:
             throw NotCompiled()
         }
         // Under NOT, a NULL must count as false, as the evaluator's comparison with nil does.
         return negationDepth > 0 ? "COALESCE(\(condition), FALSE)" : condition
+    }
+
+    /// Two columns (or scalar subqueries) compared, when SQL compares them as the evaluator does.
+    mutating func compareColumns(
+        _ a: String, _ attributeA: NSAttributeDescription?, _ b: String, _ attributeB: NSAttributeDescription?,
+        _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options
+    ) throws -> String {
+        guard let symbol = Self.symbols[type], options.isEmpty, Self.comparable(attributeA, attributeB) else { throw NotCompiled() }
+        return symbol == "<>" ? "\(a) IS DISTINCT FROM \(b)" : "\(a) \(symbol) \(b)"
     }
 
     private static let symbols: [NSComparisonPredicate.Operator: String] = [
@@ -93,7 +142,7 @@ struct PostgreSQLPredicateCompiler {
         }
     }
 
-    private static func valueClass(_ attribute: NSAttributeDescription) -> String {
+    static func valueClass(_ attribute: NSAttributeDescription) -> String {
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
             .doubleAttributeType, .floatAttributeType: "number"
@@ -103,7 +152,7 @@ struct PostgreSQLPredicateCompiler {
         }
     }
 
-    private mutating func compare(
+    mutating func compare(
         _ column: String, _ attribute: NSAttributeDescription?, _ type: NSComparisonPredicate.Operator, _ value: Any?,
         _ options: NSComparisonPredicate.Options
     ) throws -> String {
@@ -159,7 +208,7 @@ struct PostgreSQLPredicateCompiler {
     // MARK: Values
 
     /// Binds `value` as `attribute`'s column holds it, or as an object's key.
-    private mutating func bind(_ value: Any, for attribute: NSAttributeDescription?) throws -> String {
+    mutating func bind(_ value: Any, for attribute: NSAttributeDescription?) throws -> String {
         guard let attribute else {
             let key: Int64
             switch value {
@@ -186,7 +235,7 @@ struct PostgreSQLPredicateCompiler {
         return PostgreSQLValues.parameter(binds.count, for: attribute)
     }
 
-    private static func unwrapped(_ value: Any?) -> Any? {
+    static func unwrapped(_ value: Any?) -> Any? {
         guard let value, !(value is NSNull) else { return nil }
         return value
     }
@@ -236,44 +285,80 @@ struct PostgreSQLPredicateCompiler {
 
     // MARK: Key paths
 
-    private mutating func operand(_ expression: NSExpression) throws -> Operand {
+    mutating func operand(_ expression: NSExpression) throws -> Operand {
         switch expression.storage {
-        case .constant(let value): return .constant(value)
-        case .evaluatedObject: return .column("\(alias).Z_PK", nil)
-        case .keyPath(let path): return try resolve(path)
-        default: throw NotCompiled()
+        case .constant(let value):
+            return .constant(value)
+        case .evaluatedObject:
+            return .column("\(alias).Z_PK", nil)
+        case .keyPath(let path):
+            return try resolve(path, from: scope)
+        case .variable(let name):
+            guard let bound = variables[name] else { throw NotCompiled() }
+            return .column("\(bound.alias).Z_PK", nil)
+        case .operandKeyPath(let base, let path):
+            switch base.storage {
+            case .variable(let name):
+                guard let bound = variables[name] else { throw NotCompiled() }
+                return try resolve(path, from: bound)
+            case .evaluatedObject:
+                return try resolve(path, from: scope)
+            case .subquery:
+                guard case .elements(var collection) = try operand(base) else { throw NotCompiled() }
+                return try resolve(path.split(separator: ".").map(String.init)[...], in: &collection)
+            default:
+                throw NotCompiled()
+            }
+        case .subquery(let collection, let variable, let inner):
+            return .elements(try subquery(collection, variable, inner))
+        case .function(IndexSymbol.functionName, let arguments) where arguments.count == 2 && arguments[1].constantIfAny as? IndexSymbol == .size:
+            // `books[SIZE]` is `books.@count`.
+            guard case .elements(let collection) = try operand(arguments[0]) else { throw NotCompiled() }
+            return try aggregate(.count, collection)
+        case .function(let name, let arguments) where CollectionOperator(function: name) != nil && arguments.count == 1:
+            guard case .elements(let collection) = try operand(arguments[0]) else { throw NotCompiled() }
+            return try aggregate(CollectionOperator(function: name)!, collection)
+        default:
+            throw NotCompiled()
         }
     }
 
-    /// A column through to-one relationships (LEFT JOINs), or an object key.
-    private mutating func resolve(_ path: String) throws -> Operand {
+    /// A column through to-one relationships (LEFT JOINs), an object key, or the elements of the
+    /// first to-many the path meets (and what follows it).
+    mutating func resolve(_ path: String, from start: Scope) throws -> Operand {
         let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        var current = entity
-        var currentAlias = alias
+        var current = start.entity
+        var currentAlias = start.alias
         var walked = ""
         for (index, part) in parts.enumerated() {
+            let isLast = index == parts.count - 1
             guard let property = current.propertiesByName[part] else {
-                if part == "self", index == parts.count - 1 { return .column("\(currentAlias).Z_PK", nil) }
+                if part == "self", isLast { return .column("\(currentAlias).Z_PK", nil) }
+                if part.hasPrefix("@") { throw NotCompiled() }
                 throw CoreDataError.make(
                     NSCoreDataError, "Keypath \(part) not found in entity \(current.name ?? "?")",
                     userInfo: ["entity": current.name ?? "", "key": part])
             }
             guard !property.isTransient else { throw NotCompiled() }
-            let isLast = index == parts.count - 1
             walked += (walked.isEmpty ? "" : ".") + part
             switch property {
             case let attribute as NSAttributeDescription:
                 guard isLast, let column = attribute.columnName else { throw NotCompiled() }
                 return .column("\(currentAlias).\(column)", attribute)
-            case let relationship as NSRelationshipDescription where !relationship.isToMany:
+            case let relationship as NSRelationshipDescription where relationship.isToMany:
+                var collection = try PostgreSQLCollection(
+                    relationship, source: currentAlias, sourceMayBeNull: index > 0 || start.mayBeNull, alias: nextAlias("s"))
+                return try resolve(parts[(index + 1)...], in: &collection)
+            case let relationship as NSRelationshipDescription:
                 guard let foreignKey = relationship.columnName else { throw NotCompiled() }
                 if isLast { return .column("\(currentAlias).\(foreignKey)", nil) }
                 let destination = relationship.destinationEntity!
-                if let known = joins.firstIndex(where: { $0.path == walked }) {
-                    currentAlias = "j\(known + 1)"
+                if let known = joins.first(where: { $0.start == start.alias && $0.path == walked }) {
+                    currentAlias = known.alias
                 } else {
-                    let joined = "j\(joins.count + 1)"
-                    joins.append((walked, "LEFT JOIN \(destination.layout!.tableName) \(joined) ON \(joined).Z_PK = \(currentAlias).\(foreignKey)"))
+                    let joined = nextAlias("j")
+                    let sql = "LEFT JOIN \(destination.layout!.tableName) \(joined) ON \(joined).Z_PK = \(currentAlias).\(foreignKey)"
+                    joins.append((start.alias, walked, joined, sql))
                     currentAlias = joined
                 }
                 current = destination
@@ -289,7 +374,7 @@ struct PostgreSQLPredicateCompiler {
         guard let key = descriptor.key else { return nil }
         let selector = (descriptor as? KeyedSortDescriptor)?.comparisonSelector
         guard selector == nil || selector == SortComparison.compare.rawValue else { return nil }
-        guard case .column(let column, let attribute) = try resolve(key), let attribute,
+        guard case .column(let column, let attribute) = try resolve(key, from: scope), let attribute,
             ["number", "date", "string"].contains(Self.valueClass(attribute))
         else { return nil }
         let collation = attribute.attributeType == .stringAttributeType ? " COLLATE \"C\"" : ""

@@ -17,10 +17,17 @@ final class PostgreSQLSessions: @unchecked Sendable {
     /// instances stay under a server's default connection limit with a pooler.
     private let limit: Int
 
-    init(driver: any PostgreSQLDriver, endpoint: PostgreSQLEndpoint, limit: Int = 4) {
+    /// What each new session is wrapped in (the store's SQL log).
+    private let wrap: @Sendable (any PostgreSQLSession) -> any PostgreSQLSession
+
+    init(
+        driver: any PostgreSQLDriver, endpoint: PostgreSQLEndpoint, limit: Int = 4,
+        wrap: @escaping @Sendable (any PostgreSQLSession) -> any PostgreSQLSession = { $0 }
+    ) {
         self.driver = driver
         self.endpoint = endpoint
         self.limit = limit
+        self.wrap = wrap
     }
 
     /// Runs `body` on a session of its own. A read that finds its session dead (the server
@@ -127,7 +134,7 @@ final class PostgreSQLSessions: @unchecked Sendable {
         open += 1
         condition.unlock()
         do {
-            let session = try driver.connect(endpoint)
+            let session = wrap(try driver.connect(endpoint))
             // Every statement names tables unqualified: the store's schema comes first.
             _ = try session.run("SET search_path TO \(endpoint.schema)", [])
             return session

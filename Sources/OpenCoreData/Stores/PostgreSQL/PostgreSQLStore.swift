@@ -17,6 +17,8 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     private(set) var historyTracked = false
     /// The history's names this store knows the keys of, so that saves need not look them up.
     let historyNames = PostgreSQLHistoryNames()
+    /// Every statement's SQL, for whoever observes it.
+    let statementLog = SQLStatementLog()
 
     override var type: String { PostgreSQLStoreInstaller.typeName }
 
@@ -53,7 +55,11 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
                 userInfo: [NSStoreTypeKey: type])
         }
         let endpoint = try PostgreSQLEndpoint(url: url!)
-        sessions = PostgreSQLSessions(driver: driver, endpoint: endpoint)
+        let logging = persistentStoreCoordinator?.storeLogging ?? .off
+        let statementLog = statementLog
+        sessions = PostgreSQLSessions(driver: driver, endpoint: endpoint) { session in
+            PostgreSQLLoggedSession(session, logging: logging, statementLog: statementLog)
+        }
         for entity in entities where entity.superentity == nil {
             plans[Int32(entity.layout!.entityNumber)] = PostgreSQLRowPlan(root: entity)
         }

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// Predicates over to-many relationships on the PostgreSQL store: `ANY`/`ALL`/`NONE`, `IN` and
+/// `CONTAINS`, collection operators and `SUBQUERY` run on the server as correlated subqueries
+/// and select exactly what in-memory evaluation selects (the same cases as the SQLite store's
+/// `ToManyPredicateTests`); the forms SQL cannot answer exactly (diacritic folding) are
+/// evaluated in memory, with the same result.
+@Suite struct PostgreSQLPredicateTests {
+    /// Whether the PostgreSQL store runs `format` in SQL: all but diacritic-insensitive forms.
+    static func runsInSQL(_ format: String) -> Bool { !format.contains("[cd]") && !format.contains("[d]") }
+
+    @Test(arguments: ToManyCase.all)
+    func theServerSelectsWhatMemoryDoes(_ row: ToManyCase) throws {
+        let library = try LibraryFixture(type: ConformanceStore.postgreSQL.type, url: try PostgreSQLServer.required().storeURL())
+        let recorder = StatementRecorder(library.stack.store)
+        try library.context.performAndWait {
+            let predicate = try NSPredicate(validatingFormat: row.format, argumentArray: row.arguments.map { library[$0] })
+            let keys = library.keysByID
+            let fetched = Set(try library.fetch(row.entity, predicate).map { keys[$0.objectID]! })
+            #expect(fetched == row.expected)
+            let request = NSFetchRequest<NSManagedObject>(entityName: row.entity)
+            request.predicate = predicate
+            #expect(try library.context.count(for: request) == row.expected.count)
+        }
+        // In SQL, every read of the entity's table is filtered on the server; in memory, the
+        // table is read whole.
+        let table = try #require(library.stack.coordinator.managedObjectModel.entitiesByName[row.entity]?.layout?.tableName)
+        let reads = recorder.selects.filter { $0.contains(" FROM \(table) t") }
+        #expect(!reads.isEmpty)
+        #expect(reads.allSatisfy { $0.contains(" WHERE ") } == Self.runsInSQL(row.format), "\(reads)")
+    }
+}
