@@ -3,7 +3,8 @@ import Testing
 @testable import OpenCoreData
 
 /// Batch requests bypass contexts but not the history: each records one transaction of the rows
-/// it inserted, updated or deleted, so that other contexts and processes can merge them.
+/// it inserted, updated or deleted (deleted rows with their tombstones), so that other contexts
+/// and processes can merge them; on the SQLite and the PostgreSQL store alike.
 @Suite struct BatchHistoryTests {
     private func changes(_ context: NSManagedObjectContext, after token: NSPersistentHistoryToken?) throws -> [NSPersistentHistoryChange] {
         let transactions = try HistoryTrackingTests.transactions(context, .fetchHistory(after: token))
@@ -14,9 +15,12 @@ import Testing
         return transactions.first?.changes ?? []
     }
 
-    @Test func batchInsertUpdateAndDeleteEachRecordATransaction() throws {
+    static let stores: [ConformanceStore] = [.sqlite, .postgreSQL]
+
+    @Test(arguments: stores)
+    func batchInsertUpdateAndDeleteEachRecordATransaction(_ kind: ConformanceStore) throws {
         let directory = TemporaryDirectory()
-        let stack = try HistoryTrackingTests.stack(directory)
+        let stack = try HistoryTrackingTests.stack(directory, kind: kind)
         let context = stack.context
         context.transactionAuthor = "batcher"
         context.name = "importer"
@@ -58,11 +62,16 @@ import Testing
         }
     }
 
-    /// A batch delete that follows relationships records the cascaded rows and the to-ones it cleared.
-    @Test func aCascadingBatchDeleteRecordsEveryRowItTouched() throws {
+    /// A batch delete that follows relationships records the cascaded rows (each with its
+    /// tombstone) and the to-ones it cleared.
+    @Test(arguments: stores)
+    func aCascadingBatchDeleteRecordsEveryRowItTouched(_ kind: ConformanceStore) throws {
         let directory = TemporaryDirectory()
         let model = TestModels.library()
-        let stack = try HistoryTrackingTests.stack(directory, model: model)
+        for (entity, key) in [("Author", "name"), ("Book", "title")] {
+            (model.entitiesByName[entity]?.propertiesByName[key] as? NSAttributeDescription)?.preservesValueInHistoryOnDeletion = true
+        }
+        let stack = try HistoryTrackingTests.stack(directory, model: model, kind: kind)
         let context = stack.context
         try context.performAndWait {
             let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
@@ -80,6 +89,8 @@ import Testing
             let changes = try changes(context, after: token)
             let deleted = changes.filter { $0.changeType == .delete }.map { $0.changedObjectID.entity.name! }
             #expect(deleted.sorted() == ["Author", "Book", "Book"])
+            let preserved = changes.filter { $0.changeType == .delete }.compactMap { ($0.tombstone?["name"] ?? $0.tombstone?["title"]) as? String }
+            #expect(preserved.sorted() == ["Ann", "One", "Two"])
         }
     }
 }

@@ -26,10 +26,13 @@ import Testing
         let url: URL
     }
 
-    static func stack(_ directory: TemporaryDirectory, history: Bool = true, model: NSManagedObjectModel = model()) throws -> Stack {
-        let url = directory.file("History.sqlite")
+    /// - Parameter kind: The store: a file in `directory`, or a schema on the PostgreSQL server.
+    static func stack(
+        _ directory: TemporaryDirectory, history: Bool = true, model: NSManagedObjectModel = model(), kind: ConformanceStore = .sqlite
+    ) throws -> Stack {
+        let url = kind == .postgreSQL ? try PostgreSQLServer.required().storeURL() : directory.file("History.sqlite")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: [NSPersistentHistoryTrackingKey: history])
+        let store = try coordinator.addPersistentStore(type: kind.type, at: url, options: [NSPersistentHistoryTrackingKey: history])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return Stack(coordinator: coordinator, store: store, context: context, url: url)

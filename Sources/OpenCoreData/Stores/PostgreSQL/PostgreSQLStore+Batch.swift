@@ -97,10 +97,12 @@ extension PostgreSQLStore {
             if graph.isIsolated(root) {
                 let sql = "DELETE FROM \(root.layout!.tableName) WHERE Z_PK IN (SELECT z_pk FROM (\(chosen.sql)) chosen)"
                 guard needsChangedRows(request.result) else { return StoreBatchOutcome(count: try session.run(sql, chosen.binds).affectedRows) }
-                let rows = try session.run(sql + " RETURNING Z_PK, Z_ENT", chosen.binds).rows
                 var history = batchHistory(request.writer)
-                record(rows, .delete, into: &history)
-                try writeBatchHistory(history, session)
+                var tombstones: [Int: [PostgreSQLValue]] = [:]
+                let returning = deletedColumns(of: root, tombstones: history != nil)
+                let rows = try session.run(sql + " RETURNING \(returning.joined(separator: ", "))", chosen.binds).rows
+                record(rows, .delete, into: &history, tombstones: &tombstones, columns: returning)
+                try writeBatchHistory(history, tombstones: tombstones, session)
                 return outcome(rows, request.result)
             }
             let doomed = Self.doomedTable
@@ -119,17 +121,19 @@ extension PostgreSQLStore {
             var result = request.result == .objectIDs ? outcome(try session.run("SELECT Z_PK, Z_ENT FROM \(doomed)", []).rows, .objectIDs) : StoreBatchOutcome()
             var count = 0
             var history = batchHistory(request.writer)
+            var tombstones: [Int: [PostgreSQLValue]] = [:]
             for hierarchy in graph.roots {
-                let sql = "DELETE FROM \(hierarchy.layout!.tableName) WHERE Z_PK IN \(BatchDeleteGraph.doomed(hierarchy, in: doomed)) RETURNING Z_PK, Z_ENT"
+                let returning = deletedColumns(of: hierarchy, tombstones: history != nil)
+                let sql = "DELETE FROM \(hierarchy.layout!.tableName) WHERE Z_PK IN \(BatchDeleteGraph.doomed(hierarchy, in: doomed)) RETURNING \(returning.joined(separator: ", "))"
                 let rows = try session.run(sql, []).rows
                 count += rows.count
-                record(rows, .delete, into: &history)
+                record(rows, .delete, into: &history, tombstones: &tombstones, columns: returning)
             }
             for (relationship, sql) in graph.clearingUpdates(in: doomed) {
                 record(try session.run(sql + " RETURNING Z_PK, Z_ENT", []).rows, .update, slots: [relationship.slot], into: &history)
             }
             for sql in graph.joinDeletions(in: doomed) { _ = try session.run(sql, []) }
-            try writeBatchHistory(history, session)
+            try writeBatchHistory(history, tombstones: tombstones, session)
             result.count = count
             return result
         }
@@ -273,9 +277,41 @@ extension PostgreSQLStore {
         }
     }
 
-    private func writeBatchHistory(_ history: HistoryTransactionDraft?, _ session: any PostgreSQLSession) throws {
+    /// Adds the rows a batch delete removed to its history, with the tombstone of each: the
+    /// values of its entity's preserved attributes, read from the columns `DELETE … RETURNING`
+    /// gave back (`columns`, from `deletedColumns`).
+    private func record(
+        _ rows: [[PostgreSQLValue]], _ type: NSPersistentHistoryChangeType, into history: inout HistoryTransactionDraft?,
+        tombstones: inout [Int: [PostgreSQLValue]], columns: [String]
+    ) {
+        guard history != nil else { return }
+        let index = Dictionary(columns.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        for row in rows {
+            guard row.count == columns.count, let number = PostgreSQLValues.integer(row[1]),
+                let entity = entity(number: Int32(truncatingIfNeeded: number))
+            else { continue }
+            let preserved = HistoryTombstones.attributes(of: entity).compactMap { $0.columnName.flatMap { index[$0] } }
+            if !preserved.isEmpty { tombstones[history!.changes.count] = preserved.map { PostgreSQLHistory.tombstoneText(row[$0]) } }
+            record([row], type, into: &history)
+        }
+    }
+
+    /// What a batch delete from `root`'s table returns of each row: its key and entity number,
+    /// and, for the history's tombstones, the column of every preserved attribute of the hierarchy.
+    private func deletedColumns(of root: NSEntityDescription, tombstones: Bool) -> [String] {
+        var columns = ["Z_PK", "Z_ENT"]
+        guard tombstones else { return columns }
+        for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
+            for column in HistoryTombstones.attributes(of: entity).compactMap(\.columnName) where !columns.contains(column) {
+                columns.append(column)
+            }
+        }
+        return columns
+    }
+
+    private func writeBatchHistory(_ history: HistoryTransactionDraft?, tombstones: [Int: [PostgreSQLValue]] = [:], _ session: any PostgreSQLSession) throws {
         guard let history else { return }
-        try PostgreSQLHistory.write(history, tombstones: [:], names: historyNames, on: session)
+        try PostgreSQLHistory.write(history, tombstones: tombstones, names: historyNames, on: session)
     }
 
     // MARK: Results
