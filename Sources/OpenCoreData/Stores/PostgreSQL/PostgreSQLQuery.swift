@@ -34,8 +34,21 @@ struct PostgreSQLQuery {
             do {
                 conditions.append(try compiler.compile(predicate))
             } catch is PostgreSQLPredicateCompiler.NotCompiled {
-                memoryPredicate = predicate
                 compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t", binds: leadingBinds)
+                // The terms of an AND that SQL can hold still filter on the server; only the
+                // others are evaluated in memory, over fewer rows.
+                var remaining: [NSPredicate] = []
+                let terms = (predicate as? NSCompoundPredicate).flatMap { $0.compoundPredicateType == .and ? $0.subpredicates : nil } ?? [predicate]
+                for term in terms {
+                    let before = compiler
+                    do {
+                        conditions.append(try compiler.compile(term))
+                    } catch is PostgreSQLPredicateCompiler.NotCompiled {
+                        compiler = before
+                        remaining.append(term)
+                    }
+                }
+                memoryPredicate = remaining.count == 1 ? remaining[0] : NSCompoundPredicate(andPredicateWithSubpredicates: remaining)
             }
         }
         var order: [String]? = []

@@ -32,4 +32,27 @@ import Testing
         #expect(!reads.isEmpty)
         #expect(reads.allSatisfy { $0.contains(" WHERE ") } == Self.runsInSQL(row.format), "\(reads)")
     }
+
+    /// A predicate SQL holds only in part: the terms of its AND that compile filter on the server,
+    /// the others (here `MATCHES` and a diacritic-insensitive comparison) in memory.
+    @Test func theCompiledTermsOfAnAndStillFilterOnTheServer() throws {
+        let library = try LibraryFixture(type: ConformanceStore.postgreSQL.type, url: try PostgreSQLServer.required().storeURL())
+        let recorder = StatementRecorder(library.stack.store)
+        try library.context.performAndWait {
+            let keys = library.keysByID
+            for (format, expected) in [
+                ("pages > 300 AND title MATCHES '[GT].*'", ["b1", "b6"]), ("title MATCHES '.*[aA].*' AND pages < 500 AND isbn != nil", ["b2", "b4"]),
+                ("author.name ==[cd] 'zoe' AND pages > 1000", ["b7"]),
+            ] {
+                recorder.reset()
+                let predicate = NSPredicate(format: format)
+                let fetched = try library.fetch("Book", predicate).map { keys[$0.objectID]! }
+                let evaluated = try library.fetch("Book", nil).filter { predicate.evaluate(with: $0) }.map { keys[$0.objectID]! }
+                #expect(Set(fetched) == Set(expected), "\(format)")
+                #expect(Set(evaluated) == Set(expected), "\(format): memory")
+                let reads = recorder.selects.filter { $0.contains(" FROM ZBOOK t") }
+                #expect(reads.first?.contains(" WHERE ") == true, "\(format): \(reads)")
+            }
+        }
+    }
 }
