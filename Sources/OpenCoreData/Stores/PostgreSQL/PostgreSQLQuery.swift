@@ -8,19 +8,22 @@ struct PostgreSQLQuery {
     var leadingBinds: [PostgreSQLValue] = []
 
     /// The SQL of the fetch, and what is left to do in memory.
-    private struct Plan {
+    struct Plan {
         var from: String
         var conditions: [String]
         var binds: [PostgreSQLValue]
         var order: [String]?
         /// The predicate when SQL could not express it.
         var memoryPredicate: NSPredicate?
+        /// The compiler that made the conditions, for more of the same statement (its binds and
+        /// joins go on).
+        var compiler: PostgreSQLPredicateCompiler
 
         var whereClause: String { conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ") }
         var inSQL: Bool { memoryPredicate == nil && order != nil }
     }
 
-    private func plan() throws -> Plan {
+    func plan() throws -> Plan {
         let entity = query.entity
         let table = store.plan(of: entity).table
         var compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t", binds: leadingBinds)
@@ -68,7 +71,7 @@ struct PostgreSQLQuery {
         }
         return Plan(
             from: "\(table) t \(compiler.joinClause)", conditions: conditions, binds: compiler.binds, order: order,
-            memoryPredicate: memoryPredicate)
+            memoryPredicate: memoryPredicate, compiler: compiler)
     }
 
     /// The rows of the fetch, in order.

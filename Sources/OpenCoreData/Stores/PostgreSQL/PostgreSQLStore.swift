@@ -252,6 +252,12 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     }
 
     override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+        try InMemoryDictionaries(store: self, entity: query.entity).validate(fetch)
+        let dictionaries = PostgreSQLDictionaryQuery(store: self, query: query, fetch: fetch)
+        if let statement = try dictionaries.statement() {
+            return try read { session in dictionaries.dictionaries(try session.run(statement.sql, statement.binds).rows, statement) }
+        }
+        // What SQL cannot hold exactly is computed over the rows, in memory.
         let model = persistentStoreCoordinator!.managedObjectModel
         var all = query
         all.fetchLimit = 0

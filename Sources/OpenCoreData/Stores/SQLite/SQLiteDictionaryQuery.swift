@@ -7,26 +7,7 @@ import GRDBSQLite
 struct SQLiteDictionaryQuery {
     let store: SQLiteStore
 
-    /// How one selected value is handed out.
-    enum Reader {
-        /// As the attribute's value (`NSNumber`, `String`, `Date`…).
-        case attribute(NSAttributeDescription)
-        /// A to-one key as an object ID of the destination's hierarchy; when the hierarchy has
-        /// several entities, the next column holds the row's Z_ENT.
-        case object(NSEntityDescription, entityColumn: Bool)
-        /// Z_PK then Z_ENT of the fetched row, as its object ID.
-        case evaluatedObject
-        /// A computed value, as the expression description's result type says.
-        case typed(NSAttributeType)
-
-        var columnCount: Int32 {
-            switch self {
-            case .object(_, let entityColumn): entityColumn ? 2 : 1
-            case .evaluatedObject: 2
-            default: 1
-            }
-        }
-    }
+    typealias Reader = DictionaryValueReader
 
     struct Selected {
         let name: String
@@ -114,7 +95,7 @@ struct SQLiteDictionaryQuery {
         var result: [String: Any] = [:]
         var column: Int32 = 0
         for item in selected {
-            defer { column += item.reader.columnCount }
+            defer { column += Int32(item.reader.columnCount) }
             guard sqlite3_column_type(handle, column) != SQLITE_NULL else { continue }
             switch item.reader {
             case .attribute(let attribute):

@@ -6,7 +6,8 @@ import Testing
 /// `propertiesToGroupBy`, `havingPredicate`, `returnsDistinctResults`) equal the same query
 /// written by hand and run with GRDB on the same file.
 @Suite struct DictionaryResultTests {
-    private func expression(_ name: String, _ function: String, _ keyPath: String, _ type: NSAttributeType) -> NSExpressionDescription {
+    /// An expression description of `function` over `keyPath`.
+    static func expression(_ name: String, _ function: String, _ keyPath: String, _ type: NSAttributeType) -> NSExpressionDescription {
         let description = NSExpressionDescription()
         description.name = name
         description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)])
@@ -70,9 +71,9 @@ import Testing
             let request = NSFetchRequest<NSDictionary>(entityName: "Book")
             request.resultType = .dictionaryResultType
             request.propertiesToFetch = [
-                "publisher.name", expression("total", "sum:", "pages", .integer64AttributeType),
-                expression("titles", "count:", "title", .integer64AttributeType), expression("shortest", "min:", "pages", .integer32AttributeType),
-                expression("longest", "max:", "pages", .undefinedAttributeType), expression("mean", "average:", "pages", .doubleAttributeType),
+                "publisher.name", Self.expression("total", "sum:", "pages", .integer64AttributeType),
+                Self.expression("titles", "count:", "title", .integer64AttributeType), Self.expression("shortest", "min:", "pages", .integer32AttributeType),
+                Self.expression("longest", "max:", "pages", .undefinedAttributeType), Self.expression("mean", "average:", "pages", .doubleAttributeType),
             ]
             request.propertiesToGroupBy = ["publisher.name"]
             request.havingPredicate = NSPredicate(format: "total > 100")
@@ -101,7 +102,7 @@ import Testing
             let entity = library.context.persistentStoreCoordinator!.managedObjectModel.entitiesByName["Book"]!
             let request = NSFetchRequest<NSDictionary>(entityName: "Book")
             request.resultType = .dictionaryResultType
-            request.propertiesToFetch = [entity.relationshipsByName["author"]!, expression("books", "count:", "title", .integer64AttributeType)]
+            request.propertiesToFetch = [entity.relationshipsByName["author"]!, Self.expression("books", "count:", "title", .integer64AttributeType)]
             request.propertiesToGroupBy = [entity.relationshipsByName["author"]!]
             request.havingPredicate = NSPredicate(format: "count(title) > 1 OR $books == 1")
             request.sortDescriptors = [NSSortDescriptor(key: "author", ascending: true)]
@@ -148,7 +149,7 @@ import Testing
             let totals = NSFetchRequest<NSDictionary>(entityName: "Book")
             totals.resultType = .dictionaryResultType
             totals.predicate = NSPredicate(format: "pages > 100")
-            totals.propertiesToFetch = [expression("total", "sum:", "pages", .integer64AttributeType), expression("last", "max:", "title", .stringAttributeType)]
+            totals.propertiesToFetch = [Self.expression("total", "sum:", "pages", .integer64AttributeType), Self.expression("last", "max:", "title", .stringAttributeType)]
             expectSame(
                 try library.context.fetch(totals),
                 try byHand("SELECT SUM(ZPAGES) AS total, MAX(ZTITLE) AS last FROM ZBOOK WHERE ZPAGES > 100", library))
@@ -200,15 +201,15 @@ import Testing
         return [
             request(
                 "Book",
-                ["publisher.name", expression("total", "sum:", "pages", .integer64AttributeType), expression("titles", "count:", "title", .integer64AttributeType),
-                 expression("shortest", "min:", "pages", .undefinedAttributeType), expression("mean", "average:", "pages", .doubleAttributeType)],
+                ["publisher.name", Self.expression("total", "sum:", "pages", .integer64AttributeType), Self.expression("titles", "count:", "title", .integer64AttributeType),
+                 Self.expression("shortest", "min:", "pages", .undefinedAttributeType), Self.expression("mean", "average:", "pages", .doubleAttributeType)],
                 groupBy: ["publisher.name"], having: "total > 100", sort: ["publisher.name"]),
-            request("Book", [author, expression("books", "count:", "title", .integer64AttributeType)], groupBy: [author], having: "books > 1 OR $books == 1", sort: ["author"]),
+            request("Book", [author, Self.expression("books", "count:", "title", .integer64AttributeType)], groupBy: [author], having: "books > 1 OR $books == 1", sort: ["author"]),
             request("Tag", ["label"], predicate: "ANY books.pages > 0", sort: ["label"], distinct: true),
-            request("Book", [expression("total", "sum:", "pages", .integer64AttributeType), expression("last", "max:", "title", .stringAttributeType)], predicate: "pages > 100"),
-            request("Book", [expression("count", "count:", "pages", .undefinedAttributeType), expression("total", "sum:", "pages", .undefinedAttributeType)], predicate: "FALSEPREDICATE"),
+            request("Book", [Self.expression("total", "sum:", "pages", .integer64AttributeType), Self.expression("last", "max:", "title", .stringAttributeType)], predicate: "pages > 100"),
+            request("Book", [Self.expression("count", "count:", "pages", .undefinedAttributeType), Self.expression("total", "sum:", "pages", .undefinedAttributeType)], predicate: "FALSEPREDICATE"),
             request("Book", [objectID, "title", "pages", "author", "author.name"], sort: ["title"], limit: 4, offset: 1),
-            request("Author", [expression("books", "count:", "books", .integer64AttributeType), "name"], sort: ["name"]),
+            request("Author", [Self.expression("books", "count:", "books", .integer64AttributeType), "name"], sort: ["name"]),
         ]
     }
 
