@@ -6,7 +6,7 @@ import Foundation
 /// values come in the order of their first row (the in-memory computation's order), ties of the
 /// sort descriptors too.
 ///
-/// `statement()` is nil when SQL cannot hold the fetch exactly (a HAVING clause, a predicate or a
+/// `statement()` is nil when SQL cannot hold the fetch exactly (a predicate, HAVING clause or
 /// value that only memory evaluates): the store then computes it in memory, with the same result.
 struct PostgreSQLDictionaryQuery {
     let store: PostgreSQLStore
@@ -23,10 +23,10 @@ struct PostgreSQLDictionaryQuery {
 
     /// The statement, or nil when the fetch is computed in memory.
     func statement() throws -> Statement? {
-        guard fetch.having == nil else { return nil }
         let plan = try PostgreSQLQuery(store: store, query: query).plan()
         guard plan.memoryPredicate == nil else { return nil }
         var compiler = plan.compiler
+        compiler.aggregatesGroups = fetch.aggregates
         do {
             var terms: [String] = []
             var selected: [(name: String, reader: Reader)] = []
@@ -53,6 +53,12 @@ struct PostgreSQLDictionaryQuery {
                     groups.append(try compile(column, &compiler).0)
                 }
             }
+            var having: String?
+            if let predicate = fetch.having {
+                compiler.namedValues = named
+                having = try compiler.compile(predicate)
+                compiler.namedValues = [:]
+            }
             // Distinct values as groups of every selected value, so that they can come in the
             // order of their first row.
             if fetch.distinct, !fetch.aggregates { groups = terms }
@@ -76,6 +82,7 @@ struct PostgreSQLDictionaryQuery {
             let table = store.plan(of: query.entity).table
             var sql = "SELECT \(terms.joined(separator: ", ")) FROM \(table) t \(compiler.joinClause)\(plan.whereClause)"
             if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
+            if let having { sql += " HAVING \(having)" }
             sql += " ORDER BY \(order.joined(separator: ", "))"
             if query.fetchLimit > 0 { sql += " LIMIT \(query.fetchLimit)" }
             if query.fetchOffset > 0 { sql += " OFFSET \(query.fetchOffset)" }
@@ -96,41 +103,9 @@ struct PostgreSQLDictionaryQuery {
             return (sql, attribute, try reader(attribute, .undefinedAttributeType, path: path))
         case .expression(_, let expression, let type):
             if case .evaluatedObject = expression.storage { return ("t.Z_PK", nil, .evaluatedObject) }
-            if column.aggregatesRows(of: query.entity), case .function(let name, let arguments) = expression.storage,
-                let op = CollectionOperator(function: name)
-            {
-                guard case .column(let value, let attribute) = try compiler.operand(arguments[0]) else {
-                    throw PostgreSQLPredicateCompiler.NotCompiled()
-                }
-                return try groupAggregate(op, value, attribute, type)
-            }
             guard case .column(let sql, let attribute) = try compiler.operand(expression) else { throw PostgreSQLPredicateCompiler.NotCompiled() }
             let path: String? = if case .keyPath(let path) = expression.storage { path } else { nil }
             return (sql, attribute, try reader(attribute, type, path: path))
-        }
-    }
-
-    /// `count:`, `sum:`, `average:`, `min:`, `max:` over the rows of a group, as SQL computes
-    /// them (sums of integers stay integers, averages are doubles).
-    private func groupAggregate(
-        _ op: CollectionOperator, _ value: String, _ attribute: NSAttributeDescription?, _ type: NSAttributeType
-    ) throws -> (String, NSAttributeDescription?, Reader) {
-        switch op {
-        case .count:
-            return ("count(\(value))", nil, .typed(type))
-        case .sum, .average:
-            guard let attribute, PostgreSQLPredicateCompiler.valueClass(attribute) == "number" else { throw PostgreSQLPredicateCompiler.NotCompiled() }
-            let integral = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType].contains(attribute.attributeType)
-            let sql = op == .average ? "avg(\(value))::float8" : integral ? "sum(\(value))::int8" : "sum(\(value))"
-            return (sql, nil, .typed(type))
-        case .min, .max:
-            guard let attribute, ["number", "date", "string"].contains(PostgreSQLPredicateCompiler.valueClass(attribute)) else {
-                throw PostgreSQLPredicateCompiler.NotCompiled()
-            }
-            let collation = attribute.attributeType == .stringAttributeType ? " COLLATE \"C\"" : ""
-            let sql = "\(op == .min ? "min" : "max")(\(value)\(collation))"
-            let sameType = type == .undefinedAttributeType || type == attribute.attributeType
-            return (sql, attribute, sameType ? .attribute(attribute) : .typed(type))
         }
     }
 

@@ -64,6 +64,24 @@ extension PostgreSQLPredicateCompiler {
         }
     }
 
+    /// `count:`, `sum:`, `average:`, `min:`, `max:` over the rows of a group, as SQL computes
+    /// them: NULLs left out, sums of integers integers, averages doubles.
+    func groupAggregate(_ op: CollectionOperator, _ value: String, _ attribute: NSAttributeDescription?) throws -> Operand {
+        switch op {
+        case .count:
+            return .column("count(\(value))", Self.number(.integer64AttributeType))
+        case .sum, .average:
+            guard let attribute, Self.valueClass(attribute) == "number" else { throw NotCompiled() }
+            if op == .average { return .column("avg(\(value))::float8", Self.number(.doubleAttributeType)) }
+            let integral = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType].contains(attribute.attributeType)
+            return integral ? .column("sum(\(value))::int8", Self.number(.integer64AttributeType)) : .column("sum(\(value))", Self.number(.doubleAttributeType))
+        case .min, .max:
+            guard let attribute, ["number", "date", "string"].contains(Self.valueClass(attribute)) else { throw NotCompiled() }
+            let collation = attribute.attributeType == .stringAttributeType ? " COLLATE \"C\"" : ""
+            return .column("\(op == .min ? "min" : "max")(\(value)\(collation))", attribute)
+        }
+    }
+
     /// An attribute describing a computed number (a count, a sum), for binding what it is
     /// compared with.
     private static func number(_ type: NSAttributeType) -> NSAttributeDescription {

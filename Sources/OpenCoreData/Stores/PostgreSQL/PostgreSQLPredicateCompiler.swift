@@ -26,6 +26,12 @@ struct PostgreSQLPredicateCompiler {
     var aliasCount = 0
     /// The objects `$x` stands for inside a SUBQUERY.
     var variables: [String: Scope] = [:]
+    /// The values a dictionary fetch selects, by the keys its HAVING clause names them with
+    /// (`books > 1`, `$books > 1`).
+    var namedValues: [String: (sql: String, attribute: NSAttributeDescription?)] = [:]
+    /// Whether `count:`, `sum:`… of a key path aggregate the rows of a group (a dictionary fetch
+    /// with groups or aggregates) rather than only the elements of a to-many.
+    var aggregatesGroups = false
 
     /// Objects of `entity` at `alias` in the statement; `mayBeNull` when a LEFT JOIN reached them.
     struct Scope {
@@ -292,8 +298,10 @@ struct PostgreSQLPredicateCompiler {
         case .evaluatedObject:
             return .column("\(alias).Z_PK", nil)
         case .keyPath(let path):
+            if let named = namedValues[path] { return .column(named.sql, named.attribute) }
             return try resolve(path, from: scope)
         case .variable(let name):
+            if variables[name] == nil, let named = namedValues[name] { return .column(named.sql, named.attribute) }
             guard let bound = variables[name] else { throw NotCompiled() }
             return .column("\(bound.alias).Z_PK", nil)
         case .operandKeyPath(let base, let path):
@@ -316,8 +324,12 @@ struct PostgreSQLPredicateCompiler {
             guard case .elements(let collection) = try operand(arguments[0]) else { throw NotCompiled() }
             return try aggregate(.count, collection)
         case .function(let name, let arguments) where CollectionOperator(function: name) != nil && arguments.count == 1:
-            guard case .elements(let collection) = try operand(arguments[0]) else { throw NotCompiled() }
-            return try aggregate(CollectionOperator(function: name)!, collection)
+            let op = CollectionOperator(function: name)!
+            switch try operand(arguments[0]) {
+            case .elements(let collection): return try aggregate(op, collection)
+            case .column(let value, let attribute) where aggregatesGroups: return try groupAggregate(op, value, attribute)
+            default: throw NotCompiled()
+            }
         default:
             throw NotCompiled()
         }

@@ -40,6 +40,12 @@ import Testing
             $0.propertiesToGroupBy = ["author.name"]
             $0.sortDescriptors = [NSSortDescriptor(key: "author.name", ascending: true)]
         },
+        Case(testDescription: "authors of more than one book, by a HAVING clause", unordered: false) {
+            $0.propertiesToFetch = ["author", DictionaryResultTests.expression("books", "count:", "title", .integer64AttributeType)]
+            $0.propertiesToGroupBy = ["author"]
+            $0.havingPredicate = NSPredicate(format: "books > 1 OR count(title) == 0")
+            $0.sortDescriptors = [NSSortDescriptor(key: "author", ascending: false)]
+        },
         Case(testDescription: "aggregates of every book", unordered: false) {
             $0.propertiesToFetch = [
                 DictionaryResultTests.expression("total", "sum:", "pages", .integer64AttributeType), DictionaryResultTests.expression("mean", "average:", "pages", .doubleAttributeType),
