@@ -20,8 +20,8 @@ struct Bench: ParsableCommand {
     @Option(help: "Runs per case and way; the table shows medians.")
     var runs: Int = 5
 
-    @Option(help: "Run only these ways (comma-separated: raw, grdb, ocd), e.g. one way under a profiler.")
-    var ways: String = "raw,grdb,ocd"
+    @Option(help: "Run only these ways (comma-separated: raw, grdb, ocd, grdb-rows), e.g. one way under a profiler.")
+    var ways: String = "raw,grdb,ocd,grdb-rows"
 
     @Flag(inversion: .prefixedNo, help: "Measure the asynchronous fetch's responsiveness too (the context's longest wait, the cancellation's latency): on by default with every case, off with --only.")
     var responsiveness: Bool?
@@ -49,7 +49,7 @@ struct Bench: ParsableCommand {
     }
 
     private func selectedWays() throws -> [Int] {
-        let names = ["raw", "grdb", "ocd"]
+        let names = ["raw", "grdb", "ocd", "grdb-rows"]
         return try ways.split(separator: ",").map { name in
             guard let index = names.firstIndex(of: name.trimmingCharacters(in: .whitespaces)) else {
                 throw ValidationError("Unknown way '\(name)'. Ways: \(names.joined(separator: ", ")).")

@@ -13,7 +13,13 @@ enum BenchCase: String, CaseIterable, Sendable {
     case iterateBatched = "iterate-batched"
     case predicateDate = "predicate-date"
     case predicateName = "predicate-name"
+    // Issue 25: the name predicates users write, and a count without a predicate.
+    case predicateLike = "predicate-like"
+    case predicateLikeCaseless = "predicate-like-c"
+    case predicateContains = "predicate-contains-cd"
+    case predicateMatches = "predicate-matches"
     case countPredicate = "count-predicate"
+    case countAll = "count-all"
     case update10k = "update-10k"
     case delete10k = "delete-10k"
     // Issue 6: batch requests, straight to the store.
@@ -38,8 +44,9 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .fetchIDs: "fetch all as object IDs"
         case .iterateBatched: "iterate, fetchBatchSize 1000, touch name"
         case .predicateDate: "fetch done == NO AND createdAt > %@"
-        case .predicateName: "fetch name BEGINSWITH 'Item 1'"
+        case .predicateName, .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches: "fetch \(namePredicate!)"
         case .countPredicate: "count(for:) done == NO AND createdAt > %@"
+        case .countAll: "count(for:) every item"
         case .update10k: "change done on 10,000 + save"
         case .delete10k: "delete 10,000 + save"
         case .batchUpdate: "batch update: done = YES on all (Check All)"
@@ -56,9 +63,42 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .fetchSorted, .typedRead: 1.3
         case .typedInsert: 1.4
         case .fetchFaults, .fetchIDs, .predicateDate, .predicateName: 1.5
+        case .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches: 1.5
         case .iterateBatched, .update10k, .delete10k: 3.0
-        case .countPredicate, .batchUpdate: 1.2
+        case .countPredicate, .countAll, .batchUpdate: 1.2
         case .batchUpdateIDs, .batchInsert, .batchDelete: 1.5
+        }
+    }
+
+    /// The predicate of a name case, as an app writes it; each selects the names beginning with
+    /// "Item 1" (the data set's names are "Item <n>").
+    var namePredicate: String? {
+        switch self {
+        case .predicateName: "name BEGINSWITH 'Item 1'"
+        case .predicateLike: "name LIKE 'Item 1*'"
+        case .predicateLikeCaseless: "name LIKE[c] 'item 1*'"
+        case .predicateContains: "name CONTAINS[cd] 'TEM 1'"
+        case .predicateMatches: "name MATCHES 'Item 1.*'"
+        default: nil
+        }
+    }
+
+    /// A name case's condition as a raw SQLite user writes it for the same rows: `GLOB` for a
+    /// case-sensitive prefix, SQLite's ASCII case-insensitive `LIKE` otherwise (the names are ASCII).
+    var rawNameCondition: String? {
+        switch self {
+        case .predicateName, .predicateLike, .predicateMatches: "ZNAME GLOB 'Item 1*'"
+        case .predicateLikeCaseless: "ZNAME LIKE 'item 1%'"
+        case .predicateContains: "ZNAME LIKE '%TEM 1%'"
+        default: nil
+        }
+    }
+
+    /// Whether the case reads rows into values (what GRDB's fastest reading style is measured on).
+    var readsRows: Bool {
+        switch self {
+        case .fetchAll, .fetchSorted, .typedRead, .predicateDate: true
+        default: namePredicate != nil
         }
     }
 
@@ -74,7 +114,8 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .batchDelete: data.done.count { $0 }
         case .predicateDate, .countPredicate:
             zip(data.done, data.dates).count { !$0.0 && $0.1 > DataSet.predicateDate }
-        case .predicateName: data.names.count { $0.hasPrefix("Item 1") }
+        case .predicateName, .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches: data.names.count { $0.hasPrefix("Item 1") }
+        case .countAll: data.count
         case .update10k, .delete10k: min(Self.changeCount, data.count)
         }
     }

@@ -66,9 +66,12 @@ final class GRDBWay: BenchmarkWay {
         data = fixture.data
     }
 
-    func close() throws {
+    func release() throws {
         items = []
         keys = []
+    }
+
+    func close() throws {
         try pool.close()
     }
 
@@ -113,13 +116,13 @@ final class GRDBWay: BenchmarkWay {
         case .predicateDate:
             items = try pool.read { db in try Item.filter(Item.datePredicate).fetchAll(db) }
             return items.count
-        case .predicateName:
-            items = try pool.read { db in
-                try Item.filter(sql: "ZNAME GLOB ?", arguments: ["Item 1*"]).fetchAll(db)
-            }
+        case .predicateName, .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches:
+            items = try pool.read { db in try Item.filter(sql: benchCase.rawNameCondition!).fetchAll(db) }
             return items.count
         case .countPredicate:
             return try pool.read { db in try Item.filter(Item.datePredicate).fetchCount(db) }
+        case .countAll:
+            return try pool.read { db in try Item.fetchCount(db) }
         case .update10k:
             return try pool.write { db in
                 let items = try Item.limit(BenchCase.changeCount).fetchAll(db)

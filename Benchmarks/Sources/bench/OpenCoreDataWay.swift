@@ -26,11 +26,15 @@ final class OpenCoreDataWay: BenchmarkWay {
         data = fixture.data
     }
 
-    func close() throws {
+    /// Drops the results and resets the context, as a request handler's context goes away.
+    func release() throws {
         objects = []
         objectIDs = []
         items = []
         context.performAndWait { context.reset() }
+    }
+
+    func close() throws {
         let coordinator = container.persistentStoreCoordinator
         for store in coordinator.persistentStores { try coordinator.remove(store) }
     }
@@ -97,11 +101,13 @@ final class OpenCoreDataWay: BenchmarkWay {
             case .predicateDate:
                 objects = try context.fetch(Self.request(Self.datePredicate))
                 return objects.count
-            case .predicateName:
-                objects = try context.fetch(Self.request(NSPredicate(format: "name BEGINSWITH 'Item 1'")))
+            case .predicateName, .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches:
+                objects = try context.fetch(Self.request(NSPredicate(format: benchCase.namePredicate!)))
                 return objects.count
             case .countPredicate:
                 return try context.count(for: Self.request(Self.datePredicate))
+            case .countAll:
+                return try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))
             case .update10k:
                 let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
                 request.fetchLimit = BenchCase.changeCount

@@ -25,9 +25,12 @@ final class RawSQLiteWay: BenchmarkWay {
         data = fixture.data
     }
 
-    func close() throws {
+    func release() throws {
         items = []
         keys = []
+    }
+
+    func close() throws {
         db.close()
     }
 
@@ -57,13 +60,18 @@ final class RawSQLiteWay: BenchmarkWay {
         case .predicateDate:
             items = try fetchItems(columns + dateFilter, date: DataSet.predicateDate)
             return items.count
-        case .predicateName:
-            items = try fetchItems(columns + " WHERE ZNAME GLOB 'Item 1*'")
+        case .predicateName, .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches:
+            items = try fetchItems(columns + " WHERE " + benchCase.rawNameCondition!)
             return items.count
         case .countPredicate:
             let statement = try db.prepare("SELECT COUNT(*) FROM ZTSPITEM" + dateFilter)
             defer { sqlite3_finalize(statement) }
             sqlite3_bind_double(statement, 1, DataSet.predicateDate.timeIntervalSinceReferenceDate)
+            guard try db.stepRow(statement) else { throw BenchError("COUNT returned no row") }
+            return Int(sqlite3_column_int64(statement, 0))
+        case .countAll:
+            let statement = try db.prepare("SELECT COUNT(*) FROM ZTSPITEM")
+            defer { sqlite3_finalize(statement) }
             guard try db.stepRow(statement) else { throw BenchError("COUNT returned no row") }
             return Int(sqlite3_column_int64(statement, 0))
         case .update10k:

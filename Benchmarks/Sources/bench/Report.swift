@@ -25,13 +25,13 @@ struct Report {
     func render() -> String {
         var out: [String] = []
         out.append(
-            "| case | raw SQLite ms | GRDB ms | OpenCoreData ms | OCD/raw | paired | target | OCD/GRDB | heap raw MB | heap GRDB MB | heap OCD MB | B/row raw | B/row OCD | met |"
+            "| case | raw SQLite ms | GRDB ms | GRDB rows ms | OpenCoreData ms | OCD/raw | paired | target | OCD/GRDB | OCD/GRDB rows | heap raw MB | heap GRDB MB | heap OCD MB | B/row raw | B/row OCD | met |"
         )
-        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|")
+        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|")
         for line in lines {
-            let times = line.measurements.map { Self.median($0.seconds) }
+            let times = line.measurements.map { $0.seconds.isEmpty ? Double.nan : Self.median($0.seconds) }
             let heaps = line.measurements.map { $0.heapGrowth.isEmpty ? 0 : Int(Self.median($0.heapGrowth.map(Double.init))) }
-            let (raw, grdb, ocd) = (times[0], times[1], times[2])
+            let (raw, grdb, ocd, grdbRows) = (times[0], times[1], times[2], times[3])
             let ratioRaw = ocd / raw
             let ratioGRDB = ocd / grdb
             // Each round's OpenCoreData time over that round's raw time: the machine's
@@ -39,10 +39,11 @@ struct Report {
             let paired = Self.median(zip(line.measurements[2].seconds, line.measurements[0].seconds).map { $0 / $1 })
             let met = ratioRaw <= line.benchCase.targetRatio && ratioGRDB <= Self.notSlowerThanGRDB
             let count = line.measurements[2].count
-            let perRow = { (bytes: Int) in count > 0 && line.benchCase != .countPredicate ? "\(max(0, bytes) / count)" : "–" }
+            let counts = line.benchCase == .countPredicate || line.benchCase == .countAll
+            let perRow = { (bytes: Int) in count > 0 && !counts ? "\(max(0, bytes) / count)" : "–" }
             out.append(
-                "| \(line.benchCase.rawValue): \(line.benchCase.title) | \(Self.milliseconds(raw)) | \(Self.milliseconds(grdb)) | \(Self.milliseconds(ocd)) | "
-                    + "\(Self.ratio(ratioRaw)) | \(Self.ratio(paired)) | " + String(format: "≤ %.1f×", line.benchCase.targetRatio) + " | \(Self.ratio(ratioGRDB))"
+                "| \(line.benchCase.rawValue): \(line.benchCase.title) | \(Self.milliseconds(raw)) | \(Self.milliseconds(grdb)) | \(Self.milliseconds(grdbRows)) | \(Self.milliseconds(ocd)) | "
+                    + "\(Self.ratio(ratioRaw)) | \(Self.ratio(paired)) | " + String(format: "≤ %.1f×", line.benchCase.targetRatio) + " | \(Self.ratio(ratioGRDB)) | \(Self.ratio(ocd / grdbRows))"
                     + " | \(Self.megabytes(heaps[0])) | \(Self.megabytes(heaps[1])) | \(Self.megabytes(heaps[2])) | \(perRow(heaps[0])) | \(perRow(heaps[2])) | \(met ? "yes" : "no") |"
             )
         }

@@ -5,8 +5,9 @@ import OpenCoreData
 /// One way of doing every case: raw SQLite, GRDB records or OpenCoreData.
 ///
 /// The harness makes a fresh database file for each run, then calls `init` (opening, not timed),
-/// `run` (timed), measures the heap while the way still holds what the run produced, and calls
-/// `close` (not timed).
+/// `run` (timed), measures the heap while the way still holds what the run produced, `release`
+/// (timed: letting go of the results is part of a request's life, as a server's short-lived
+/// context dies with its objects), and `close` (not timed).
 protocol BenchmarkWay: AnyObject {
     /// The name the table shows.
     static var name: String { get }
@@ -19,8 +20,18 @@ protocol BenchmarkWay: AnyObject {
     /// - Returns: how many rows or objects the case returned or changed.
     func run(_ benchCase: BenchCase) throws -> Int
 
-    /// Releases the results and closes the database.
+    /// Lets go of what `run` produced, as a request's end does.
+    func release() throws
+
+    /// Closes the database.
     func close() throws
+
+    /// Whether the way does `benchCase` (a way measuring one reading style does only reads).
+    static func supports(_ benchCase: BenchCase) -> Bool
+}
+
+extension BenchmarkWay {
+    static func supports(_ benchCase: BenchCase) -> Bool { true }
 }
 
 /// What every run shares: the data set, the OpenCoreData model, and the template stores runs copy.

@@ -110,19 +110,40 @@ extension SQLPredicateCompiler {
             // The evaluator's own function decides, so that folding, wildcards and escapes agree
             // to the character (GLOB would also stop at a NUL character).
             guard valueClass == .string, let pattern = value as? String else { return "0" }
-            if type == .beginsWith, plain, !ci, !di, let upper = Self.prefixUpperBound(pattern) {
-                // Without folding, BEGINSWITH compares Unicode scalars, and UTF-8 orders strings
-                // as their scalars do: the prefix's strings are one range of the column (which an
-                // index can serve), with no call into Swift per row.
-                return "(\(column) >= \(bind: pattern) AND \(column) < \(bind: upper))"
+            let evaluated: SQLFragment = "\(raw: SQLPredicateFunctions.stringName)(\(column), \(bind: pattern), \(raw: Int(type.rawValue)), \(raw: SQLPredicateFunctions.flags(ci, di)))"
+            guard !ci, !di else { return evaluated }
+            // Without folding, the evaluator compares Unicode scalars, and UTF-8 orders strings as
+            // their scalars do: a prefix's strings are one range of the column (which an index
+            // can serve), and a LIKE pattern is a GLOB pattern, with no call into Swift per row.
+            let prefix: String? =
+                switch type {
+                case .beginsWith: pattern
+                // `text*`, with no other wildcard or escape: the strings beginning with the text.
+                case .like: SQLLikePattern.literalPrefix(pattern).flatMap { $0 + "*" == pattern ? $0 : nil }
+                default: nil
+                }
+            if let prefix, let upper = Self.prefixUpperBound(prefix) {
+                return guarded("(\(column) >= \(bind: prefix) AND \(column) < \(bind: upper))", column, plain)
             }
-            return "\(raw: SQLPredicateFunctions.stringName)(\(column), \(bind: pattern), \(raw: Int(type.rawValue)), \(raw: SQLPredicateFunctions.flags(ci, di)))"
+            guard type == .like, let glob = SQLLikePattern.glob(pattern) else { return evaluated }
+            // GLOB stops at a NUL character; a value holding one is left to the evaluator.
+            return guarded("(CASE WHEN instr(\(column), char(0)) > 0 THEN \(evaluated) ELSE \(column) GLOB \(bind: glob) END)", column, plain)
         case .matches:
             guard valueClass == .string, let pattern = value as? String else { return "0" }
-            return "\(raw: SQLPredicateFunctions.matchesName)(\(column), \(bind: pattern), \(raw: SQLPredicateFunctions.flags(ci, di)))"
+            let evaluated: SQLFragment = "\(raw: SQLPredicateFunctions.matchesName)(\(column), \(bind: pattern), \(raw: SQLPredicateFunctions.flags(ci, di)))"
+            // A regular expression that begins with literal text matches only strings in that
+            // text's range: the range (an index's) narrows the rows the expression runs on.
+            guard !ci, !di, let prefix = SQLLikePattern.regexLiteralPrefix(pattern), let upper = Self.prefixUpperBound(prefix) else { return evaluated }
+            return guarded("(\(column) >= \(bind: prefix) AND \(column) < \(bind: upper) AND \(evaluated))", column, plain)
         case .customSelector:
             throw unsupported(predicate, "custom selectors are not supported")
         }
+    }
+
+    /// `condition` as the evaluator answers it for a nil value too: under a NOT, a NULL column
+    /// must make it false rather than NULL.
+    private func guarded(_ condition: SQLFragment, _ column: SQLFragment, _ plain: Bool) -> SQLFragment {
+        plain ? condition : "(\(column) IS NOT NULL AND \(condition))"
     }
 
     /// The least string greater than every string that begins with `prefix`: the prefix with its

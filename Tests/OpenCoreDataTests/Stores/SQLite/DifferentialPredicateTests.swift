@@ -33,7 +33,7 @@ struct DifferentialCase: @unchecked Sendable, CustomTestStringConvertible {
         DifferentialCase("Book", "title ==[c] 'NANA'"),
         DifferentialCase("Book", "title ==[cd] 'unicode'"),
         DifferentialCase("Book", "title BEGINSWITH[d] 'Un'"),
-        // Plain BEGINSWITH runs as a range of the column; under NOT, through the evaluator.
+        // Plain BEGINSWITH runs as a range of the column; under NOT, with a guard for nil.
         DifferentialCase("Book", "title BEGINSWITH 'N' OR title BEGINSWITH 'Ünï'"),
         DifferentialCase("Book", "title BEGINSWITH 'caf' AND title BEGINSWITH 'café'"),
         DifferentialCase("Book", "title BEGINSWITH 'Un' OR title BEGINSWITH '100%'"),

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// LIKE and MATCHES in SQL on the SQLite store: a LIKE pattern `text*` is a range of the column,
+/// any other case-sensitive LIKE a GLOB, and a regular expression that begins with literal text
+/// runs only on that text's range; each selects exactly what the in-memory evaluator selects,
+/// over strings chosen to tell the two apart (wildcards and GLOB's specials taken literally,
+/// newlines, NUL characters, decomposed accents, case, the empty string, nil).
+@Suite struct LikeAndMatchesTests {
+    static let values: [String?] = [
+        "Item 1", "Item 10", "Item 1\nX", "Item [1]", "Item *", "Item ?", "Item \\", "e\u{301}té", "été", "Item\u{0}1", "Item 1\u{0}", "",
+        "item 1", "ITEM 1", "Item 2", "[x]", "a*b", "a?b", "abc", "Ab", "Ïtem", "Item 1é", nil,
+    ]
+
+    /// A predicate format with the pattern as its argument, and what SQL must hold for it (nil:
+    /// the evaluator's function may run).
+    struct Case: @unchecked Sendable, CustomTestStringConvertible {
+        // @unchecked Sendable: immutable constants read by the tests.
+        let format: String
+        let pattern: String
+        let sqlHas: String?
+        var testDescription: String { "\(format) with \(pattern.debugDescription)" }
+    }
+
+    static let cases: [Case] = [
+        Case(format: "value LIKE %@", pattern: "Item 1*", sqlHas: ">="),
+        Case(format: "NOT (value LIKE %@)", pattern: "Item 1*", sqlHas: ">="),
+        Case(format: "value LIKE %@", pattern: "Item 1", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "Item ?", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "Item [1]", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "Item \\*", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "Item \\?", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "Item \\\\", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "Item \\", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "*1", sqlHas: "GLOB"),
+        Case(format: "NOT (value LIKE %@)", pattern: "*1", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "Item*1*", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "?tem*", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "e*", sqlHas: ">="),
+        Case(format: "value LIKE %@", pattern: "e\u{301}*", sqlHas: ">="),
+        Case(format: "value LIKE %@", pattern: "a\\*b", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "a?b", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "[x]", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "*", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "*\n*", sqlHas: "GLOB"),
+        Case(format: "value LIKE %@", pattern: "Item\u{0}*", sqlHas: nil),
+        Case(format: "value LIKE[c] %@", pattern: "item 1*", sqlHas: nil),
+        Case(format: "value BEGINSWITH %@", pattern: "Item 1", sqlHas: ">="),
+        Case(format: "NOT (value BEGINSWITH %@)", pattern: "Item", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: ">="),
+        Case(format: "NOT (value MATCHES %@)", pattern: "Item 1.*", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "Item 1", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "Item [0-9]+", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "It?em.*", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "Ite{1}m.*", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "Item 1|abc", sqlHas: nil),
+        Case(format: "value MATCHES %@", pattern: "été", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "e\u{301}.*", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "\\QItem\\E.*", sqlHas: nil),
+        Case(format: "value MATCHES %@", pattern: "a\\*b", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "(?i)item 1", sqlHas: nil),
+        Case(format: "value MATCHES %@", pattern: "Item \\d+", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "abc?", sqlHas: ">="),
+        Case(format: "value MATCHES[c] %@", pattern: "item 1.*", sqlHas: nil),
+    ]
+
+    @Test(arguments: cases)
+    func sqlSelectsWhatMemoryDoes(_ row: Case) throws {
+        let entity = TestModels.entity("Text", [TestModels.attribute("value", .stringAttributeType)])
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: model, directory: directory)
+        let recorder = StatementRecorder(stack.store)
+        try stack.context.performAndWait {
+            for value in Self.values {
+                NSEntityDescription.insertNewObject(forEntityName: "Text", into: stack.context).setValue(value, forKey: "value")
+            }
+            try stack.context.save()
+            let predicate = NSPredicate(format: row.format, row.pattern)
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Text")
+            recorder.reset()
+            request.predicate = predicate
+            let fetched = try stack.context.fetch(request).map { $0.value(forKey: "value") as? String ?? "<nil>" }
+            request.predicate = nil
+            let evaluated = try stack.context.fetch(request).filter { predicate.evaluate(with: $0) }.map { $0.value(forKey: "value") as? String ?? "<nil>" }
+            #expect(fetched.sorted() == evaluated.sorted())
+        }
+        let select = recorder.selects.first ?? ""
+        if let sqlHas = row.sqlHas {
+            #expect(select.contains(sqlHas), "\(select)")
+            if !row.format.contains("MATCHES") { #expect(!select.contains(SQLPredicateFunctions.stringName) || sqlHas == "GLOB", "\(select)") }
+        }
+    }
+
+    @Test func patternsTranslate() {
+        #expect(SQLLikePattern.literalPrefix("Item 1*") == "Item 1")
+        #expect(SQLLikePattern.literalPrefix("*x") == nil)
+        #expect(SQLLikePattern.glob("a[b]*c?\\*\\?") == "a[[]b]*c?[*][?]")
+        #expect(SQLLikePattern.glob("x\u{0}") == nil)
+        #expect(SQLLikePattern.regexLiteralPrefix("Item 1.*") == "Item 1")
+        #expect(SQLLikePattern.regexLiteralPrefix("abc?") == "ab")
+        #expect(SQLLikePattern.regexLiteralPrefix("Item+") == "Item")
+        #expect(SQLLikePattern.regexLiteralPrefix("a|b") == nil)
+        #expect(SQLLikePattern.regexLiteralPrefix(".*") == nil)
+    }
+}
