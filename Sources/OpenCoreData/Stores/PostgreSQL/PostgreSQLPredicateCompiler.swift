@@ -201,8 +201,7 @@ struct PostgreSQLPredicateCompiler {
             case .contains: pattern = "%" + Self.escaped(text) + "%"
             default: pattern = Self.likePattern(text)
             }
-            // Foundation's NSString answers false for an empty prefix, suffix or part.
-            if text.isEmpty, type != .like { return "FALSE" }
+            // An empty prefix, suffix or part is in every string, as the evaluator says.
             binds.append(.text(caseless ? pattern.lowercased() : pattern))
             let target = caseless ? "lower(\(column))" : column
             return "\(target) LIKE $\(binds.count) COLLATE \"C\""

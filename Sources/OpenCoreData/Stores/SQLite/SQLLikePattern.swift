@@ -1,3 +1,5 @@
+import Foundation
+
 /// Core Data's LIKE and MATCHES patterns as SQLite can answer them without calling back into
 /// Swift: the literal text a pattern begins with (a range of the column), and a LIKE pattern as
 /// a GLOB pattern. Both only for patterns compared without case or diacritic folding, where the
@@ -54,6 +56,42 @@ enum SQLLikePattern {
         switch scalar {
         case "*", "?", "[": "[\(scalar)]"
         default: String(scalar)
+        }
+    }
+
+    /// For an ASCII pattern compared with folding, the SQL pattern that answers for ASCII values:
+    /// a LIKE pattern (`%`, `_`, `\\` escaping) when case is folded, else a GLOB pattern
+    /// (diacritic folding alone leaves ASCII as it is). Nil for a pattern with a non-ASCII or NUL
+    /// character.
+    static func asciiCondition(_ type: NSComparisonPredicate.Operator, _ pattern: String, caseInsensitive: Bool) -> String? {
+        guard pattern.unicodeScalars.allSatisfy({ $0.value > 0 && $0.value < 0x80 }) else { return nil }
+        let literal: (Unicode.Scalar) -> String = caseInsensitive ? { "%_\\".unicodeScalars.contains($0) ? "\\\($0)" : String($0) } : { Self.literal($0) }
+        let any = caseInsensitive ? "%" : "*"
+        let text = pattern.unicodeScalars.map(literal).joined()
+        switch type {
+        case .beginsWith: return text + any
+        case .endsWith: return any + text
+        case .contains: return any + text + any
+        case .like:
+            guard caseInsensitive else { return glob(pattern) }
+            var result = ""
+            var escaping = false
+            for scalar in pattern.unicodeScalars {
+                if escaping {
+                    result += literal(scalar)
+                    escaping = false
+                    continue
+                }
+                switch scalar {
+                case "\\": escaping = true
+                case "*": result += "%"
+                case "?": result += "_"
+                default: result += literal(scalar)
+                }
+            }
+            if escaping { result += literal("\\") }
+            return result
+        default: return nil
         }
     }
 

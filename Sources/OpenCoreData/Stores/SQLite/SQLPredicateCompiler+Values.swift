@@ -111,7 +111,14 @@ extension SQLPredicateCompiler {
             // to the character (GLOB would also stop at a NUL character).
             guard valueClass == .string, let pattern = value as? String else { return "0" }
             let evaluated: SQLFragment = "\(raw: SQLPredicateFunctions.stringName)(\(column), \(bind: pattern), \(raw: Int(type.rawValue)), \(raw: SQLPredicateFunctions.flags(ci, di)))"
-            guard !ci, !di else { return evaluated }
+            if ci || di {
+                // Folding an ASCII string changes only its case, and folds it to ASCII: for an
+                // ASCII pattern, an ASCII value is compared by SQLite's own LIKE (ASCII-only case
+                // folding) or GLOB; any other value by the evaluator.
+                guard let native = SQLLikePattern.asciiCondition(type, pattern, caseInsensitive: ci) else { return evaluated }
+                let test: SQLFragment = ci ? "\(column) LIKE \(bind: native) ESCAPE '\\'" : "\(column) GLOB \(bind: native)"
+                return guarded("(CASE WHEN length(\(column)) = length(CAST(\(column) AS BLOB)) THEN \(test) ELSE \(evaluated) END)", column, plain)
+            }
             // Without folding, the evaluator compares Unicode scalars, and UTF-8 orders strings as
             // their scalars do: a prefix's strings are one range of the column (which an index
             // can serve), and a LIKE pattern is a GLOB pattern, with no call into Swift per row.

@@ -55,4 +55,23 @@ import Testing
             }
         }
     }
+
+    /// String operators as SQL over the library's titles, edge patterns included (empty, wildcards
+    /// and SQL's own taken literally, under NOT): the server selects what memory selects.
+    @Test func stringOperatorsSelectWhatMemoryDoes() throws {
+        let library = try LibraryFixture(type: ConformanceStore.postgreSQL.type, url: try PostgreSQLServer.required().storeURL())
+        try library.context.performAndWait {
+            let keys = library.keysByID
+            for format in [
+                "title BEGINSWITH ''", "title CONTAINS ''", "title ENDSWITH ''", "title LIKE ''", "NOT (title CONTAINS '')",
+                "title CONTAINS '%'", "title LIKE '*%*'", "title LIKE '?ana'", "title BEGINSWITH[c] 'the'", "NOT (title ENDSWITH 'l')",
+                "title LIKE 'N*'", "title LIKE '*_*'",
+            ] {
+                let predicate = NSPredicate(format: format)
+                let fetched = Set(try library.fetch("Book", predicate).map { keys[$0.objectID]! })
+                let evaluated = Set(try library.fetch("Book", nil).filter { predicate.evaluate(with: $0) }.map { keys[$0.objectID]! })
+                #expect(fetched == evaluated, "\(format)")
+            }
+        }
+    }
 }
