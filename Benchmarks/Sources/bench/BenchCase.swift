@@ -56,17 +56,19 @@ enum BenchCase: String, CaseIterable, Sendable {
         }
     }
 
-    /// The issue's target for OpenCoreData / raw SQLite.
+    /// The issue's target for OpenCoreData / raw SQLite (issue 25's where it set one: the whole
+    /// life of a request, results released inside the timed part).
     var targetRatio: Double {
         switch self {
-        case .insert, .fetchAll, .fetchAsync: 2.0
+        case .insert, .fetchAll: 1.3
+        case .fetchAsync: 2.0
         case .fetchSorted, .typedRead: 1.3
         case .typedInsert: 1.4
         case .fetchFaults, .fetchIDs, .predicateDate, .predicateName: 1.5
         case .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches: 1.5
         case .iterateBatched, .update10k, .delete10k: 3.0
-        case .countPredicate, .countAll, .batchUpdate: 1.2
-        case .batchUpdateIDs, .batchInsert, .batchDelete: 1.5
+        case .countPredicate, .countAll, .batchUpdate, .batchDelete: 1.2
+        case .batchUpdateIDs, .batchInsert: 1.5
         }
     }
 
