@@ -12,7 +12,7 @@ import Testing
     static let values: [String?] = [
         "Item 1", "Item 10", "Item 1\nX", "Item [1]", "Item *", "Item ?", "Item \\", "e\u{301}té", "été", "Item\u{0}1", "Item 1\u{0}", "",
         "item 1", "ITEM 1", "Item 2", "[x]", "a*b", "a?b", "abc", "Ab", "Ïtem", "Item 1é", "ÏTEM 1", "\u{212A}elvin", "kelvin", "STRASSE", "Straße",
-        "100% off", "a_b", nil,
+        "100% off", "a_b", "Item 1\rY", "Item 1\u{2028}Z", "Item 1\u{85}", "Item 1\tT", "Item 1\u{0}\n", nil,
     ]
 
     /// A predicate format with the pattern as its argument, and what SQL must hold for it (nil:
@@ -70,6 +70,8 @@ import Testing
         Case(format: "NOT (value BEGINSWITH %@)", pattern: "Item", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: ">="),
         Case(format: "NOT (value MATCHES %@)", pattern: "Item 1.*", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "Item.*", sqlHas: ">="),
+        Case(format: "value MATCHES %@", pattern: "Item 1\n.*", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item [0-9]+", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "It?em.*", sqlHas: ">="),
