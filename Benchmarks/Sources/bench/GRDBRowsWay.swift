@@ -33,6 +33,7 @@ final class GRDBRowsWay: BenchmarkWay {
         var arguments = StatementArguments()
         switch benchCase {
         case .fetchAll, .typedRead: sql = columns
+        case .fetchTen: sql = columns + " LIMIT 10"
         case .fetchSorted: sql = columns + " ORDER BY ZCREATEDAT"
         case .predicateDate:
             sql = columns + " WHERE ZDONE = 0 AND ZCREATEDAT > ?"

@@ -89,6 +89,9 @@ final class GRDBWay: BenchmarkWay {
         case .fetchAll, .fetchAsync, .fetchFaults:
             items = try pool.read { db in try Item.fetchAll(db) }
             return items.count
+        case .fetchTen:
+            items = try pool.read { db in try Item.limit(10).fetchAll(db) }
+            return items.count
         case .typedRead:
             items = try pool.read { db in try Item.fetchAll(db) }
             var touched = 0

@@ -76,6 +76,12 @@ final class OpenCoreDataWay: BenchmarkWay {
                 }
                 objects = try context.fetch(request)
                 return objects.count
+            case .fetchTen:
+                let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+                request.returnsObjectsAsFaults = false
+                request.fetchLimit = 10
+                objects = try context.fetch(request)
+                return objects.count
             case .fetchAsync:
                 preconditionFailure("run by fetchAsynchronously()")
             case .fetchFaults:

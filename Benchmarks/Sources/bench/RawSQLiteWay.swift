@@ -43,6 +43,9 @@ final class RawSQLiteWay: BenchmarkWay {
         case .fetchAll, .fetchAsync, .fetchFaults:
             items = try fetchItems(columns)
             return items.count
+        case .fetchTen:
+            items = try fetchItems(columns + " LIMIT 10")
+            return items.count
         case .typedRead:
             items = try fetchItems(columns)
             var touched = 0

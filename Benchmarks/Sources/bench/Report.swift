@@ -55,6 +55,18 @@ struct Report {
                     format: "iterate-batched heap growth: %.0f%% of fetch-all's (target ≤ 25%%: %@).",
                     share, share <= 25 ? "met" : "missed"))
         }
+        // Issue 25's fixed costs, absolute: what a request costs over raw's when rows cost little.
+        for (benchCase, allowance) in [(BenchCase.fetchTen, 0.1), (.countAll, 0.2)] {
+            guard let line = lines.first(where: { $0.benchCase == benchCase }), !line.measurements[0].seconds.isEmpty,
+                let ocd = timeOfOpenCoreData(benchCase)
+            else { continue }
+            let over = (ocd - Self.median(line.measurements[0].seconds)) * 1000
+            out.append("")
+            out.append(
+                String(
+                    format: "%@ over raw SQLite: %.3f ms (target ≤ %.1f ms: %@).", benchCase.rawValue, over, allowance,
+                    over <= allowance ? "met" : "missed"))
+        }
         if let asynchronous = timeOfOpenCoreData(.fetchAsync), let synchronous = timeOfOpenCoreData(.fetchAll) {
             let ratio = asynchronous / synchronous
             out.append("")
