@@ -41,124 +41,107 @@ struct PostgreSQLInPlaceMigration {
     }
 
     private func migrate(_ session: any PostgreSQLSession) throws {
-        let keys = try Self.primaryKeyRows(session)
-        let context = InPlaceMigrationContext(source: source, destination: destination, mapping: mapping, keys: keys)
-        let statements = PostgreSQLSchema.statements(for: destination.entitiesInStoreOrder)
-        let tables = destination.entitiesInStoreOrder.filter { $0.superentity == nil }.map { TableMigration(root: $0, context: context) }
-        let altered = tables.compactMap { table in
-            let types = PostgreSQLSchema.columnTypes(of: table.root)
-            return table.alterations(columnType: { _, column in types[column] ?? "int8" }).map { (table, $0) }
-        }
-        let keptTables = Set((tables.filter(\.isUnchanged) + altered.map(\.0)).map { $0.root.layout!.tableName })
-        let joins = JoinTableMigration(context: context, destination: destination)
-
-        // Every old table that changes moves to a schema of its own, indexes and all, so that the
-        // new one is created under its name with a new store's DDL; the schema goes at the end.
+        // Old tables move to a schema of their own, indexes and all; the schema goes at the end.
         let holding = "z_migrating_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         _ = try session.run("CREATE SCHEMA \(holding)", [])
-        var renamed: [String: String] = [:]
-        let sourceTables = source.entitiesInStoreOrder.filter { $0.superentity == nil }.map { $0.layout!.tableName }
-        for table in sourceTables + joins.replacedTables where !keptTables.contains(table) && renamed[table] == nil {
-            guard try Self.tableExists(table, session) else { continue }
-            _ = try session.run("ALTER TABLE \(table) SET SCHEMA \(holding)", [])
-            renamed[table] = "\(holding).\(table)"
-        }
-        let rebuilt = tables.filter { !keptTables.contains($0.root.layout!.tableName) }
-        progress?.totalUnitCount = Int64(altered.count + rebuilt.count + 3)
-        let count: (String) throws -> Int = { sql in
-            if case .integer(let count)? = try session.run(sql, []).rows.first?.first { return Int(count) }
-            return 0
-        }
-        for (table, alteration) in altered {
-            log.step("altering table \(table.root.layout!.tableName) where it is: \(alteration.statements.map(\.sql).joined(separator: "; "))")
-            for statement in alteration.statements { try Self.run(statement.sql, statement.arguments, session) }
-            try table.checkRequiredValues(in: table.root.layout!.tableName, count: count)
-            progress?.completedUnitCount += 1
-        }
-        for table in rebuilt {
-            let name = table.root.layout!.tableName
-            log.step("rebuilding table \(name)")
-            _ = try session.run(statements.first { $0.hasPrefix("CREATE TABLE \(name) (") }!, [])
-            if let fill = try table.fillStatement(into: name, renamed: renamed) {
-                try Self.run(fill.sql, fill.arguments, session)
-                try table.checkRequiredValues(in: name, count: count)
-            }
-            progress?.completedUnitCount += 1
-        }
-        for statement in joins.statements(from: statements, renamed: renamed, insertIgnoringDuplicates: { table, columns, select in
-            "INSERT INTO \(table) (\(columns)) \(select) ON CONFLICT DO NOTHING"
-        }) {
-            _ = try session.run(statement, [])
-        }
-        _ = try session.run("DROP SCHEMA \(holding) CASCADE", [])
-        progress?.completedUnitCount += 1
-        try Self.recreateIndexes(statements, keptTables: keptTables, session)
-        progress?.completedUnitCount += 1
-        _ = try session.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < $1", [.integer(PostgreSQLHistory.changeEntity)])
-        for row in context.primaryKeyRows(of: destination, keys: keys) {
-            _ = try session.run(
-                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES ($1, $2, $3, $4)",
-                [.integer(row.number), .text(row.name), .integer(row.superNumber), .integer(row.max)])
-        }
-        if let renumbering = context.historyRenumbering, try Self.tableExists("ACHANGE", session) { _ = try session.run(renumbering, []) }
+        let steps = InPlaceMigrationSteps(source: source, destination: destination, mapping: mapping, progress: progress, log: log)
+        _ = try steps.run(
+            on: Store(session: session, holding: holding, schemaStatements: PostgreSQLSchema.statements(for: destination.entitiesInStoreOrder)))
         try rewriteMetadata(session)
         progress?.completedUnitCount += 1
     }
 
-    /// The rows of `Z_PRIMARYKEY` that are the model's (the history's keep their counters).
-    private static func primaryKeyRows(_ session: any PostgreSQLSession) throws -> PrimaryKeyRows {
-        var keys = PrimaryKeyRows()
-        let result = try session.run("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < $1", [.integer(PostgreSQLHistory.changeEntity)])
-        for row in result.rows {
-            guard row.count == 3, case .integer(let number) = row[0] else { continue }
-            let name: String = if case .text(let text) = row[1] { text } else { "" }
-            let max: Int64 = if case .integer(let value) = row[2] { value } else { 0 }
-            keys.rows[number] = (name, max)
-        }
-        return keys
-    }
+    /// The store's schema, for the steps every store shares.
+    private struct Store: InPlaceMigrationStore {
+        let session: any PostgreSQLSession
+        /// Where old tables wait.
+        let holding: String
+        let schemaStatements: [String]
 
-    /// Runs a plan's statement, each `?` bound to its argument as the attribute's column holds it.
-    private static func run(_ sql: String, _ arguments: [MigrationArgument], _ session: any PostgreSQLSession) throws {
-        var binds: [PostgreSQLValue] = []
-        var numbered = ""
-        var remaining = arguments[...]
-        for character in sql {
-            if character == "?", let argument = remaining.popFirst() {
-                binds.append(PostgreSQLValues.value(argument.value, attribute: argument.attribute))
-                // Typed, so that a value read by `INSERT … SELECT` has its column's type.
-                numbered += "$\(binds.count)::\(PostgreSQLSchema.type(of: argument.attribute))"
-            } else {
-                numbered.append(character)
+        func execute(_ sql: String, _ arguments: [MigrationArgument]) throws {
+            var binds: [PostgreSQLValue] = []
+            var numbered = ""
+            var remaining = arguments[...]
+            for character in sql {
+                if character == "?", let argument = remaining.popFirst() {
+                    binds.append(PostgreSQLValues.value(argument.value, attribute: argument.attribute))
+                    // Typed, so that a value read by `INSERT … SELECT` has its column's type.
+                    numbered += "$\(binds.count)::\(PostgreSQLSchema.type(of: argument.attribute))"
+                } else {
+                    numbered.append(character)
+                }
+            }
+            _ = try session.run(numbered, binds)
+        }
+
+        func count(_ sql: String) throws -> Int {
+            if case .integer(let count)? = try session.run(sql, []).rows.first?.first { return Int(count) }
+            return 0
+        }
+
+        func tableExists(_ table: String) throws -> Bool {
+            // The store's schema is first on the search path.
+            try session.run("SELECT to_regclass($1) IS NOT NULL", [.text(table.lowercased())]).rows.first?.first == .boolean(true)
+        }
+
+        func setAside(_ table: String, index: Int) throws -> String {
+            _ = try session.run("ALTER TABLE \(table) SET SCHEMA \(holding)", [])
+            return "\(holding).\(table)"
+        }
+
+        func dropSetAside(_ names: [String]) throws {
+            _ = try session.run("DROP SCHEMA \(holding) CASCADE", [])
+        }
+
+        /// Index names are kept in lower case; a kept table's primary key index stays.
+        func recreateIndexes(keptTables: Set<String>) throws {
+            var wanted = Set<String>()
+            for statement in schemaStatements where statement.hasPrefix("CREATE INDEX") || statement.hasPrefix("CREATE UNIQUE INDEX") {
+                let words = statement.split(separator: " ")
+                let name = String(words[statement.hasPrefix("CREATE UNIQUE") ? 3 : 2]).lowercased()
+                wanted.insert(name)
+                let exists = try session.run(
+                    "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1", [.text(name)]).rows.isEmpty == false
+                if !exists { _ = try session.run(statement, []) }
+            }
+            for table in keptTables.map({ $0.lowercased() }) {
+                let result = try session.run(
+                    "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexname <> $2",
+                    [.text(table), .text(table + "_pkey")])
+                for row in result.rows {
+                    guard case .text(let name)? = row.first, !wanted.contains(name) else { continue }
+                    _ = try session.run("DROP INDEX \(name)", [])
+                }
             }
         }
-        _ = try session.run(numbered, binds)
-    }
 
-    private static func tableExists(_ table: String, _ session: any PostgreSQLSession) throws -> Bool {
-        // The store's schema is first on the search path.
-        try session.run("SELECT to_regclass($1) IS NOT NULL", [.text(table.lowercased())]).rows.first?.first == .boolean(true)
-    }
-
-    /// Every index of the destination model; on a table kept as it was, indexes the model no
-    /// longer has are dropped (its primary key's stays).
-    private static func recreateIndexes(_ statements: [String], keptTables: Set<String>, _ session: any PostgreSQLSession) throws {
-        var wanted = Set<String>()
-        for statement in statements where statement.hasPrefix("CREATE INDEX") || statement.hasPrefix("CREATE UNIQUE INDEX") {
-            let words = statement.split(separator: " ")
-            let name = String(words[statement.hasPrefix("CREATE UNIQUE") ? 3 : 2]).lowercased()
-            wanted.insert(name)
-            let exists = try session.run(
-                "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1", [.text(name)]).rows.isEmpty == false
-            if !exists { _ = try session.run(statement, []) }
+        func columnType(in root: NSEntityDescription) -> (String, String) -> String {
+            let types = PostgreSQLSchema.columnTypes(of: root)
+            return { _, column in types[column] ?? "int8" }
         }
-        for table in keptTables.map({ $0.lowercased() }) {
-            let result = try session.run(
-                "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexname <> $2",
-                [.text(table), .text(table + "_pkey")])
+
+        func insertIgnoringDuplicates(_ table: String, _ columns: String, _ select: String) -> String {
+            "INSERT INTO \(table) (\(columns)) \(select) ON CONFLICT DO NOTHING"
+        }
+
+        func primaryKeyRows() throws -> PrimaryKeyRows {
+            var keys = PrimaryKeyRows()
+            let result = try session.run("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < $1", [.integer(PostgreSQLHistory.changeEntity)])
             for row in result.rows {
-                guard case .text(let name)? = row.first, !wanted.contains(name) else { continue }
-                _ = try session.run("DROP INDEX \(name)", [])
+                guard row.count == 3, case .integer(let number) = row[0] else { continue }
+                let name: String = if case .text(let text) = row[1] { text } else { "" }
+                let max: Int64 = if case .integer(let value) = row[2] { value } else { 0 }
+                keys.rows[number] = (name, max)
+            }
+            return keys
+        }
+
+        func replacePrimaryKeys(_ rows: [PrimaryKeyRows.Row]) throws {
+            _ = try session.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < $1", [.integer(PostgreSQLHistory.changeEntity)])
+            for row in rows {
+                _ = try session.run(
+                    "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES ($1, $2, $3, $4)",
+                    [.integer(row.number), .text(row.name), .integer(row.superNumber), .integer(row.max)])
             }
         }
     }

@@ -58,9 +58,9 @@ extension PostgreSQLPredicateCompiler {
             let function = op == .sum ? "sum" : "avg"
             return .column(collection.scalar("COALESCE(\(function)(\(element)), 0)"), Self.number(.doubleAttributeType))
         default:
-            guard ["number", "date", "string"].contains(Self.valueClass(attribute)) else { throw NotCompiled() }
-            let collation = attribute.attributeType == .stringAttributeType ? " COLLATE \"C\"" : ""
-            return .column(collection.scalar("\(op == .min ? "min" : "max")(\(element)\(collation))"), attribute)
+            // The least or greatest element: a group's, over the collection's rows.
+            guard case .column(let extreme, _) = try groupAggregate(op, element, attribute) else { throw NotCompiled() }
+            return .column(collection.scalar(extreme), attribute)
         }
     }
 

@@ -32,11 +32,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
     /// - Throws: `NSFileNoSuchFileError` (as for a missing SQLite file) when the schema holds no
     ///   store; the store's errors for a server that cannot be reached or refuses.
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
-        guard let driver = PostgreSQLStoreInstaller.driver.withLock({ $0 }) else {
-            throw CoreDataError.make(
-                NSPersistentStoreInvalidTypeError,
-                "The PostgreSQL store needs the OpenCoreDataPostgreSQL product: link it and name the type as NSPostgreSQLStoreType.")
-        }
+        let driver = try installedDriver()
         let endpoint = try PostgreSQLEndpoint(url: url)
         let sessions = PostgreSQLSessions(driver: driver, endpoint: endpoint)
         defer { sessions.closeAll() }
@@ -47,13 +43,21 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func load(model: NSManagedObjectModel) throws {
+    /// The connection driver `OpenCoreDataPostgreSQL` installed.
+    ///
+    /// - Throws: `NSPersistentStoreInvalidTypeError` when the product is not linked.
+    private static func installedDriver() throws -> any PostgreSQLDriver {
         guard let driver = PostgreSQLStoreInstaller.driver.withLock({ $0 }) else {
             throw CoreDataError.make(
                 NSPersistentStoreInvalidTypeError,
                 "The PostgreSQL store needs the OpenCoreDataPostgreSQL product: link it and name the type as NSPostgreSQLStoreType.",
-                userInfo: [NSStoreTypeKey: type])
+                userInfo: [NSStoreTypeKey: PostgreSQLStoreInstaller.typeName])
         }
+        return driver
+    }
+
+    override func load(model: NSManagedObjectModel) throws {
+        let driver = try Self.installedDriver()
         let endpoint = try PostgreSQLEndpoint(url: url!)
         let logging = persistentStoreCoordinator?.storeLogging ?? .off
         let statementLog = statementLog

@@ -32,10 +32,16 @@ enum SQLLikePattern {
     /// special characters (and LIKE's escaped wildcards) taken literally through one-character
     /// classes. Nil for a pattern with a NUL character, where GLOB would stop.
     static func glob(_ pattern: String) -> String? {
+        guard !pattern.unicodeScalars.contains("\u{0}") else { return nil }
+        return translate(pattern, any: "*", one: "?", literal: literal)
+    }
+
+    /// A LIKE pattern in another pattern language: its wildcards as `any` and `one`, everything
+    /// else (an escaped character, a trailing lone backslash) through `literal`.
+    private static func translate(_ pattern: String, any: String, one: String, literal: (Unicode.Scalar) -> String) -> String {
         var result = ""
         var escaping = false
         for scalar in pattern.unicodeScalars {
-            if scalar == "\u{0}" { return nil }
             if escaping {
                 result += literal(scalar)
                 escaping = false
@@ -43,7 +49,8 @@ enum SQLLikePattern {
             }
             switch scalar {
             case "\\": escaping = true
-            case "*", "?": result.unicodeScalars.append(scalar)
+            case "*": result += any
+            case "?": result += one
             default: result += literal(scalar)
             }
         }
@@ -72,25 +79,7 @@ enum SQLLikePattern {
         case .beginsWith: return text + any
         case .endsWith: return any + text
         case .contains: return any + text + any
-        case .like:
-            guard caseInsensitive else { return glob(pattern) }
-            var result = ""
-            var escaping = false
-            for scalar in pattern.unicodeScalars {
-                if escaping {
-                    result += literal(scalar)
-                    escaping = false
-                    continue
-                }
-                switch scalar {
-                case "\\": escaping = true
-                case "*": result += "%"
-                case "?": result += "_"
-                default: result += literal(scalar)
-                }
-            }
-            if escaping { result += literal("\\") }
-            return result
+        case .like: return caseInsensitive ? translate(pattern, any: "%", one: "_", literal: literal) : glob(pattern)
         default: return nil
         }
     }

@@ -47,59 +47,68 @@ struct SQLiteInPlaceMigration {
         if SQLiteDeferredMigration.isPending(in: metadata) {
             try SQLiteDeferredMigration.rebuildTables(of: source.entitiesInStoreOrder, in: db)
         }
-        let keys = try Self.primaryKeyRows(db)
-        let context = InPlaceMigrationContext(source: source, destination: destination, mapping: mapping, keys: keys)
-
-        let statements = SQLiteSchema.statements(for: destination.entitiesInStoreOrder)
-        let tables = destination.entitiesInStoreOrder.filter { $0.superentity == nil }.map { TableMigration(root: $0, context: context) }
-        // Tables that only gain or rename columns are altered where they are; the others that
-        // changed are rebuilt.
-        let altered = tables.compactMap { table in table.alterations(deferringDrops: defersTableCopies).map { (table, $0) } }
-        let deferred = altered.contains { $0.1.leavesColumns }
-        let keptTables = Set((tables.filter(\.isUnchanged) + altered.map(\.0)).map { $0.root.layout!.tableName })
-        let joins = JoinTableMigration(context: context, destination: destination)
-        // Every old table that changes is read under a temporary name, so that the new one is
-        // created under its own name with the DDL a new store has (a renamed table's DDL would
-        // keep the name SQLite quoted), then dropped with its indexes.
-        var renamed: [String: String] = [:]
-        let sourceTables = source.entitiesInStoreOrder.filter { $0.superentity == nil }.map { $0.layout!.tableName }
-        for table in sourceTables + joins.replacedTables where !keptTables.contains(table) && renamed[table] == nil {
-            guard try db.tableExists(table) else { continue }
-            let temporary = "Z_MIGRATION_OLD_\(renamed.count)"
-            try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(temporary)")
-            renamed[table] = temporary
-        }
-        let rebuilt = tables.filter { !keptTables.contains($0.root.layout!.tableName) }
-        progress?.totalUnitCount = Int64(altered.count + rebuilt.count + 3)
-        for (table, alteration) in altered {
-            log.step("altering table \(table.root.layout!.tableName) where it is: \(alteration.statements.map(\.sql).joined(separator: "; "))")
-            for statement in alteration.statements { try db.execute(sql: statement.sql, arguments: Self.arguments(statement.arguments)) }
-            try table.checkRequiredValues(in: table.root.layout!.tableName, count: count(db))
-            progress?.completedUnitCount += 1
-        }
-        for table in rebuilt {
-            let name = table.root.layout!.tableName
-            log.step("rebuilding table \(name)")
-            try db.execute(sql: statements.first { $0.hasPrefix("CREATE TABLE \(name) (") }!)
-            if let fill = try table.fillStatement(into: name, renamed: renamed) {
-                try db.execute(sql: fill.sql, arguments: Self.arguments(fill.arguments))
-                try table.checkRequiredValues(in: name, count: count(db))
-            }
-            progress?.completedUnitCount += 1
-        }
-        for statement in joins.statements(from: statements, renamed: renamed, insertIgnoringDuplicates: { table, columns, select in
-            "INSERT OR IGNORE INTO \(table) (\(columns)) \(select)"
-        }) {
-            try db.execute(sql: statement)
-        }
-        for temporary in renamed.values { try db.execute(sql: "DROP TABLE \(temporary)") }
-        progress?.completedUnitCount += 1
-        try Self.recreateIndexes(statements, keptTables: keptTables, db: db)
-        progress?.completedUnitCount += 1
-        try rewritePrimaryKeys(context.primaryKeyRows(of: destination, keys: keys), db: db)
-        if let renumbering = context.historyRenumbering, try db.tableExists("ACHANGE") { try db.execute(sql: renumbering) }
+        let steps = InPlaceMigrationSteps(
+            source: source, destination: destination, mapping: mapping, progress: progress, log: log, defersTableCopies: defersTableCopies)
+        let deferred = try steps.run(on: Store(db: db, schemaStatements: SQLiteSchema.statements(for: destination.entitiesInStoreOrder)))
         try rewriteMetadata(db, deferred: deferred)
         progress?.completedUnitCount += 1
+    }
+
+    /// The file, for the steps every store shares.
+    private struct Store: InPlaceMigrationStore {
+        let db: Database
+        let schemaStatements: [String]
+
+        func execute(_ sql: String, _ arguments: [MigrationArgument]) throws {
+            // Values as the SQLite store binds them.
+            try db.execute(sql: sql, arguments: StatementArguments(arguments.map { $0.value.storedValue(for: $0.attribute) }))
+        }
+
+        func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
+
+        func tableExists(_ table: String) throws -> Bool { try db.tableExists(table) }
+
+        /// A temporary name: a renamed table's DDL would keep the name SQLite quoted.
+        func setAside(_ table: String, index: Int) throws -> String {
+            let temporary = "Z_MIGRATION_OLD_\(index)"
+            try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(temporary)")
+            return temporary
+        }
+
+        /// Each with its indexes.
+        func dropSetAside(_ names: [String]) throws {
+            for name in names { try db.execute(sql: "DROP TABLE \(name)") }
+        }
+
+        func recreateIndexes(keptTables: Set<String>) throws {
+            try SQLiteInPlaceMigration.recreateIndexes(schemaStatements, keptTables: keptTables, db: db)
+        }
+
+        /// The layout's own SQLite type.
+        func columnType(in root: NSEntityDescription) -> (String, String) -> String { { type, _ in type } }
+
+        func insertIgnoringDuplicates(_ table: String, _ columns: String, _ select: String) -> String {
+            "INSERT OR IGNORE INTO \(table) (\(columns)) \(select)"
+        }
+
+        /// The history's rows (16001 and up, an ancillary model's) keep their counters.
+        func primaryKeyRows() throws -> PrimaryKeyRows {
+            var keys = PrimaryKeyRows()
+            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity]) {
+                guard let number = Int64.fromDatabaseValue(row["Z_ENT"]) else { continue }
+                keys.rows[number] = (String.fromDatabaseValue(row["Z_NAME"]) ?? "", Int64.fromDatabaseValue(row["Z_MAX"]) ?? 0)
+            }
+            return keys
+        }
+
+        func replacePrimaryKeys(_ rows: [PrimaryKeyRows.Row]) throws {
+            try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity])
+            for row in rows {
+                try db.execute(
+                    sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                    arguments: [row.number, row.name, row.superNumber, row.max])
+            }
+        }
     }
 
     /// Every index of the destination model; on a table kept as it was, indexes the model no
@@ -118,36 +127,6 @@ struct SQLiteInPlaceMigration {
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", arguments: [table])
             for name in names where !wanted.contains(name) { try db.execute(sql: "DROP INDEX \(name)") }
         }
-    }
-
-    /// The rows of `Z_PRIMARYKEY` that are the model's (the history's, 16001 and up, an
-    /// ancillary model's, keep their counters).
-    private static func primaryKeyRows(_ db: Database) throws -> PrimaryKeyRows {
-        var keys = PrimaryKeyRows()
-        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity]) {
-            guard let number = Int64.fromDatabaseValue(row["Z_ENT"]) else { continue }
-            keys.rows[number] = (String.fromDatabaseValue(row["Z_NAME"]) ?? "", Int64.fromDatabaseValue(row["Z_MAX"]) ?? 0)
-        }
-        return keys
-    }
-
-    private func rewritePrimaryKeys(_ rows: [PrimaryKeyRows.Row], db: Database) throws {
-        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity])
-        for row in rows {
-            try db.execute(
-                sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                arguments: [row.number, row.name, row.superNumber, row.max])
-        }
-    }
-
-    /// Values as the SQLite store binds them.
-    private static func arguments(_ arguments: [MigrationArgument]) -> StatementArguments {
-        StatementArguments(arguments.map { $0.value.storedValue(for: $0.attribute) })
-    }
-
-    /// Counts rows with a `SELECT count(*)` in `db`.
-    private func count(_ db: Database) -> (String) throws -> Int {
-        { sql in try Int.fetchOne(db, sql: sql) ?? 0 }
     }
 
     /// The destination model's hashes and identifiers over the store's other metadata, same UUID.
