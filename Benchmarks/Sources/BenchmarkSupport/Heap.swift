@@ -1,4 +1,5 @@
 import CHeapStats
+import Synchronization
 
 /// The heap's bytes in use (glibc's mallinfo2, every arena): what live objects cost, without the
 /// free memory malloc keeps for reuse that a resident-set figure would count.
@@ -8,6 +9,22 @@ public enum Heap {
     /// Returns the heap's free pages to the system: every run then pays for the fresh memory it
     /// touches, instead of reusing what the previous run (another way's) happened to leave.
     public static func releaseFreeMemory() { cheapstats_release_free_memory() }
+
+    /// The highest `bytesInUse()` a run sampled: a run that lets go of memory as it goes (a
+    /// batched result) ends lower than it peaked. Reset by `startPeak()`.
+    private static let peak = Atomic<Int>(0)
+
+    /// Starts watching for a peak at the heap's level now.
+    public static func startPeak() { peak.store(bytesInUse(), ordering: .relaxed) }
+
+    /// Records the heap's level now if it is the highest since `startPeak()`.
+    public static func samplePeak() {
+        let now = bytesInUse()
+        _ = peak.max(now, ordering: .relaxed)
+    }
+
+    /// The highest level sampled since `startPeak()` (its own level if none was).
+    public static var peakBytes: Int { peak.load(ordering: .relaxed) }
 }
 
 /// The middle of measured values: what the tables show, robust to one slow run.

@@ -67,10 +67,12 @@ final class Harness {
         let instance = try way.init(databaseURL: url, fixture: fixture)
         if trimsHeap { Heap.releaseFreeMemory() }
         let before = Heap.bytesInUse()
+        Heap.startPeak()
         let start = clock.now
         let count = try instance.run(benchCase)
         let ran = start.duration(to: clock.now)
-        let after = Heap.bytesInUse()
+        // The higher of the level the run ends at and any peak it sampled on the way.
+        let after = max(Heap.bytesInUse(), Heap.peakBytes)
         let releasing = clock.now
         try instance.release()
         let elapsed = ran + releasing.duration(to: clock.now)

@@ -167,6 +167,14 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
             NSManagedObjectID(entity: lookup.entity(row.entityNumber), store: self, primaryKey: row.primaryKey)
         }
     }
+    /// The entity number and key of each row `query` selects, in its order: what a batched
+    /// result (`NSManagedObjectContext.batchedFetch`) keeps of a row until its batch is read.
+    /// Stores that can read keys without rows override this.
+    func fetchReferences(_ query: StoreQuery) throws -> [ObjectReference] {
+        var query = query
+        query.includesPropertyValues = false
+        return try fetchRows(query).map { ObjectReference(entityNumber: $0.entityNumber, primaryKey: $0.primaryKey) }
+    }
     func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? { throw unsupported("fault") }
     func relatedReferences(
         _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64

@@ -330,26 +330,36 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// IDs made from keys, no intermediate rows, one allocation per ID; a long read goes on on
     /// another thread meanwhile (`readInChunks`).
     override func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
+        var maker = ObjectIDMaker(store: self)
+        return try readKeys(query) { maker.objectID($0) }
+    }
+
+    /// Keys and model entity numbers, 16 bytes a row, read as object IDs are.
+    override func fetchReferences(_ query: StoreQuery) throws -> [ObjectReference] {
+        try readKeys(query) { ObjectReference(entityNumber: modelNumber($0.storeNumber), primaryKey: $0.primaryKey) }
+    }
+
+    /// What `make` turns each key of `query`'s rows into, in the query's order.
+    private func readKeys<Element>(_ query: StoreQuery, _ make: (SQLiteKeyReader.Key) -> Element) throws -> [Element] {
         let builder = SQLiteQueryBuilder(store: self)
         // A table of one entity selects the key alone (`select(_:identitiesOnly:)`).
         let root = query.entity.layout!.root
         let sole = (plans[Int32(root.layout!.entityNumber)] ?? SQLiteHierarchyPlan(root: root, storeNumber: storeNumber)).soleStoreNumber
         return try storeRead { db in
-            func readIDs(_ sql: SQLFragment, onRow: ((OpaquePointer) -> Void)? = nil) throws -> [NSManagedObjectID] {
-                var ids: [NSManagedObjectID] = []
-                var maker = ObjectIDMaker(store: self)
-                // A sort in memory takes each row's sort keys as the reader steps it; the IDs,
-                // made meanwhile in reading order, are sorted once every row is in.
+            func read(_ sql: SQLFragment, onRow: ((OpaquePointer) -> Void)? = nil) throws -> [Element] {
+                var elements: [Element] = []
+                // A sort in memory takes each row's sort keys as the reader steps it; the
+                // elements, made meanwhile in reading order, are sorted once every row is in.
                 try readInChunks(SQLiteKeyReader(try makeStatement(sql, db: db), soleStoreNumber: sole, db: db, onRow: onRow)) { keys in
-                    for key in keys { ids.append(maker.objectID(key)) }
+                    for key in keys { elements.append(make(key)) }
                 }
-                return ids
+                return elements
             }
             if let (sql, sort) = try builder.unorderedSelect(query, identitiesOnly: true) {
-                var ids = try readIDs(sql, onRow: sort.add)
-                if sort.sort(&ids) { return ids }
+                var elements = try read(sql, onRow: sort.add)
+                if sort.sort(&elements) { return elements }
             }
-            return try readIDs(try builder.select(query, identitiesOnly: true))
+            return try read(try builder.select(query, identitiesOnly: true))
         }
     }
 

@@ -66,6 +66,33 @@ import Testing
         }
     }
 
+    /// A batched result (`batchedFetch`) reads the objects `fetch` reads, in order, across batches
+    /// and stores; passed batches' objects go.
+    @Test(arguments: ConformanceStore.allCases)
+    func aBatchedResultReadsWhatFetchReads(_ kind: ConformanceStore) throws {
+        let directory = TemporaryDirectory()
+        let stack = try kind.stack(TestModels.todo(), in: directory)
+        try Self.items(in: stack.context())
+        let reader = try stack.readerContext()
+        try reader.performAndWait { () throws -> Void in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+            request.predicate = NSPredicate(format: "name CONTAINS '1' OR done == YES")
+            request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: false)]
+            request.fetchBatchSize = 3
+            let expected = Self.names(try reader.fetch(request))
+            reader.reset()
+            weak var first: NSManagedObject?
+            let result = try reader.batchedFetch(request)
+            var names: [String] = []
+            for (index, object) in result.enumerated() {
+                if index == 0 { first = object }
+                names.append(object.value(forKey: "name") as? String ?? "?")
+            }
+            #expect(expected.count == 15 && names == expected)
+            #expect(first == nil, "the first batch was released")
+        }
+    }
+
     @Test(arguments: ConformanceStore.allCases)
     func predicatesSortsAndPagesSelectTheSameObjects(_ kind: ConformanceStore) throws {
         let directory = TemporaryDirectory()
