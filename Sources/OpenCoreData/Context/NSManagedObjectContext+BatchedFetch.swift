@@ -73,7 +73,7 @@ extension NSManagedObjectContext {
                 rows = store.takeRows(readAhead)
             }
             if rows == nil { rows = try? store.rows(of: source.root, primaryKeys: keys) }
-            var found = rows ?? []
+            var found = rows.take() ?? []
             let numbers = source.entityNumbers
             if found.contains(where: { !numbers.contains($0.entityNumber) }) { found.removeAll { !numbers.contains($0.entityNumber) } }
             var registered = registerRows(found, store: store, filling: !source.returnsObjectsAsFaults, refresh: false)

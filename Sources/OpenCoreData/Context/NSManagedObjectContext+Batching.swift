@@ -91,7 +91,7 @@ extension NSManagedObjectContext {
             if !pending.runIfUnclaimed(), !pending.isFinished { readLaterBatch(after: batch) }
             rowsReadAhead = batch.store.takeRows(pending)
         }
-        let rows = try rowsReadAhead ?? batch.store.rows(of: batch.entity, primaryKeys: batch.primaryKeys)
+        let rows = try rowsReadAhead.take() ?? batch.store.rows(of: batch.entity, primaryKeys: batch.primaryKeys)
         batch.isLoaded = true
         batch.next?.followsLoaded = true
         if batch.followsLoaded { readAhead(after: batch) }

@@ -529,8 +529,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every object: registered objects become invalid and unsaved changes are dropped.
     open func reset() {
-        for object in registry.values { object.managedObjectContext = nil }
-        for object in insertedList { object.managedObjectContext = nil }
+        // Every object of this context reaches it through `token`: cutting the token's one
+        // reference detaches them all at once (their context reads nil, `owns` is false), where
+        // setting each object's context cost an array of every registered object and a pass
+        // over it, a fifth of letting go of a million fetched objects.
+        token.context = nil
+        token = ContextToken(self)
+        token.hasUndoManager = undoManager != nil
         registry.removeAll()
         registeredBeforeRelease = NSManagedObjectContext.registeredToRelease
         insertedList.removeAll()

@@ -12,6 +12,7 @@ final class PendingRows: @unchecked Sendable {
     private var read: (() throws -> [StoreRow])?
     private let condition = NSCondition()
     private var result: Result<[StoreRow], any Error>?
+    private var finished = false
 
     init(writes: Int, read: @escaping () throws -> [StoreRow]) {
         self.writes = writes
@@ -22,7 +23,7 @@ final class PendingRows: @unchecked Sendable {
     var isFinished: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return result != nil
+        return finished
     }
 
     /// Runs the read (or `instead`) here unless another thread has claimed it; true if it ran here.
@@ -36,16 +37,26 @@ final class PendingRows: @unchecked Sendable {
         let result = Result { try (instead ?? work)() }
         condition.lock()
         self.result = result
+        finished = true
         condition.broadcast()
         condition.unlock()
         return true
     }
 
-    /// Waits for the read; nil when it failed (the caller's own read then reports the error).
-    func wait() -> [StoreRow]? {
+    /// Waits for the read and takes its rows out; nil when it failed (the caller's own read then
+    /// reports the error) or they were taken before. Taken, not copied: the caller registers
+    /// them in place, which a second reference to their array would make copy every row.
+    func take() -> [StoreRow]? {
         condition.lock()
         defer { condition.unlock() }
-        while result == nil { condition.wait() }
-        return try? result!.get()
+        while !finished { condition.wait() }
+        return try? result.take()?.get()
+    }
+
+    /// Waits for the read, leaving its rows to `take()`.
+    func waitUntilFinished() {
+        condition.lock()
+        defer { condition.unlock() }
+        while !finished { condition.wait() }
     }
 }

@@ -62,7 +62,7 @@ import Testing
             // The first batch reads the next three ahead: their rows wait beside the objects.
             let ahead = [10, 20, 30].map { authors[$0].fetchBatch?.pending }
             #expect(ahead.allSatisfy { ($0 != nil) == SecondThread.helps })
-            for read in ahead { _ = read?.wait() }
+            for read in ahead { read?.waitUntilFinished() }
             #expect(batchReads() == (SecondThread.helps ? 5 : 2))
 
             // Exactly batches 0 and 5 hold values; the other eighty objects are bare faults.

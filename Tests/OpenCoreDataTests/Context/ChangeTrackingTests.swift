@@ -108,6 +108,28 @@ import Testing
             #expect(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) == 1)
         }
     }
+
+    /// `reset()` detaches every object the app still holds (fetched or inserted): their context
+    /// reads nil; objects fetched afterwards belong to the context again.
+    @Test func resetDetachesHeldObjectsAndLaterFetchesBelongAgain() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let context = stack.context
+        try context.performAndWait {
+            let saved = try savedItem(stack)
+            let inserted = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            context.undoManager = UndoManager()
+            context.reset()
+            #expect(saved.managedObjectContext == nil && inserted.managedObjectContext == nil)
+            #expect(!context.hasChanges && context.registeredObjects.isEmpty)
+            let again = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")).first)
+            #expect(again !== saved && again.managedObjectContext === context)
+            again.setValue("after reset", forKey: "name")
+            #expect(context.hasChanges && context.updatedObjects == [again])
+            context.undo()
+            #expect(again.value(forKey: "name") as? String != "after reset", "the undo manager still records after a reset")
+        }
+    }
 }
 
 extension NSFetchRequest {

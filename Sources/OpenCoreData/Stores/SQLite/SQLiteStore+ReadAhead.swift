@@ -27,7 +27,7 @@ extension SQLiteStore {
     /// The rows `pending` read, if no write through this store committed since it was queued;
     /// nil when the caller must read them again.
     func rowsReadAhead(_ pending: PendingRows) -> [StoreRow]? {
-        let rows = pending.wait()
+        let rows = pending.take()
         guard pending.writes == writes.load(ordering: .acquiring) else { return nil }
         return rows
     }

@@ -31,7 +31,7 @@ import Testing
     /// older than any write that follows.
     private func waitForReadAhead(of object: NSManagedObject, in context: NSManagedObjectContext) throws {
         let pending = context.performAndWait { object.fetchBatch?.pending }
-        _ = try #require(pending, "the batch after the first one is read ahead on two cores").wait()
+        try #require(pending, "the batch after the first one is read ahead on two cores").waitUntilFinished()
     }
 
     @Test func everyBatchReadAheadFillsItsOwnObjects() throws {
@@ -132,7 +132,7 @@ import Testing
         let pending = stack.context.performAndWait { (1...3).compactMap { objects[$0 * 50].fetchBatch?.pending } }
         try stack.coordinator.remove(stack.store)
         #expect(pending.count == 3)
-        for read in pending { _ = read.wait() }
+        for read in pending { read.waitUntilFinished() }
         #expect(stack.coordinator.persistentStores.isEmpty)
     }
 
@@ -146,13 +146,14 @@ import Testing
         #expect(pending.runIfUnclaimed())
         #expect(pending.runIfUnclaimed() == false)
         #expect(pending.isFinished)
-        #expect(pending.wait()?.map(\.primaryKey) == [7])
+        #expect(pending.take()?.map(\.primaryKey) == [7])
+        #expect(pending.take() == nil, "the rows are taken out, not copied")
         #expect(runs.value == 1)
 
         let failing = PendingRows(writes: 0) { throw CocoaError(.fileReadCorruptFile) }
         let thread = Thread { failing.runIfUnclaimed() }
         thread.start()
-        #expect(failing.wait() == nil)
+        #expect(failing.take() == nil)
     }
 }
 
