@@ -13,6 +13,8 @@ final class Harness {
     struct Measurements {
         var seconds: [Double] = []
         var heapGrowth: [Int] = []
+        /// The part of each run spent in `release()`: letting go of the results.
+        var releaseSeconds: [Double] = []
         var count = 0
     }
 
@@ -43,12 +45,13 @@ final class Harness {
         for run in 1...runs {
             for index in selectedWays where Self.ways[index].supports(benchCase) {
                 let way = Self.ways[index]
-                let (seconds, growth, count) = try measureOnce(benchCase, way: way, run: run)
+                let (seconds, releasing, growth, count) = try measureOnce(benchCase, way: way, run: run)
                 guard count == expected else {
                     throw BenchError("\(benchCase.rawValue), \(way.name): \(count) rows where \(expected) were expected")
                 }
                 results[index].seconds.append(seconds)
                 results[index].heapGrowth.append(growth)
+                results[index].releaseSeconds.append(releasing)
                 results[index].count = count
                 log(
                     "\(benchCase.rawValue) run \(run)/\(runs) \(way.name): \(Report.milliseconds(seconds)) ms, heap +\(Report.megabytes(growth)) MB"
@@ -60,7 +63,7 @@ final class Harness {
 
     private func measureOnce(
         _ benchCase: BenchCase, way: any BenchmarkWay.Type, run: Int
-    ) throws -> (seconds: Double, heapGrowth: Int, count: Int) {
+    ) throws -> (seconds: Double, releaseSeconds: Double, heapGrowth: Int, count: Int) {
         let folder = scratch.appendingPathComponent("\(benchCase.rawValue)-\(run)-\(way.name.filter(\.isLetter))")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = try fixture.templates.copy(filled: !benchCase.startsEmpty, into: folder)
@@ -75,11 +78,14 @@ final class Harness {
         let after = max(Heap.bytesInUse(), Heap.peakBytes)
         let releasing = clock.now
         try instance.release()
-        let elapsed = ran + releasing.duration(to: clock.now)
+        let released = releasing.duration(to: clock.now)
+        let elapsed = ran + released
         try instance.close()
         try verify(benchCase, way: way, url: url)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return (seconds, after - before, count)
+        func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        return (seconds(elapsed), seconds(released), after - before, count)
     }
 
     /// Checks, after the run and outside the timing, that writes really reached the file.

@@ -67,6 +67,20 @@ struct Report {
                     format: "%@ over raw SQLite: %.3f ms (target ≤ %.1f ms: %@).", benchCase.rawValue, over, allowance,
                     over <= allowance ? "met" : "missed"))
         }
+        // Issue 25's teardown: letting go of a full fetch's results against raw SQLite's freeing
+        // its structs, each way's `release()` alone.
+        if let line = lines.first(where: { $0.benchCase == .fetchAll }),
+            !line.measurements[0].releaseSeconds.isEmpty, !line.measurements[2].releaseSeconds.isEmpty
+        {
+            let raw = Self.median(line.measurements[0].releaseSeconds) * 1000
+            let ocd = Self.median(line.measurements[2].releaseSeconds) * 1000
+            let grdb = line.measurements[1].releaseSeconds.isEmpty ? Double.nan : Self.median(line.measurements[1].releaseSeconds) * 1000
+            out.append("")
+            out.append(
+                String(
+                    format: "fetch-all teardown (release() alone): OpenCoreData %.2f ms, raw SQLite %.2f ms, GRDB %.2f ms (target ≤ 1.5× raw: %@).",
+                    ocd, raw, grdb, ocd <= raw * 1.5 ? "met" : "missed"))
+        }
         if let asynchronous = timeOfOpenCoreData(.fetchAsync), let synchronous = timeOfOpenCoreData(.fetchAll) {
             let ratio = asynchronous / synchronous
             out.append("")
