@@ -141,6 +141,14 @@ extension SQLPredicateCompiler {
             // A regular expression that begins with literal text matches only strings in that
             // text's range: the range (an index's) narrows the rows the expression runs on.
             guard !ci, !di, let prefix = SQLLikePattern.regexLiteralPrefix(pattern), let upper = Self.prefixUpperBound(prefix) else { return evaluated }
+            if pattern == prefix + ".*" {
+                // `text.*`: every string of the range matches, but those holding a character `.`
+                // does not match or `$` treats specially (ICU's line terminators) or one that
+                // stops the string on its way to the expression (NUL): those the expression decides.
+                let tail: SQLFragment =
+                    "(CASE WHEN instr(\(column), char(0)) = 0 AND NOT \(column) GLOB \(bind: SQLLikePattern.regexLineTerminatorGlob) THEN 1 ELSE \(evaluated) END)"
+                return guarded("(\(column) >= \(bind: prefix) AND \(column) < \(bind: upper) AND \(tail))", column, plain)
+            }
             return guarded("(\(column) >= \(bind: prefix) AND \(column) < \(bind: upper) AND \(evaluated))", column, plain)
         case .customSelector:
             throw unsupported(predicate, "custom selectors are not supported")

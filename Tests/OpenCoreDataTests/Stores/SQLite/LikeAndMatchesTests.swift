@@ -13,6 +13,7 @@ import Testing
         "Item 1", "Item 10", "Item 1\nX", "Item [1]", "Item *", "Item ?", "Item \\", "e\u{301}té", "été", "Item\u{0}1", "Item 1\u{0}", "",
         "item 1", "ITEM 1", "Item 2", "[x]", "a*b", "a?b", "abc", "Ab", "Ïtem", "Item 1é", "ÏTEM 1", "\u{212A}elvin", "kelvin", "STRASSE", "Straße",
         "100% off", "a_b", "Item 1\rY", "Item 1\u{2028}Z", "Item 1\u{85}", "Item 1\tT", "Item 1\u{0}\n", nil,
+        "Item 1\u{0B}v", "Item 1\u{0C}f", "Item 1\n", "Item 1\u{2029}", "Item 1x\r\n", "Item 1\u{FFFD}",
     ]
 
     /// A predicate format with the pattern as its argument, and what SQL must hold for it (nil:
@@ -70,6 +71,9 @@ import Testing
         Case(format: "NOT (value BEGINSWITH %@)", pattern: "Item", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: ">="),
         Case(format: "NOT (value MATCHES %@)", pattern: "Item 1.*", sqlHas: ">="),
+        // `text.*`: the range decides, but for strings with a line terminator or a NUL.
+        Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: "GLOB"),
+        Case(format: "NOT (value MATCHES %@)", pattern: "Item .*", sqlHas: "GLOB"),
         Case(format: "value MATCHES %@", pattern: "Item.*", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1\n.*", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1", sqlHas: ">="),
