@@ -84,10 +84,6 @@ enum SQLLikePattern {
         }
     }
 
-    /// A GLOB pattern for the strings holding one of ICU's line terminators (LF, VT, FF, CR,
-    /// NEL, LS, PS): `.` matches none of them, and `$` matches before a final one.
-    static let regexLineTerminatorGlob = "*[\u{0A}\u{0B}\u{0C}\u{0D}\u{85}\u{2028}\u{2029}]*"
-
     /// The literal text every string a regular expression (ICU's syntax, matched against the
     /// whole string as MATCHES does) must begin with; nil when there is none, or when the
     /// expression has an alternative (`|`) that could begin otherwise.

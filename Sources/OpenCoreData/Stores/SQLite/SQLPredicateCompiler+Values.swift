@@ -117,7 +117,7 @@ extension SQLPredicateCompiler {
                 // folding) or GLOB; any other value by the evaluator.
                 guard let native = SQLLikePattern.asciiCondition(type, pattern, caseInsensitive: ci) else { return evaluated }
                 let test: SQLFragment = ci ? "\(column) LIKE \(bind: native) ESCAPE '\\'" : "\(column) GLOB \(bind: native)"
-                return guarded("(CASE WHEN length(\(column)) = length(CAST(\(column) AS BLOB)) THEN \(test) ELSE \(evaluated) END)", column, plain)
+                return guarded("(CASE WHEN \(raw: SQLPredicateFunctions.isASCIIName)(\(column)) THEN \(test) ELSE \(evaluated) END)", column, plain)
             }
             // Without folding, the evaluator compares Unicode scalars, and UTF-8 orders strings as
             // their scalars do: a prefix's strings are one range of the column (which an index
@@ -145,8 +145,7 @@ extension SQLPredicateCompiler {
                 // `text.*`: every string of the range matches, but those holding a character `.`
                 // does not match or `$` treats specially (ICU's line terminators) or one that
                 // stops the string on its way to the expression (NUL): those the expression decides.
-                let tail: SQLFragment =
-                    "(CASE WHEN instr(\(column), char(0)) = 0 AND NOT \(column) GLOB \(bind: SQLLikePattern.regexLineTerminatorGlob) THEN 1 ELSE \(evaluated) END)"
+                let tail: SQLFragment = "(CASE WHEN \(raw: SQLPredicateFunctions.isSingleLineName)(\(column)) THEN 1 ELSE \(evaluated) END)"
                 return guarded("(\(column) >= \(bind: prefix) AND \(column) < \(bind: upper) AND \(tail))", column, plain)
             }
             return guarded("(\(column) >= \(bind: prefix) AND \(column) < \(bind: upper) AND \(evaluated))", column, plain)

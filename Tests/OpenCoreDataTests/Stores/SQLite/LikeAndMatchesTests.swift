@@ -72,8 +72,8 @@ import Testing
         Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: ">="),
         Case(format: "NOT (value MATCHES %@)", pattern: "Item 1.*", sqlHas: ">="),
         // `text.*`: the range decides, but for strings with a line terminator or a NUL.
-        Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: "GLOB"),
-        Case(format: "NOT (value MATCHES %@)", pattern: "Item .*", sqlHas: "GLOB"),
+        Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: SQLPredicateFunctions.isSingleLineName),
+        Case(format: "NOT (value MATCHES %@)", pattern: "Item .*", sqlHas: SQLPredicateFunctions.isSingleLineName),
         Case(format: "value MATCHES %@", pattern: "Item.*", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1\n.*", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1", sqlHas: ">="),
