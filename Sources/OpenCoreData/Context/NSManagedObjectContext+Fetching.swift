@@ -165,7 +165,14 @@ extension NSManagedObjectContext {
             // inside its read, where `awakeFromFetch` (the subclass's code, which may read the
             // store) must not run.
             var registrar = RowRegistrar(store: store, filling: false, refresh: refresh)
-            try store.fetchRows(storeQuery) { rows in registerRows(&rows, with: &registrar, into: &fetched) }
+            if case (var rows, let order)? = try store.fetchRowsInReadingOrder(storeQuery) {
+                // Made in the store's reading order (its keys'), then put in the query's.
+                fetched.reserveCapacity(rows.count)
+                registerRows(&rows, with: &registrar, into: &fetched)
+                if var order { fetched.permute(by: &order) }
+            } else {
+                try store.fetchRows(storeQuery) { rows in registerRows(&rows, with: &registrar, into: &fetched) }
+            }
             if batching {
                 assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
             } else {

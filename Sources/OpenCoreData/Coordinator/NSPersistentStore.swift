@@ -142,6 +142,14 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         var rows = try fetchRows(query)
         try body(&rows)
     }
+    /// The rows of a sorted `query` in the order the store read them, with the positions that
+    /// put them in the query's order (`sorted[i] = rows[order[i]]`); nil (the default) when the
+    /// store reads them in order anyway, and the caller reads them with `fetchRows`.
+    ///
+    /// A context makes the objects in reading order, then orders them: a store that sorts in
+    /// memory reads in key order, so objects are made, registered and finally freed in the order
+    /// of their keys and of their memory, not in the scattered order a sort puts them in.
+    func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? { nil }
     func countRows(_ query: StoreQuery) throws -> Int { throw unsupported("count") }
 
     /// The rows of `query` for an asynchronous fetch: `meter` counts them as they are read, and

@@ -62,7 +62,16 @@ final class SQLiteMemorySort {
     /// Puts `rows`, read while `add` saw each, in the sort's order; false (and `rows` untouched)
     /// when a value made the order something only SQLite can decide.
     func sort<Row>(_ rows: inout [Row]) -> Bool {
-        guard isExact, rows.count == entries.count else { return false }
+        guard var order = order(of: rows.count) else { return false }
+        rows.permute(by: &order)
+        return true
+    }
+
+    /// The sort's order of the `count` rows `add` saw, as positions in reading order
+    /// (`sorted[i] = read[order[i]]`); nil when a value made the order something only SQLite can
+    /// decide, or `count` is not the number of rows seen.
+    func order(of count: Int) -> [Int32]? {
+        guard isExact, count == entries.count else { return nil }
         let later = ascending.count - 1
         entries.withUnsafeMutableBufferPointer { entries in
             laterKeys.withUnsafeBufferPointer { laterKeys in
@@ -78,31 +87,10 @@ final class SQLiteMemorySort {
                 }
             }
         }
-        var order = entries.map(\.index)
+        let order = entries.map(\.index)
         entries = []
         laterKeys = []
-        Self.permute(&rows, by: &order)
-        return true
-    }
-
-    /// Rearranges `rows` so that position `i` holds what was at `order[i]`, by swaps along each
-    /// cycle of the permutation: no row is copied, so none is retained and released again.
-    private static func permute<Row>(_ rows: inout [Row], by order: inout [Int32]) {
-        // Through buffers: `Array.swapAt` retained and released the rows it swapped.
-        rows.withUnsafeMutableBufferPointer { rows in
-            order.withUnsafeMutableBufferPointer { order in
-                for start in order.indices where order[start] >= 0 {
-                    var position = start
-                    while true {
-                        let source = Int(order[position])
-                        order[position] = -1
-                        if source == start { break }
-                        rows.swapAt(position, source)
-                        position = source
-                    }
-                }
-            }
-        }
+        return order
     }
 
     /// The value in `column` as an unsigned number whose order is SQL's ascending (or descending)

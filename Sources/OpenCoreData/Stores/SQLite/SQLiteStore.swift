@@ -323,6 +323,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    /// A sort in memory's rows, unsorted, with its order; nil where SQLite sorts (or nothing does).
+    override func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? {
+        guard SQLiteMemorySort.canOrder(query) else { return nil }
+        let builder = SQLiteQueryBuilder(store: self)
+        let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
+        return try storeRead { db in
+            if let (sql, sort) = try builder.unorderedSelect(query) {
+                let rows = try readRows(try makeStatement(sql, db: db), plan: plan, values: query.includesPropertyValues, db: db, onRow: sort.add)
+                if let order = sort.order(of: rows.count) { return (rows, order) }
+            }
+            let sql = try builder.select(query)
+            return (try readRows(try makeStatement(sql, db: db), plan: plan, values: query.includesPropertyValues, db: db), nil)
+        }
+    }
+
     override func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws {
         try readInChunks(query, body)
     }
