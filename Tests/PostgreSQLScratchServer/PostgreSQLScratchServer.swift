@@ -145,28 +145,9 @@ public final class PostgreSQLScratchServer: Sendable {
     }
 
     /// Runs `argv` with its output in the file `output`, and its exit status when `wait`.
-    /// posix_spawn and waitpid rather than Foundation's `Process`, whose wait on Linux can miss the
-    /// exit of a program that leaves a daemon behind (`pg_ctl start`) and hang.
     private static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of this process's: `pg_ctl start` leaves a server running for as long as
-        // the tests, and a descriptor it kept (a pipe of a program another test started) would
-        // keep that program's end from being seen.
-        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
-        let arguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in arguments { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, arguments, environ)
-        guard spawned == 0 else { throw Unavailable(description: "\(argv[0]) could not start (errno \(spawned))") }
-        guard wait else { return 0 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let program = try SpawnedProgram.start(argv, stdout: output)
+        return wait ? program.wait() : 0
     }
 
     /// Stops the server when the process exits, and, from a watchdog shell, when it dies.
@@ -180,13 +161,6 @@ public final class PostgreSQLScratchServer: Sendable {
     }
 
     private static let running = Mutex<[PostgreSQLScratchServer]>([])
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
-    /// module does not export; nil where the C library lacks it.
-    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
 
     private static func findBinaries() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""

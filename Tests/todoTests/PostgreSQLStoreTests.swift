@@ -82,7 +82,7 @@ import Testing
         #expect(try sandbox.runTodo(["add", "First", "--store", store]).status == 0)
         let watcher = try sandbox.startTodo(["watch", "--store", store])
         var finished = false
-        defer { if !finished { watcher.process.terminate(); _ = try? watcher.finish() } }
+        defer { if !finished { watcher.terminate(); _ = try? watcher.finish() } }
         #expect(wait(for: watcher) { $0.first?.hasPrefix("Watching postgres://ocd:***@") == true })
 
         #expect(try sandbox.runTodo(["add", "Milk", "--store", store]).status == 0)
@@ -90,7 +90,7 @@ import Testing
         #expect(try sandbox.runTodo(["check-all", "--store", store]).status == 0)
         #expect(wait(for: watcher) { $0.contains("✓ checked \"Milk\"") && $0.contains("✓ checked \"First\"") })
 
-        watcher.process.interrupt()
+        watcher.interrupt()
         let result = try watcher.finish()
         finished = true
         #expect(result.status == 0)
@@ -117,7 +117,7 @@ import Testing
         while Date() < deadline {
             let text = (try? String(contentsOf: program.outURL, encoding: .utf8)) ?? ""
             if condition(text.split(separator: "\n").map(String.init)) { return true }
-            if !program.process.isRunning { return false }
+            if !program.isRunning { return false }
             Thread.sleep(forTimeInterval: 0.02)
         }
         return false

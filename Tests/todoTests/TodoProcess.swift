@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import Testing
 
 /// What one run of the `todo` program did.
@@ -50,25 +51,16 @@ final class TodoSandbox: Sendable {
     }
 
     private func start(_ program: URL, _ arguments: [String], environment: [String: String]) throws -> RunningProgram {
-        let process = Process()
-        process.executableURL = program
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path
         env["HOME"] = folder.appendingPathComponent("home").path
         for (key, value) in environment { env[key] = value.isEmpty ? nil : value }
-        process.environment = env
         // Files rather than pipes: nothing to drain while the program runs.
         let id = UUID().uuidString
-        let running = RunningProgram(
-            process: process, outURL: folder.appendingPathComponent("stdout-\(id)"), errURL: folder.appendingPathComponent("stderr-\(id)"))
-        _ = FileManager.default.createFile(atPath: running.outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: running.errURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: running.outURL)
-        process.standardError = try FileHandle(forWritingTo: running.errURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return running
+        let outURL = folder.appendingPathComponent("stdout-\(id)")
+        let errURL = folder.appendingPathComponent("stderr-\(id)")
+        let spawned = try SpawnedProgram.start([program.path] + arguments, environment: env, stdout: outURL.path, stderr: errURL.path)
+        return RunningProgram(program: spawned, outURL: outURL, errURL: errURL)
     }
 
     /// Runs a command that must fail, and checks that it failed as a user should see it: status 1,
@@ -136,21 +128,27 @@ struct TodoNotBuilt: Error, CustomStringConvertible {
 
 /// A program started by `TodoSandbox`, its output going to files.
 struct RunningProgram {
-    let process: Process
+    let program: SpawnedProgram
     let outURL: URL
     let errURL: URL
 
+    var isRunning: Bool { program.isRunning }
+
+    /// Asks the program to stop (SIGTERM).
+    func terminate() { program.send(SIGTERM) }
+
+    /// Interrupts the program (SIGINT), as Control-C does.
+    func interrupt() { program.send(SIGINT) }
+
     /// Waits for the program to end and returns what it did.
     func finish() throws -> TodoResult {
-        process.waitUntilExit()
-        try (process.standardOutput as? FileHandle)?.close()
-        try (process.standardError as? FileHandle)?.close()
+        let status = program.wait()
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
         }
         return TodoResult(
-            status: process.terminationStatus,
+            status: status,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }

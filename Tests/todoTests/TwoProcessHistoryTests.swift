@@ -86,7 +86,7 @@ import Testing
         }
         let follower = Follower(context, coordinator: coordinator)
         let watcher = try sandbox.startTodo(["watch", "--store", sandbox.store.path])
-        defer { watcher.process.interrupt(); _ = try? watcher.finish() }
+        defer { watcher.interrupt(); _ = try? watcher.finish() }
         func watched(_ line: String) -> Bool {
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {

@@ -12,7 +12,7 @@ import Testing
             let text = (try? String(contentsOf: program.outURL, encoding: .utf8)) ?? ""
             lines = text.split(separator: "\n").map(String.init)
             if lines.count >= expected.count, Array(lines.suffix(expected.count)) == expected { return lines }
-            if !program.process.isRunning { return lines }
+            if !program.isRunning { return lines }
             Thread.sleep(forTimeInterval: 0.02)
         }
         return lines
@@ -23,7 +23,7 @@ import Testing
         try sandbox.run("add", "First")
         let watcher = try sandbox.startTodo(["watch", "--store", sandbox.store.path])
         var finished = false
-        defer { if !finished { watcher.process.terminate(); _ = try? watcher.finish() } }
+        defer { if !finished { watcher.terminate(); _ = try? watcher.finish() } }
         let ready = output(of: watcher, reaching: ["Watching \(sandbox.store.path); press Ctrl-C to stop."])
         #expect(ready.last?.hasPrefix("Watching") == true)
 
@@ -37,7 +37,7 @@ import Testing
         let all = output(of: watcher, reaching: ["✓ checked \"First\""])
         #expect(all.last == "✓ checked \"First\"")
 
-        watcher.process.interrupt()
+        watcher.interrupt()
         let result = try watcher.finish()
         finished = true
         #expect(result.status == 0)
