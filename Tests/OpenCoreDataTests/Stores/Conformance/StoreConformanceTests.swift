@@ -19,6 +19,18 @@ import Testing
         }
     }
 
+    /// Runs `body` on the queue of a reader of `items` in a new store of `kind`, with a new
+    /// request for the items.
+    static func readingItems(
+        _ kind: ConformanceStore, _ body: (NSManagedObjectContext, NSFetchRequest<NSManagedObject>) throws -> Void
+    ) throws {
+        let directory = TemporaryDirectory()
+        let stack = try kind.stack(TestModels.todo(), in: directory)
+        try items(in: stack.context())
+        let reader = try stack.readerContext()
+        try reader.performAndWait { try body(reader, NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) }
+    }
+
     static func names(_ objects: [NSManagedObject]) -> [String] { objects.compactMap { $0.value(forKey: "name") as? String } }
 
     @Test(arguments: ConformanceStore.allCases)
@@ -70,12 +82,7 @@ import Testing
     /// and stores; passed batches' objects go.
     @Test(arguments: ConformanceStore.allCases)
     func aBatchedResultReadsWhatFetchReads(_ kind: ConformanceStore) throws {
-        let directory = TemporaryDirectory()
-        let stack = try kind.stack(TestModels.todo(), in: directory)
-        try Self.items(in: stack.context())
-        let reader = try stack.readerContext()
-        try reader.performAndWait { () throws -> Void in
-            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+        try Self.readingItems(kind) { (reader, request) throws -> Void in
             request.predicate = NSPredicate(format: "name CONTAINS '1' OR done == YES")
             request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: false)]
             request.fetchBatchSize = 3
@@ -95,12 +102,7 @@ import Testing
 
     @Test(arguments: ConformanceStore.allCases)
     func predicatesSortsAndPagesSelectTheSameObjects(_ kind: ConformanceStore) throws {
-        let directory = TemporaryDirectory()
-        let stack = try kind.stack(TestModels.todo(), in: directory)
-        try Self.items(in: stack.context())
-        let reader = try stack.readerContext()
-        try reader.performAndWait { () throws -> Void in
-            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+        try Self.readingItems(kind) { (reader, request) throws -> Void in
             request.predicate = NSPredicate(format: "done == NO AND name BEGINSWITH[c] %@", "item 1")
             request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: false)]
             request.fetchOffset = 1
