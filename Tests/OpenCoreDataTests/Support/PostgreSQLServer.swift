@@ -25,7 +25,11 @@ final class PostgreSQLServer: Sendable {
     static func required() throws -> PostgreSQLServer {
         #if PostgreSQL
         switch shared {
-        case .success(let server): return server
+        case .success(let server):
+            // Tests that write their own URL (a wrong password, a bad one) need the type too:
+            // registered here, not by whichever test happened to ask for a URL first.
+            registerStoreType()
+            return server
         case .failure(let reason): try Test.cancel("skipped: install postgresql (initdb, pg_ctl on PATH): \(reason)")
         }
         #else
@@ -64,18 +68,18 @@ final class PostgreSQLServer: Sendable {
 
     /// A store URL in a new schema of this server, over the unix socket.
     func storeURL(schema: String = PostgreSQLScratchServer.newSchemaName(), user: String = "ocd") -> URL {
-        registerStoreType()
+        Self.registerStoreType()
         return server.socketURL(schema: schema, user: user)
     }
 
     /// A store URL over TCP on the loopback port, with the password the server asks there.
     func tcpStoreURL(schema: String = PostgreSQLScratchServer.newSchemaName(), host: String = "127.0.0.1", sslmode: String = "disable") -> URL {
-        registerStoreType()
+        Self.registerStoreType()
         return server.tcpURL(schema: schema, host: host, sslmode: sslmode)
     }
 
     /// Reading the type name registers the store with postgres-nio.
-    private func registerStoreType() {
+    private static func registerStoreType() {
         #if PostgreSQL
         _ = NSPostgreSQLStoreType
         #endif
@@ -83,7 +87,7 @@ final class PostgreSQLServer: Sendable {
 
     /// A session of the store's driver on this server, for what a test does behind the store's back.
     func session(schema: String) throws -> any PostgreSQLSession {
-        registerStoreType()
+        Self.registerStoreType()
         let driver = try #require(PostgreSQLStoreInstaller.driver.withLock { $0 })
         let session = try driver.connect(try PostgreSQLEndpoint(url: storeURL(schema: schema)))
         _ = try session.run("SET search_path TO \(schema)", [])
