@@ -59,8 +59,7 @@ public final class BatchedFetchResult<Element: NSManagedObject>: RandomAccessCol
         if let wholeResult { return wholeResult[position] as! Element }
         let number = position / batchSize
         let offset = position - number * batchSize
-        if let last = kept.last, last.number == number { return last.objects[offset] as! Element }
-        if let index = kept.firstIndex(where: { $0.number == number }) { return kept[index].objects[offset] as! Element }
+        if let held = kept.first(where: { $0.number == number }) { return held.objects[offset] as! Element }
         let objects = makeBatch(number)
         keep(number, objects)
         return objects[offset] as! Element

@@ -22,7 +22,7 @@ extension NSManagedObjectContext {
         guard request.resultType == .managedObjectResultType else {
             throw CoreDataError.make(NSCoreDataError, "batchedFetch(_:) returns managed objects: the request's resultType must be managedObjectResultType.")
         }
-        let entities = request.includesSubentities ? Self.hierarchy(below: entity) : [entity]
+        let entities = request.includesSubentities ? [entity] + ModelLayoutBuilder.descendants(of: entity) : [entity]
         for fetched in entities where !(fetched.managedObjectClass is T.Type) {
             throw CoreDataError.make(
                 NSCoreDataError, "The fetch request's result type does not match the objects of entity \(fetched.name ?? "?").")
@@ -51,10 +51,6 @@ extension NSManagedObjectContext {
             entityNumbers: entities.map { Int32($0.layout!.entityNumber) },
             returnsObjectsAsFaults: request.returnsObjectsAsFaults, prefetching: request.relationshipKeyPathsForPrefetching ?? [])
         return BatchedFetchResult(context: self, batchSize: batchSize, source: source)
-    }
-
-    private static func hierarchy(below entity: NSEntityDescription) -> [NSEntityDescription] {
-        [entity] + entity.subentities.flatMap { hierarchy(below: $0) }
     }
 
     /// The objects of `source`'s references in `range`, in order, registered in this context:

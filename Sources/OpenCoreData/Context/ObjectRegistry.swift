@@ -117,11 +117,7 @@ final class ObjectRegistry {
         guard let table = tables.value(for: TableID(store: store, root: root)) else { return 0 }
         var removed = 0
         for key in primaryKeys where key > 0 {
-            guard let slot = table.existingSlot(for: key), slot.pointee != nil,
-                isKnownUniquelyReferenced(&slot.pointee!), slot.pointee!.flags.isEmpty
-            else { continue }
-            slot.pointee = nil
-            removed += 1
+            if let slot = table.existingSlot(for: key), PrimaryKeyTable.emptyIfUnreferenced(slot) { removed += 1 }
         }
         count -= removed
         return removed
@@ -278,12 +274,7 @@ final class PrimaryKeyTable {
             guard let page = pages.value(for: number) else { continue }
             var kept = 0
             for slot in 0..<Self.pageSize where page.objects[slot] != nil {
-                if isKnownUniquelyReferenced(&page.objects[slot]!), page.objects[slot]!.flags.isEmpty {
-                    page.objects[slot] = nil
-                    removed += 1
-                } else {
-                    kept += 1
-                }
+                if Self.emptyIfUnreferenced(page.objects + slot) { removed += 1 } else { kept += 1 }
             }
             if kept == 0 { emptied.append(number) }
         }
@@ -294,6 +285,15 @@ final class PrimaryKeyTable {
             lastSlots = nil
         }
         return removed
+    }
+
+    /// Empties `slot` when the table holds the only reference to its object and the object has
+    /// no unsaved changes (nothing else can reach it, as from Core Data's weak registry); whether
+    /// it did.
+    static func emptyIfUnreferenced(_ slot: UnsafeMutablePointer<NSManagedObject?>) -> Bool {
+        guard slot.pointee != nil, isKnownUniquelyReferenced(&slot.pointee!), slot.pointee!.flags.isEmpty else { return false }
+        slot.pointee = nil
+        return true
     }
 
     func appendObjects(to result: inout [NSManagedObject]) {

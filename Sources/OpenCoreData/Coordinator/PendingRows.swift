@@ -49,7 +49,7 @@ final class PendingRows: @unchecked Sendable {
     func take() -> [StoreRow]? {
         condition.lock()
         defer { condition.unlock() }
-        while !finished { condition.wait() }
+        waitLocked()
         return try? result.take()?.get()
     }
 
@@ -57,6 +57,11 @@ final class PendingRows: @unchecked Sendable {
     func waitUntilFinished() {
         condition.lock()
         defer { condition.unlock() }
+        waitLocked()
+    }
+
+    /// Waits, holding `condition`'s lock, until the read has run.
+    private func waitLocked() {
         while !finished { condition.wait() }
     }
 }

@@ -307,25 +307,20 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
-        let builder = SQLiteQueryBuilder(store: self)
-        let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
-        return try storeRead { db in
-            if let (sql, sort) = try builder.unorderedSelect(query) {
-                let statement = try db.makeStatement(sql: sql.sql)
-                statement.setUncheckedArguments(sql.arguments)
-                var rows = try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db, onRow: sort.add)
-                if sort.sort(&rows) { return rows }
-            }
-            let sql = try builder.select(query)
-            let statement = try db.makeStatement(sql: sql.sql)
-            statement.setUncheckedArguments(sql.arguments)
-            return try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db)
-        }
+        var read = try rowsInReadingOrder(query)
+        if var order = read.order { read.rows.permute(by: &order) }
+        return read.rows
     }
 
     /// A sort in memory's rows, unsorted, with its order; nil where SQLite sorts (or nothing does).
     override func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? {
         guard SQLiteMemorySort.canOrder(query) else { return nil }
+        return try rowsInReadingOrder(query)
+    }
+
+    /// The rows of `query` read in table order with the order a sort in memory puts them in, or
+    /// read in order by SQL (order nil) when the query cannot be sorted in memory.
+    private func rowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?) {
         let builder = SQLiteQueryBuilder(store: self)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         return try storeRead { db in
