@@ -38,9 +38,9 @@ extension NSManagedObjectContext {
         var deleted: [NSManagedObject] = []
         for id in ids.updated {
             guard let object = registeredObject(for: id) else { continue }
-            reloadSavedValues(of: object)
             refreshed.append(object)
         }
+        reloadSavedValues(of: refreshed)
         for id in ids.deleted {
             guard let object = registeredObject(for: id) else { continue }
             forget(object)
@@ -59,17 +59,40 @@ extension NSManagedObjectContext {
             userInfo: [NSRefreshedObjectsKey: sparseSet(refreshed), NSDeletedObjectsKey: sparseSet(deleted), NSInsertedObjectsKey: sparseSet(inserted)])
     }
 
-    /// Replaces an object's saved values with the store's current row, re-applying its unsaved
-    /// changes, so that its next save does not conflict with the save just merged.
-    private func reloadSavedValues(of object: NSManagedObject) {
-        if object.isFault {
-            object.cachedRow = nil
-            return
+    /// Replaces the saved values of objects with the store's current rows, re-applying their
+    /// unsaved changes, so that their next save does not conflict with the save just merged.
+    /// Faults only drop the values fetched with them. The rows of filled objects are read with
+    /// one store query per entity: a merge of thousands of updates read them one statement each.
+    private func reloadSavedValues(of objects: [NSManagedObject]) {
+        var groups: [EntityInStore: [NSManagedObject]] = [:]
+        for object in objects {
+            if object.isFault {
+                object.cachedRow = nil
+            } else if let store = object.store {
+                groups[EntityInStore(store: ObjectIdentifier(store), entity: ObjectIdentifier(object.entity)), default: []].append(object)
+            }
         }
+        for group in groups.values {
+            let first = group[0]
+            let keys = group.map(\.primaryKey).sorted()
+            guard let rows = try? first.store!.rows(of: first.entity, primaryKeys: keys) else { continue }
+            var byKey: [Int64: StoreRow] = [:]
+            byKey.reserveCapacity(rows.count)
+            for row in rows { byKey[row.primaryKey] = row }
+            for object in group {
+                if let row = byKey[object.primaryKey] { reload(object, from: row) }
+            }
+        }
+    }
+
+    private struct EntityInStore: Hashable {
+        let store: ObjectIdentifier
+        let entity: ObjectIdentifier
+    }
+
+    private func reload(_ object: NSManagedObject, from row: StoreRow) {
+        guard let values = row.values else { return }
         let changes = object.hasChanges ? object.changedValues() : [:]
-        guard let store = object.store, let row = try? store.row(of: object.entity, primaryKey: object.primaryKey),
-            let values = row.values
-        else { return }
         object.slots = values
         object.committed = values
         object.version = row.version
