@@ -83,6 +83,44 @@ import Testing
         }
     }
 
+    /// A save of many objects of several entities records every insert, each with its own
+    /// object, besides the updates of the same save, numbered without gaps or repeats.
+    @Test func aLargeSaveRecordsEveryInsertOfEveryEntity() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.stack(directory, model: TestModels.library())
+        let context = stack.context
+        try context.performAndWait {
+            let first = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            first.setValue("First", forKey: "name")
+            try context.save()
+            var inserted: [NSManagedObject] = []
+            for index in 0..<50 {
+                let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+                author.setValue("Author \(index)", forKey: "name")
+                inserted.append(author)
+                if index < 40 {
+                    let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+                    book.setValue("Book \(index)", forKey: "title")
+                    book.setValue(author, forKey: "author")
+                    inserted.append(book)
+                }
+            }
+            first.setValue("Renamed", forKey: "name")
+            try context.save()
+
+            let transactions = try Self.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+            #expect(transactions.count == 2)
+            let changes = transactions.last?.changes ?? []
+            let inserts = changes.filter { $0.changeType == .insert }
+            #expect(inserts.count == 90)
+            #expect(Set(inserts.map(\.changedObjectID)) == Set(inserted.map(\.objectID)))
+            #expect(inserts.filter { $0.changedObjectID.entity.name == "Book" }.count == 40)
+            #expect(changes.filter { $0.changeType == .update }.map(\.changedObjectID) == [first.objectID])
+            let numbers = (transactions.first?.changes ?? []).map(\.changeID) + changes.map(\.changeID)
+            #expect(numbers.sorted() == Array(numbers.min()!...numbers.max()!))
+        }
+    }
+
     @Test func theRowsAreApplesRowsWithInternedNames() throws {
         let directory = TemporaryDirectory()
         let stack = try Self.stack(directory)

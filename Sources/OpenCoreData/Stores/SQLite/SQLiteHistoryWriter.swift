@@ -15,15 +15,7 @@ struct SQLiteHistoryWriter {
     func write(_ draft: HistoryTransactionDraft, tombstones: [Int: [DatabaseValue]] = [:]) throws -> Int64? {
         guard !draft.changes.isEmpty else { return nil }
         let number = try allocate(SQLiteHistorySchema.transactionEntity, count: 1)
-        try db.execute(
-            sql: """
-                INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
-                VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                number, SQLiteHistorySchema.transactionEntity, try intern(draft.author), try intern(HistoryProcess.bundleID),
-                try intern(draft.contextName), try intern(HistoryProcess.processName), Date().timeIntervalSinceReferenceDate,
-            ])
+        try insertTransaction(number, of: draft)
         let width = tombstones.values.map(\.count).max() ?? 0
         let tombstoneNames = (0..<width).map { ", ZTOMBSTONE\($0)" }.joined()
         let tombstoneMarks = String(repeating: ", ?", count: width)
@@ -37,7 +29,23 @@ struct SQLiteHistoryWriter {
         // Bound and stepped directly: a save of 100,000 objects writes 100,000 rows here, and
         // GRDB's argument arrays and checks cost more per row than SQLite's insert.
         let handle = statement.sqliteStatement
-        for (index, change) in draft.changes.enumerated() {
+        let changes = draft.changes
+        let order = Self.writingOrder(changes)
+        var position = 0
+        while position < order.count {
+            let index = order[position]
+            let change = changes[index]
+            if change.changeType == .insert {
+                let end = Self.endOfInsertRun(changes, order, from: position)
+                if end - position >= Self.shortestWrittenRun {
+                    try writeInserts(
+                        of: change.entity, keys: change.primaryKey...changes[order[end - 1]].primaryKey, firstChange: key, transaction: number)
+                    key += Int64(end - position)
+                    position = end
+                    continue
+                }
+            }
+            position += 1
             var columns: DatabaseValue = .null
             if change.changeType == .update {
                 if let lastBitmap, lastBitmap.entity === change.entity, lastBitmap.slots == change.changedSlots {
@@ -75,6 +83,122 @@ struct SQLiteHistoryWriter {
         return number
     }
 
+    /// Runs of inserts shorter than this are written row by row: the statement of a run costs
+    /// more to prepare than a few rows do to bind.
+    static let shortestWrittenRun = 32
+
+    /// The order changes are written in: the inserts first, grouped by entity (as the save
+    /// wrote their rows, and as Apple's triggers record them), then the other changes in theirs.
+    static func writingOrder(_ changes: [HistoryChangeDraft]) -> [Int] {
+        var inserts: [ObjectIdentifier: [Int]] = [:]
+        var entities: [ObjectIdentifier] = []
+        var others: [Int] = []
+        for (index, change) in changes.enumerated() {
+            guard change.changeType == .insert else {
+                others.append(index)
+                continue
+            }
+            let entity = ObjectIdentifier(change.entity)
+            if inserts[entity] == nil { entities.append(entity) }
+            inserts[entity, default: []].append(index)
+        }
+        return entities.flatMap { inserts[$0]! } + others
+    }
+
+    /// The end (a position in `order`) of the run of inserts from position `start` on: the same
+    /// entity, consecutive keys (a save numbers its new objects of an entity in one block).
+    static func endOfInsertRun(_ changes: [HistoryChangeDraft], _ order: [Int], from start: Int) -> Int {
+        let first = changes[order[start]]
+        var end = start + 1
+        while end < order.count {
+            let change = changes[order[end]]
+            guard change.changeType == .insert, change.entity === first.entity,
+                change.primaryKey == changes[order[end - 1]].primaryKey &+ 1
+            else { break }
+            end += 1
+        }
+        return end
+    }
+
+    /// The change rows of inserted rows of `entity` whose keys are `keys` (all of them this
+    /// save's), numbered from `firstChange`, by one `INSERT … SELECT` over the rows just written:
+    /// binding and stepping a statement per row cost a save of 100,000 objects more than SQLite
+    /// took to write the rows.
+    private func writeInserts(of entity: NSEntityDescription, keys: ClosedRange<Int64>, firstChange: Int64, transaction: Int64) throws {
+        let table = entity.layout!.root.layout!.tableName
+        try db.execute(
+            sql: """
+                INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) \
+                SELECT Z_PK + ?, ?, NULL, ?, ?, Z_PK, ?, NULL FROM \(table) WHERE Z_PK BETWEEN ? AND ?
+                """,
+            arguments: [
+                firstChange &- keys.lowerBound, SQLiteHistorySchema.changeEntity, NSPersistentHistoryChangeType.insert.rawValue,
+                Int64(store.storeNumber(entity)), transaction, keys.lowerBound, keys.upperBound,
+            ])
+        // Every key of the run is a row this save wrote; fewer rows would leave changes unwritten.
+        guard db.changesCount == keys.count else {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "") lost rows of \(entity.name ?? "?") while writing their history.")
+        }
+    }
+
+    /// Writes a batch update's transaction with one change row per row `rows` selects (a
+    /// `SELECT Z_PK, Z_ENT` of the entity's table), by one `INSERT … SELECT` run before the
+    /// update itself: the rows never travel through Swift, so that history costs a batch update
+    /// the change rows SQLite writes, not a round trip per row. Returns how many changes it
+    /// wrote; nothing is written (no transaction either) when `rows` selects none.
+    ///
+    /// - Parameters:
+    ///   - draft: Who makes the transaction (its changes are not used).
+    ///   - rows: The rows the update will change, selected before it changes them.
+    ///   - changed: The names of the properties the update sets, for each row's bitmap.
+    ///   - entities: The entities the rows may belong to.
+    func writeUpdates(_ draft: HistoryTransactionDraft, rows: SQLFragment, changed: Set<String>, entities: [NSEntityDescription]) throws -> Int {
+        let taken = try keysTaken(SQLiteHistorySchema.changeEntity)
+        let number = try keysTaken(SQLiteHistorySchema.transactionEntity) + 1
+        // The change rows take SQLite's own next keys (the largest key plus one), which numbering
+        // them in the statement (`row_number()`) would have doubled the cost of. A placeholder
+        // at the last key `Z_PRIMARYKEY` gave out makes them follow it when newer rows are gone.
+        let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ACHANGE") ?? 0
+        let placeholder = highest < taken
+        if placeholder { try db.execute(sql: "INSERT INTO ACHANGE (Z_PK) VALUES (?)", arguments: [taken]) }
+        // Each entity of a hierarchy has its own bit order, so its own bitmap.
+        var bitmap: SQLFragment = "CASE R.Z_ENT"
+        for entity in entities {
+            let value = HistoryColumnBitmap.encode(changed, order: HistoryColumnBitmap.bitOrder(of: entity))
+            bitmap += " WHEN \(raw: Int(store.storeNumber(entity))) THEN \(bind: value)"
+        }
+        bitmap += " END"
+        let insert: SQLFragment = """
+            INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) \
+            SELECT \(raw: Int(SQLiteHistorySchema.changeEntity)), NULL, \(raw: NSPersistentHistoryChangeType.update.rawValue), \
+            R.Z_ENT, R.Z_PK, \(bind: number), \(bitmap) FROM (\(rows)) R
+            """
+        try db.execute(sql: insert.sql, arguments: insert.arguments)
+        let count = db.changesCount
+        let last = db.lastInsertedRowID
+        if placeholder { try db.execute(sql: "DELETE FROM ACHANGE WHERE Z_PK = ?", arguments: [taken]) }
+        guard count > 0 else { return 0 }
+        try db.execute(
+            sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max(last, taken), SQLiteHistorySchema.changeEntity])
+        _ = try allocate(SQLiteHistorySchema.transactionEntity, count: 1)
+        try insertTransaction(number, of: draft)
+        return count
+    }
+
+    /// The `ATRANSACTION` row of transaction `number`, with its names interned.
+    private func insertTransaction(_ number: Int64, of draft: HistoryTransactionDraft) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
+                VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                number, SQLiteHistorySchema.transactionEntity, try intern(draft.author), try intern(HistoryProcess.bundleID),
+                try intern(draft.contextName), try intern(HistoryProcess.processName), Date().timeIntervalSinceReferenceDate,
+            ])
+    }
+
     /// The key of `name` in `ATRANSACTIONSTRING`, added when new; nil for no name.
     private func intern(_ name: String?) throws -> Int64? {
         guard let name else { return nil }
@@ -88,15 +212,24 @@ struct SQLiteHistoryWriter {
         return key
     }
 
+    /// The last key of a history entity `Z_PRIMARYKEY` gave out.
+    private func keysTaken(_ entity: Int64) throws -> Int64 {
+        let current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity]) ?? 0
+        guard current >= 0, current < Int64.max else { throw exhausted(current) }
+        return current
+    }
+
     /// Reserves `count` keys of a history entity from its `Z_PRIMARYKEY` row; returns the first.
     private func allocate(_ entity: Int64, count: Int) throws -> Int64 {
         let current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity]) ?? 0
         let (last, overflow) = current.addingReportingOverflow(Int64(count))
-        guard !overflow, current >= 0 else {
-            throw CoreDataError.make(
-                NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "") can't number new history rows: its Z_PRIMARYKEY says \(current) are taken.")
-        }
+        guard !overflow, current >= 0 else { throw exhausted(current) }
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [last, entity])
         return current + 1
+    }
+
+    private func exhausted(_ current: Int64) -> NSError {
+        CoreDataError.make(
+            NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "") can't number new history rows: its Z_PRIMARYKEY says \(current) are taken.")
     }
 }

@@ -5,7 +5,8 @@ extension SQLiteStore {
     /// One `UPDATE` of the entity's table in one transaction: the new values (bound constants or
     /// expressions over the row), `Z_OPT = Z_OPT + 1` so that contexts holding the old version
     /// conflict on their next save, the predicate as its WHERE clause, and `RETURNING Z_PK` when
-    /// the request wants IDs.
+    /// the request wants IDs. With history, the change rows are written first, from the same
+    /// selection of rows.
     func runBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
         let entity = request.entity
         let table = entity.layout!.root.layout!.tableName
@@ -25,32 +26,27 @@ extension SQLiteStore {
                 "The SQLite store can't follow relationships in the values of a batch update of entity \(entity.name ?? "?"): use the row's own attributes.")
         }
         assignments.append("Z_OPT = Z_OPT + 1")
-        var sql: SQLFragment = "UPDATE \(raw: table) SET \(SQLFragment.joined(assignments, separator: ", "))"
-        if source.compiler.joins.sql.isEmpty {
-            sql += source.whereClause
-        } else {
-            // UPDATE has no joins: the rows are chosen by a subquery that has them.
-            sql += " WHERE \(raw: table).Z_PK IN (SELECT \(raw: table).Z_PK FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause))"
-        }
+        // UPDATE has no joins: with them, the rows are chosen by a subquery that has them.
+        let rows: SQLFragment = source.compiler.joins.sql.isEmpty
+            ? source.whereClause
+            : " WHERE \(raw: table).Z_PK IN (SELECT \(raw: table).Z_PK FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause))"
+        var sql: SQLFragment = "UPDATE \(raw: table) SET \(SQLFragment.joined(assignments, separator: ", "))\(rows)"
         let wantsIDs = request.result == .objectIDs
         let entityColumn = rowsMayBeOfSubentities(entity, includesSubentities: request.includesSubentities)
-        var history = batchHistory(request.writer)
-        if history != nil {
-            sql += " RETURNING Z_PK, Z_ENT"
-        } else if wantsIDs {
-            sql += entityColumn ? " RETURNING Z_PK, Z_ENT" : " RETURNING Z_PK"
-        }
+        if wantsIDs { sql += entityColumn ? " RETURNING Z_PK, Z_ENT" : " RETURNING Z_PK" }
+        let history = batchHistory(request.writer)
+        let changed = Set(request.assignments.map { $0.0.name })
+        let entities = [entity] + (request.includesSubentities ? ModelLayoutBuilder.descendants(of: entity) : [])
 
         return try batchWrite("NSBatchUpdateRequest") { db in
+            // The history's change rows first, selected as the update will select them.
+            if let history {
+                _ = try SQLiteHistoryWriter(store: self, db: db).writeUpdates(
+                    history.draft, rows: "SELECT \(raw: table).Z_PK, \(raw: table).Z_ENT FROM \(raw: table)\(rows)",
+                    changed: changed, entities: entities)
+            }
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)
-            if history != nil {
-                let slots = request.assignments.map { $0.0.slot }
-                let stepped = try stepRecordingHistory(
-                    statement, db: db, entity: entity, type: .update, changedSlots: slots, collectingIDs: wantsIDs, into: &history!)
-                try writeBatchHistory(history, db)
-                return StoreBatchOutcome(count: stepped.count, objectIDs: stepped.ids)
-            }
             let ids = try stepCollectingIDs(statement, db: db, entity: entity, ids: wantsIDs, entityColumn: entityColumn)
             return StoreBatchOutcome(count: wantsIDs ? ids.count : Int(sqlite3_changes(db.sqliteConnection)), objectIDs: ids)
         }
