@@ -25,7 +25,8 @@ extension NSPersistentHistoryChangeRequest: ContextExecutableRequest {
                 guard let boundary = boundary(in: store.identifier) else { continue }
                 try checkNotExpired(boundary, in: store)
                 let records = try store.fetchHistory(boundary, withChanges: withChanges)
-                transactions += records.map { Self.transaction($0, in: store) }
+                var decoder = HistoryChangeDecoder(store: store)
+                transactions += records.map { decoder.transaction($0) }
             }
             if let predicate = fetchRequest?.predicate {
                 transactions = Self.select(transactions, matching: predicate, byChange: selectsChanges)
@@ -75,19 +76,46 @@ extension NSPersistentHistoryChangeRequest: ContextExecutableRequest {
                 userInfo: [NSPersistentStoreURLKey: store.url as Any])
         }
     }
+}
 
-    /// The public transaction of a store's record, its changes with object IDs of that store.
-    static func transaction(_ record: HistoryTransactionRecord, in store: NSPersistentStore) -> NSPersistentHistoryTransaction {
-        let changes = record.changes?.compactMap { change -> NSPersistentHistoryChange? in
-            guard let entity = store.entity(number: change.entityNumber) else { return nil }
-            let id = NSManagedObjectID(entity: entity, store: store, primaryKey: change.primaryKey)
-            let updated = change.changeType == .update ? change.columns.flatMap { HistoryColumnBitmap.decode($0, of: entity) } : nil
-            return NSPersistentHistoryChange(
-                changeID: change.changeID, changedObjectID: id, changeType: change.changeType,
-                tombstone: change.tombstone.map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value) }) },
-                updatedProperties: updated)
-        }
+/// Turns a store's change records into public changes, looking each entity up once and decoding
+/// each distinct bitmap of an entity once: a transaction's changes are mostly of a few entities
+/// with the same changed properties, and a bitmap's decoding sorts the entity's properties.
+struct HistoryChangeDecoder {
+    let store: NSPersistentStore
+    private var lastEntity: (number: Int32, entity: NSEntityDescription?)?
+    private var bitmaps: [BitmapKey: Set<NSPropertyDescription>?] = [:]
+
+    private struct BitmapKey: Hashable {
+        let entity: ObjectIdentifier
+        let bitmap: Data
+    }
+
+    init(store: NSPersistentStore) { self.store = store }
+
+    mutating func transaction(_ record: HistoryTransactionRecord) -> NSPersistentHistoryTransaction {
+        let changes = record.changes?.compactMap { change(of: $0) }
         return NSPersistentHistoryTransaction(record: record, storeID: store.identifier, changes: changes)
+    }
+
+    private mutating func change(of record: HistoryChangeRecord) -> NSPersistentHistoryChange? {
+        if lastEntity?.number != record.entityNumber { lastEntity = (record.entityNumber, store.entity(number: record.entityNumber)) }
+        guard let entity = lastEntity!.entity else { return nil }
+        let id = NSManagedObjectID(entity: entity, store: store, primaryKey: record.primaryKey)
+        var updated: Set<NSPropertyDescription>?
+        if record.changeType == .update, let bitmap = record.columns {
+            let key = BitmapKey(entity: ObjectIdentifier(entity), bitmap: bitmap)
+            if let decoded = bitmaps[key] {
+                updated = decoded
+            } else {
+                updated = HistoryColumnBitmap.decode(bitmap, of: entity)
+                bitmaps[key] = .some(updated)
+            }
+        }
+        return NSPersistentHistoryChange(
+            changeID: record.changeID, changedObjectID: id, changeType: record.changeType,
+            tombstone: record.tombstone.map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value) }) },
+            updatedProperties: updated)
     }
 }
 
