@@ -69,6 +69,39 @@ import Testing
         }
     }
 
+    /// A fetch of every transaction reads the change table in key order; a fetch of some reads
+    /// them through the transaction index: both give each transaction its own changes, in order.
+    @Test func everyTransactionAndSomeOfThemGetTheSameChanges() throws {
+        let directory = TemporaryDirectory()
+        let stack = try HistoryTrackingTests.stack(directory)
+        let context = stack.context
+        try context.performAndWait {
+            var saved: [[NSManagedObjectID]] = []
+            var earlier: NSManagedObject?
+            for round in 0..<3 {
+                let items = (0..<3).map { index in
+                    let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+                    item.setValue("\(round)-\(index)", forKey: "name")
+                    return item
+                }
+                earlier?.setValue("renamed \(round)", forKey: "name")
+                try context.save()
+                saved.append(items.map(\.objectID) + (earlier.map { [$0.objectID] } ?? []))
+                earlier = items[0]
+            }
+            func changes(_ request: NSPersistentHistoryChangeRequest) throws -> [[NSPersistentHistoryChange]] {
+                try HistoryTrackingTests.transactions(context, request).map { $0.changes ?? [] }
+            }
+            let all = try changes(.fetchHistory(after: nil as NSPersistentHistoryToken?))
+            #expect(all.map { $0.map(\.changedObjectID) } == saved)
+            #expect(all.allSatisfy { $0.map(\.changeID) == $0.map(\.changeID).sorted() })
+            let first = try #require(HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).first)
+            let later = try changes(.fetchHistory(after: first.token))
+            #expect(later.map { $0.map(\.changeID) } == all.dropFirst().map { $0.map(\.changeID) })
+            #expect(later.map { $0.map(\.changeType) } == [[.insert, .insert, .insert, .update], [.insert, .insert, .insert, .update]])
+        }
+    }
+
     @Test func deletingBeforeATransactionKeepsItAndATokenBeforeTheGapExpires() throws {
         let directory = TemporaryDirectory()
         let stack = try HistoryTrackingTests.stack(directory)
