@@ -26,8 +26,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     public let concurrencyType: NSManagedObjectContextConcurrencyType
     /// The coordinator whose stores the context fetches from and saves to.
     open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
-        // The entity remembered by name belongs to the old coordinator's model.
-        didSet { lastInsertedEntity = nil }
+        // The entities remembered by name and by class belong to the old coordinator's model.
+        didSet {
+            lastInsertedEntity = nil
+            lastInsertedClass = nil
+        }
     }
     /// A name shown in debugging output.
     open var name: String?
@@ -106,6 +109,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var lastChange: PostedChanges?
     /// The entity `NSEntityDescription.insertNewObject(forEntityName:into:)` found last, by name.
     @exclusivity(unchecked) var lastInsertedEntity: (String, NSEntityDescription, NSManagedObject.Type)?
+    /// The entity `NSManagedObject.init(context:)` found last, by class.
+    @exclusivity(unchecked) var lastInsertedClass: (ObjectIdentifier, NSEntityDescription)?
 
     /// What this context's objects hold instead of a weak reference each (`ContextToken`).
     @exclusivity(unchecked) private(set) var token: ContextToken!

@@ -95,12 +95,21 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// - Parameter context: The context to insert the object into; the entity is looked up in the
     ///   model of its persistent store coordinator.
     public convenience init(context: NSManagedObjectContext) {
+        // Inserting loops create one class over and over: the context remembers its entity, so
+        // the coordinator and model (side-table references) and the model's locked class table
+        // are not asked per object.
+        if let (type, entity) = context.lastInsertedClass, type == ObjectIdentifier(Self.self) {
+            self.init(entity: entity, insertInto: context)
+            return
+        }
         guard let model = context.persistentStoreCoordinator?.managedObjectModel,
             let entity = model.entity(for: Self.self)
         else {
             preconditionFailure(
                 "No entity of the context's model has class '\(String(reflecting: Self.self))': set its managedObjectClassName or register the class.")
         }
+        // Only an entity of a model in use: until then the class's registration may change.
+        if model.isFrozen { context.lastInsertedClass = (ObjectIdentifier(Self.self), entity) }
         self.init(entity: entity, insertInto: context)
     }
 

@@ -83,4 +83,25 @@ import Testing
             try other.save()
         }
     }
+
+    /// `init(context:)` finds each class's entity, also when classes alternate and after the
+    /// context moves to a coordinator with another model.
+    @Test func initWithContextFindsTheEntityOfEachClassAndModel() throws {
+        let folder = TemporaryDirectory()
+        let (coordinator, context) = try stack(in: folder)
+        context.performAndWait {
+            let made: [NSManagedObject] = [Person(context: context), SportCar(context: context), Car(context: context), Person(context: context)]
+            #expect(made.map(\.entity.name) == ["Person", "SportCar", "Car", "Person"])
+            #expect(made.allSatisfy { $0.entity === coordinator.managedObjectModel.entitiesByName[$0.entity.name!] })
+            context.reset()
+        }
+        let otherFolder = TemporaryDirectory()
+        let (otherCoordinator, _) = try stack(in: otherFolder)
+        context.persistentStoreCoordinator = otherCoordinator
+        context.performAndWait {
+            let person = Person(context: context)
+            #expect(person.entity === otherCoordinator.managedObjectModel.entitiesByName["Person"])
+            #expect(person.entity !== coordinator.managedObjectModel.entitiesByName["Person"])
+        }
+    }
 }
