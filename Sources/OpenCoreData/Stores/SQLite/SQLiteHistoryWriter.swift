@@ -179,9 +179,8 @@ struct SQLiteHistoryWriter {
         let last = db.lastInsertedRowID
         if placeholder { try db.execute(sql: "DELETE FROM ACHANGE WHERE Z_PK = ?", arguments: [taken]) }
         guard count > 0 else { return 0 }
-        try db.execute(
-            sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max(last, taken), SQLiteHistorySchema.changeEntity])
-        _ = try allocate(SQLiteHistorySchema.transactionEntity, count: 1)
+        try setKeysTaken(SQLiteHistorySchema.changeEntity, max(last, taken))
+        try setKeysTaken(SQLiteHistorySchema.transactionEntity, number)
         try insertTransaction(number, of: draft)
         return count
     }
@@ -219,12 +218,17 @@ struct SQLiteHistoryWriter {
         return current
     }
 
+    /// Records `last` as the last key of a history entity given out.
+    private func setKeysTaken(_ entity: Int64, _ last: Int64) throws {
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [last, entity])
+    }
+
     /// Reserves `count` keys of a history entity from its `Z_PRIMARYKEY` row; returns the first.
     private func allocate(_ entity: Int64, count: Int) throws -> Int64 {
-        let current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity]) ?? 0
+        let current = try keysTaken(entity)
         let (last, overflow) = current.addingReportingOverflow(Int64(count))
-        guard !overflow, current >= 0 else { throw exhausted(current) }
-        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [last, entity])
+        guard !overflow else { throw exhausted(current) }
+        try setKeysTaken(entity, last)
         return current + 1
     }
 

@@ -35,15 +35,14 @@ extension SQLiteStore {
         let entityColumn = rowsMayBeOfSubentities(entity, includesSubentities: request.includesSubentities)
         if wantsIDs { sql += entityColumn ? " RETURNING Z_PK, Z_ENT" : " RETURNING Z_PK" }
         let history = batchHistory(request.writer)
-        let changed = Set(request.assignments.map { $0.0.name })
-        let entities = [entity] + (request.includesSubentities ? ModelLayoutBuilder.descendants(of: entity) : [])
 
         return try batchWrite("NSBatchUpdateRequest") { db in
             // The history's change rows first, selected as the update will select them.
             if let history {
                 _ = try SQLiteHistoryWriter(store: self, db: db).writeUpdates(
                     history.draft, rows: "SELECT \(raw: table).Z_PK, \(raw: table).Z_ENT FROM \(raw: table)\(rows)",
-                    changed: changed, entities: entities)
+                    changed: Set(request.assignments.map { $0.0.name }),
+                    entities: [entity] + (request.includesSubentities ? ModelLayoutBuilder.descendants(of: entity) : []))
             }
             let statement = try db.makeStatement(sql: sql.sql)
             statement.setUncheckedArguments(sql.arguments)

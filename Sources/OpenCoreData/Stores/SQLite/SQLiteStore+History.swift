@@ -57,7 +57,7 @@ extension SQLiteStore {
             // the table is read in key order, unfiltered; otherwise the transaction index gives
             // the selected ones in (transaction, key) order. Both avoid the sort SQLite adds for
             // `ORDER BY Z_PK` over the index, which took longer than reading the rows.
-            let everyTransaction = try transactions.count == Int.fetchOne(db, sql: "SELECT count(*) FROM ATRANSACTION")
+            let everyTransaction = if case .all = boundary { true } else { false }
             let selection = everyTransaction
                 ? "ORDER BY c.Z_PK"
                 : "WHERE c.ZTRANSACTIONID IN (SELECT t.Z_PK FROM ATRANSACTION t WHERE \(condition)) ORDER BY c.ZTRANSACTIONID, c.Z_PK"
@@ -90,7 +90,7 @@ extension SQLiteStore {
                 }
                 transactions[last!.position].changes!.append(HistoryChangeRecord(
                     changeID: sqlite3_column_int64(handle, 0), entityNumber: lastEntity!.modelNumber,
-                    primaryKey: sqlite3_column_int64(handle, 4), changeType: type, columns: Self.blob(handle, 5), tombstone: tombstone))
+                    primaryKey: sqlite3_column_int64(handle, 4), changeType: type, columns: sqlite3_column_type(handle, 5) == SQLITE_NULL ? nil : SQLiteColumn.blob(handle, 5), tombstone: tombstone))
             }
             return transactions
         }
@@ -162,14 +162,6 @@ extension SQLiteStore {
             if let value = HistoryTombstoneValue.decode(stored, as: attribute) { values[attribute.name] = value }
         }
         return values.isEmpty ? nil : values
-    }
-
-    /// Column `index` as bytes; nil for NULL.
-    private static func blob(_ handle: OpaquePointer, _ index: Int32) -> Data? {
-        guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return Data() }
-        return Data(bytes: bytes, count: count)
     }
 }
 
