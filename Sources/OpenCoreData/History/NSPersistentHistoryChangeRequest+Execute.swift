@@ -94,7 +94,15 @@ struct HistoryChangeDecoder {
     init(store: NSPersistentStore) { self.store = store }
 
     mutating func transaction(_ record: HistoryTransactionRecord) -> NSPersistentHistoryTransaction {
-        let changes = record.changes?.compactMap { change(of: $0) }
+        // Reserved: a transaction of a large save has as many changes as the save's objects.
+        let changes = record.changes.map { records in
+            var changes: [NSPersistentHistoryChange] = []
+            changes.reserveCapacity(records.count)
+            for record in records {
+                if let change = change(of: record) { changes.append(change) }
+            }
+            return changes
+        }
         return NSPersistentHistoryTransaction(record: record, storeID: store.identifier, changes: changes)
     }
 

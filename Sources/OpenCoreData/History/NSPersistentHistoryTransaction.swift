@@ -22,6 +22,8 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Senda
     public let author: String?
     /// The token that marks the history up to and including this transaction.
     public let token: NSPersistentHistoryToken
+    /// How its changes reach it.
+    let link = HistoryTransactionLink()
 
     init(record: HistoryTransactionRecord, storeID: String, changes: [NSPersistentHistoryChange]?) {
         timestamp = record.timestamp
@@ -34,6 +36,7 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Senda
         token = NSPersistentHistoryToken(transactionNumber: record.number, storeID: storeID)
         self.changes = changes
         super.init()
+        link.transaction = self
         for change in changes ?? [] { change.attach(to: self) }
     }
 
@@ -49,6 +52,7 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Senda
         token = transaction.token
         self.changes = changes
         super.init()
+        link.transaction = self
         for change in changes ?? [] { change.attach(to: self) }
     }
 

@@ -121,6 +121,41 @@ import Testing
         }
     }
 
+    /// A large save's changes continue the keys `Z_PRIMARYKEY` gave out, whatever the table holds:
+    /// after every change row was deleted, and with a stray row far past them (a store some other
+    /// writer left behind); no row but the changes is left in `ACHANGE`.
+    @Test func aLargeSaveNumbersItsChangesFromTheKeysTakenWhateverTheTableHolds() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.stack(directory)
+        let context = stack.context
+        func saveItems(_ count: Int) throws -> [NSPersistentHistoryChange] {
+            let token = stack.coordinator.currentPersistentHistoryToken(fromStores: nil)
+            for index in 0..<count {
+                NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("Item \(index)", forKey: "name")
+            }
+            try context.save()
+            return try Self.transactions(context, .fetchHistory(after: token)).flatMap { $0.changes ?? [] }
+        }
+        try context.performAndWait {
+            #expect(try saveItems(40).map(\.changeID) == Array(1...40))
+            _ = try context.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: Date.distantFuture))
+            let afterDeletion = try saveItems(40)
+            #expect(afterDeletion.map(\.changeID) == Array(41...80))
+            #expect(afterDeletion.allSatisfy { $0.changeType == .insert })
+        }
+        let queue = try DatabaseQueue(path: stack.url.path)
+        try queue.write { db in
+            #expect(try Int64.fetchAll(db, sql: "SELECT Z_PK FROM ACHANGE ORDER BY Z_PK") == Array(41...80))
+            try db.execute(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (1000, 16001, 0, 1, 999, 999)")
+        }
+        try queue.close()
+        try context.performAndWait {
+            let pastStray = try saveItems(40)
+            #expect(pastStray.map(\.changeID) == Array(81...120))
+            #expect(Set(pastStray.map(\.changedObjectID)).count == 40)
+        }
+    }
+
     @Test func theRowsAreApplesRowsWithInternedNames() throws {
         let directory = TemporaryDirectory()
         let stack = try Self.stack(directory)

@@ -123,23 +123,53 @@ struct SQLiteHistoryWriter {
     /// The change rows of inserted rows of `entity` whose keys are `keys` (all of them this
     /// save's), numbered from `firstChange`, by one `INSERT … SELECT` over the rows just written:
     /// binding and stepping a statement per row cost a save of 100,000 objects more than SQLite
-    /// took to write the rows.
+    /// took to write the rows. The rows take SQLite's own next keys when those are `firstChange`
+    /// on: a key given in the statement makes SQLite look each one up first, which cost a
+    /// million-row save a quarter of what its history took.
     private func writeInserts(of entity: NSEntityDescription, keys: ClosedRange<Int64>, firstChange: Int64, transaction: Int64) throws {
         let table = entity.layout!.root.layout!.tableName
-        try db.execute(
-            sql: """
-                INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) \
-                SELECT Z_PK + ?, ?, NULL, ?, ?, Z_PK, ?, NULL FROM \(table) WHERE Z_PK BETWEEN ? AND ?
-                """,
-            arguments: [
-                firstChange &- keys.lowerBound, SQLiteHistorySchema.changeEntity, NSPersistentHistoryChangeType.insert.rawValue,
-                Int64(store.storeNumber(entity)), transaction, keys.lowerBound, keys.upperBound,
-            ])
+        let arguments: StatementArguments = [
+            SQLiteHistorySchema.changeEntity, NSPersistentHistoryChangeType.insert.rawValue,
+            Int64(store.storeNumber(entity)), transaction, keys.lowerBound, keys.upperBound,
+        ]
+        let columns = "Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS"
+        let values = "?, NULL, ?, ?, Z_PK, ?, NULL FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK"
+        let written: Int
+        let last: Int64
+        if let placeholder = try continueChangeKeys(from: firstChange) {
+            try db.execute(sql: "INSERT INTO ACHANGE (\(columns)) SELECT \(values)", arguments: arguments)
+            (written, last) = (db.changesCount, db.lastInsertedRowID)
+            try removePlaceholder(placeholder)
+        } else {
+            // The table holds a key at or past `firstChange` (Z_PRIMARYKEY behind its rows): the
+            // keys are given, so that a clash fails the save rather than renumbering its changes.
+            try db.execute(
+                sql: "INSERT INTO ACHANGE (Z_PK, \(columns)) SELECT Z_PK + ?, \(values)",
+                arguments: [firstChange &- keys.lowerBound] + arguments)
+            (written, last) = (db.changesCount, db.lastInsertedRowID)
+        }
         // Every key of the run is a row this save wrote; fewer rows would leave changes unwritten.
-        guard db.changesCount == keys.count else {
+        guard written == keys.count, last == firstChange + Int64(keys.count) - 1 else {
             throw CoreDataError.make(
                 NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "") lost rows of \(entity.name ?? "?") while writing their history.")
         }
+    }
+
+    /// Makes SQLite's next `ACHANGE` key (the largest key plus one) `first`, by a placeholder row
+    /// at `first - 1` when the largest is lower (deleted history, a failed save's keys).
+    ///
+    /// - Returns: The placeholder's key to remove once the rows are in (`nil` inside: none was
+    ///   needed), or nil when a key at or past `first` is already taken.
+    private func continueChangeKeys(from first: Int64) throws -> Int64?? {
+        let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ACHANGE") ?? 0
+        if highest >= first { return nil }
+        guard highest < first - 1 else { return .some(nil) }
+        try db.execute(sql: "INSERT INTO ACHANGE (Z_PK) VALUES (?)", arguments: [first - 1])
+        return .some(first - 1)
+    }
+
+    private func removePlaceholder(_ key: Int64?) throws {
+        if let key { try db.execute(sql: "DELETE FROM ACHANGE WHERE Z_PK = ?", arguments: [key]) }
     }
 
     /// Writes a batch update's transaction with one change row per row `rows` selects (a
@@ -159,9 +189,7 @@ struct SQLiteHistoryWriter {
         // The change rows take SQLite's own next keys (the largest key plus one), which numbering
         // them in the statement (`row_number()`) would have doubled the cost of. A placeholder
         // at the last key `Z_PRIMARYKEY` gave out makes them follow it when newer rows are gone.
-        let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ACHANGE") ?? 0
-        let placeholder = highest < taken
-        if placeholder { try db.execute(sql: "INSERT INTO ACHANGE (Z_PK) VALUES (?)", arguments: [taken]) }
+        let placeholder = try continueChangeKeys(from: taken + 1) ?? nil
         // Each entity of a hierarchy has its own bit order, so its own bitmap.
         var bitmap: SQLFragment = "CASE R.Z_ENT"
         for entity in entities {
@@ -177,7 +205,7 @@ struct SQLiteHistoryWriter {
         try db.execute(sql: insert.sql, arguments: insert.arguments)
         let count = db.changesCount
         let last = db.lastInsertedRowID
-        if placeholder { try db.execute(sql: "DELETE FROM ACHANGE WHERE Z_PK = ?", arguments: [taken]) }
+        try removePlaceholder(placeholder)
         guard count > 0 else { return 0 }
         try setKeysTaken(SQLiteHistorySchema.changeEntity, max(last, taken))
         try setKeysTaken(SQLiteHistorySchema.transactionEntity, number)
