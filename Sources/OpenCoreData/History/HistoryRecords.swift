@@ -28,8 +28,6 @@ struct HistoryTransactionRecord {
     var bundleID: String?
     var processID: String?
     var contextName: String?
-    /// Nil when the request did not ask for changes.
-    var changes: [HistoryChangeRecord]?
 }
 
 /// Which transactions a history request selects.

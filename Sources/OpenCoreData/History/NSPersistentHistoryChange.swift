@@ -24,17 +24,18 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, @unchecked Sendable {
     public let updatedProperties: Set<NSPropertyDescription>?
     /// The transaction the change belongs to, nil once it is gone: the transaction holds its
     /// changes, not they it, so keep the transaction while its changes are in use.
-    public var transaction: NSPersistentHistoryTransaction? { link?.transaction }
+    public var transaction: NSPersistentHistoryTransaction? { link.transaction }
 
     /// The reference back, shared by the transaction's changes: a weak reference of each change's
     /// own cost a read of 100,000 changes a tenth of its time (the runtime's side table updated
     /// on each change's making and freeing).
-    private var link: HistoryTransactionLink?
+    private var link: HistoryTransactionLink
 
     init(
         changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType,
-        tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?
+        tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?, link: HistoryTransactionLink
     ) {
+        self.link = link
         self.changeID = changeID
         self.changedObjectID = changedObjectID
         self.changeType = changeType
@@ -43,6 +44,8 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, @unchecked Sendable {
         super.init()
     }
 
+    /// Makes the change one of `transaction`'s (a copy of its own transaction with some of the
+    /// changes).
     func attach(to transaction: NSPersistentHistoryTransaction) { link = transaction.link }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
@@ -52,7 +55,8 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, @unchecked Sendable {
     }
 }
 
-/// A transaction as its changes reach it: one weak reference for all of them.
+/// A transaction as its changes reach it: one weak reference for all of them, made with the
+/// changes, before the transaction.
 final class HistoryTransactionLink: @unchecked Sendable {
     // @unchecked Sendable: set once, by the transaction's initializer, before it is shared.
     weak var transaction: NSPersistentHistoryTransaction?

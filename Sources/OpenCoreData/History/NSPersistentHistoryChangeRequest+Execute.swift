@@ -24,9 +24,9 @@ extension NSPersistentHistoryChangeRequest: ContextExecutableRequest {
             for store in stores {
                 guard let boundary = boundary(in: store.identifier) else { continue }
                 try checkNotExpired(boundary, in: store)
-                let records = try store.fetchHistory(boundary, withChanges: withChanges)
                 var decoder = HistoryChangeDecoder(store: store)
-                transactions += records.map { decoder.transaction($0) }
+                let records = try store.fetchHistory(boundary, withChanges: withChanges) { decoder.add($1, toTransactionAt: $0) }
+                transactions += decoder.transactions(of: records, withChanges: withChanges)
             }
             if let predicate = fetchRequest?.predicate {
                 transactions = Self.select(transactions, matching: predicate, byChange: selectsChanges)
@@ -78,13 +78,18 @@ extension NSPersistentHistoryChangeRequest: ContextExecutableRequest {
     }
 }
 
-/// Turns a store's change records into public changes, looking each entity up once and decoding
-/// each distinct bitmap of an entity once: a transaction's changes are mostly of a few entities
-/// with the same changed properties, and a bitmap's decoding sorts the entity's properties.
+/// Turns a store's change records into public changes as the store reads them, looking each
+/// entity up once and decoding each distinct bitmap of an entity once: a transaction's changes
+/// are mostly of a few entities with the same changed properties, and a bitmap's decoding sorts
+/// the entity's properties.
 struct HistoryChangeDecoder {
     let store: NSPersistentStore
     private var lastEntity: (number: Int32, entity: NSEntityDescription?)?
     private var bitmaps: [BitmapKey: Set<NSPropertyDescription>?] = [:]
+    /// By a transaction's position in the store's result: its changes so far, and the link they
+    /// reach it through once it is made.
+    private var changes: [[NSPersistentHistoryChange]] = []
+    private var links: [HistoryTransactionLink] = []
 
     private struct BitmapKey: Hashable {
         let entity: ObjectIdentifier
@@ -93,20 +98,29 @@ struct HistoryChangeDecoder {
 
     init(store: NSPersistentStore) { self.store = store }
 
-    mutating func transaction(_ record: HistoryTransactionRecord) -> NSPersistentHistoryTransaction {
-        // Reserved: a transaction of a large save has as many changes as the save's objects.
-        let changes = record.changes.map { records in
-            var changes: [NSPersistentHistoryChange] = []
-            changes.reserveCapacity(records.count)
-            for record in records {
-                if let change = change(of: record) { changes.append(change) }
-            }
-            return changes
+    /// Adds the change `record` describes (none when its entity is not the model's) to the
+    /// transaction at `position` of the store's result.
+    mutating func add(_ record: HistoryChangeRecord, toTransactionAt position: Int) {
+        while changes.count <= position {
+            changes.append([])
+            links.append(HistoryTransactionLink())
         }
-        return NSPersistentHistoryTransaction(record: record, storeID: store.identifier, changes: changes)
+        if let change = change(of: record, link: links[position]) { changes[position].append(change) }
     }
 
-    private mutating func change(of record: HistoryChangeRecord) -> NSPersistentHistoryChange? {
+    /// The transactions of the store's result, with the changes added to them when `withChanges`.
+    mutating func transactions(of records: [HistoryTransactionRecord], withChanges: Bool) -> [NSPersistentHistoryTransaction] {
+        records.indices.map { position in
+            let made = position < changes.count
+            let transaction = NSPersistentHistoryTransaction(
+                record: records[position], storeID: store.identifier, changes: withChanges ? (made ? changes[position] : []) : nil,
+                link: made ? links[position] : HistoryTransactionLink())
+            if made { changes[position] = [] }
+            return transaction
+        }
+    }
+
+    private mutating func change(of record: HistoryChangeRecord, link: HistoryTransactionLink) -> NSPersistentHistoryChange? {
         if lastEntity?.number != record.entityNumber { lastEntity = (record.entityNumber, store.entity(number: record.entityNumber)) }
         guard let entity = lastEntity!.entity else { return nil }
         let id = NSManagedObjectID(entity: entity, store: store, primaryKey: record.primaryKey)
@@ -123,7 +137,7 @@ struct HistoryChangeDecoder {
         return NSPersistentHistoryChange(
             changeID: record.changeID, changedObjectID: id, changeType: record.changeType,
             tombstone: record.tombstone.map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value) }) },
-            updatedProperties: updated)
+            updatedProperties: updated, link: link)
     }
 }
 

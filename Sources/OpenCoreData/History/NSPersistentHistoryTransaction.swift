@@ -23,9 +23,11 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Senda
     /// The token that marks the history up to and including this transaction.
     public let token: NSPersistentHistoryToken
     /// How its changes reach it.
-    let link = HistoryTransactionLink()
+    let link: HistoryTransactionLink
 
-    init(record: HistoryTransactionRecord, storeID: String, changes: [NSPersistentHistoryChange]?) {
+    /// - Parameter link: The link `changes` were made with.
+    init(record: HistoryTransactionRecord, storeID: String, changes: [NSPersistentHistoryChange]?, link: HistoryTransactionLink) {
+        self.link = link
         timestamp = record.timestamp
         transactionNumber = record.number
         self.storeID = storeID
@@ -37,7 +39,6 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Senda
         self.changes = changes
         super.init()
         link.transaction = self
-        for change in changes ?? [] { change.attach(to: self) }
     }
 
     /// The same transaction with other changes (some of its own, or none).
@@ -50,6 +51,7 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Senda
         contextName = transaction.contextName
         author = transaction.author
         token = transaction.token
+        link = HistoryTransactionLink()
         self.changes = changes
         super.init()
         link.transaction = self

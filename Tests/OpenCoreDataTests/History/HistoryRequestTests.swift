@@ -94,6 +94,12 @@ import Testing
             }
             let all = try changes(.fetchHistory(after: nil as NSPersistentHistoryToken?))
             #expect(all.map { $0.map(\.changedObjectID) } == saved)
+            // A change leads back to its transaction while the transaction is kept, and to none after.
+            var transactions = try HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+            let kept = transactions.flatMap { $0.changes ?? [] }
+            #expect(transactions.allSatisfy { transaction in transaction.changes?.allSatisfy { $0.transaction === transaction } == true })
+            transactions.removeAll()
+            #expect(kept.count == 11 && kept.allSatisfy { $0.transaction == nil })
             #expect(all.allSatisfy { $0.map(\.changeID) == $0.map(\.changeID).sorted() })
             let first = try #require(HistoryTrackingTests.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).first)
             let later = try changes(.fetchHistory(after: first.token))
@@ -220,6 +226,8 @@ import Testing
                 stack.coordinator.managedObjectModel.entitiesByName["Item"]!, "importer")
             let updates = try HistoryTrackingTests.transactions(context, .fetchHistory(withFetch: byEntityAndAuthor))
             #expect(updates.count == 1 && updates[0].changes?.map(\.changedObjectID) == [milk.objectID])
+            // The transaction holding only the selected changes is the one they lead back to.
+            #expect(updates[0].changes?.first?.transaction === updates[0])
         }
     }
 }

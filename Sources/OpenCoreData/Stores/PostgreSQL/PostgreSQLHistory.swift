@@ -184,21 +184,22 @@ enum PostgreSQLHistory {
         }
     }
 
-    /// The transactions `boundary` selects, with their changes when asked; `tombstones` is how
-    /// many tombstone columns `ACHANGE` has (`prepare` made them for the same model).
+    /// The transactions `boundary` selects, with their changes handed to `change` when asked
+    /// (`NSPersistentStore.fetchHistory`); `tombstones` is how many tombstone columns `ACHANGE`
+    /// has (`prepare` made them for the same model).
     static func read(
         _ boundary: HistoryBoundary, withChanges: Bool, tombstones: Int, on session: any PostgreSQLSession,
-        entity: (Int32) -> NSEntityDescription?
+        entity: (Int32) -> NSEntityDescription?, change: (Int, HistoryChangeRecord) -> Void
     ) throws -> [HistoryTransactionRecord] {
         let (condition, binds) = condition(boundary)
         func name(_ field: String) -> String { "(SELECT ZNAME FROM ATRANSACTIONSTRING WHERE Z_PK = t.Z\(field)TS)" }
         let sql = "SELECT t.Z_PK, t.ZTIMESTAMP, \(name("AUTHOR")), \(name("BUNDLEID")), \(name("CONTEXTNAME")), \(name("PROCESSID")) FROM ATRANSACTION t WHERE \(condition) ORDER BY t.Z_PK"
         func text(_ value: PostgreSQLValue) -> String? { if case .text(let text) = value { text } else { nil } }
-        var transactions = try session.run(sql, binds).rows.map { row in
+        let transactions = try session.run(sql, binds).rows.map { row in
             let timestamp: Double = if case .real(let seconds) = row[1] { seconds } else { 0 }
             return HistoryTransactionRecord(
                 number: PostgreSQLValues.integer(row[0]) ?? 0, timestamp: Date(timeIntervalSinceReferenceDate: timestamp),
-                author: text(row[2]), bundleID: text(row[3]), processID: text(row[5]), contextName: text(row[4]), changes: withChanges ? [] : nil)
+                author: text(row[2]), bundleID: text(row[3]), processID: text(row[5]), contextName: text(row[4]))
         }
         guard withChanges, !transactions.isEmpty else { return transactions }
         var positions: [Int64: Int] = [:]
@@ -220,7 +221,7 @@ enum PostgreSQLHistory {
                 tombstone = values.isEmpty ? nil : values
             }
             let columns: Data? = if case .bytes(let data) = row[5] { data } else { nil }
-            transactions[position].changes!.append(HistoryChangeRecord(
+            change(position, HistoryChangeRecord(
                 changeID: PostgreSQLValues.integer(row[0]) ?? 0, entityNumber: number, primaryKey: PostgreSQLValues.integer(row[4]) ?? 0,
                 changeType: type, columns: columns, tombstone: tombstone))
         }

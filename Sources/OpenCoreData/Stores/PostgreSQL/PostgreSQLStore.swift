@@ -368,13 +368,15 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     override var tracksPersistentHistory: Bool { historyTracked }
 
-    override func fetchHistory(_ boundary: HistoryBoundary, withChanges: Bool) throws -> [HistoryTransactionRecord] {
+    override func fetchHistory(
+        _ boundary: HistoryBoundary, withChanges: Bool, change: (Int, HistoryChangeRecord) -> Void
+    ) throws -> [HistoryTransactionRecord] {
         guard historyTracked else { throw Self.historyNotTracked() }
         return try read { session in
             let tombstones = HistoryTombstones.columnCount(for: persistentStoreCoordinator?.managedObjectModel.entities ?? entities)
-            return try PostgreSQLHistory.read(boundary, withChanges: withChanges, tombstones: tombstones, on: session) { [weak self] in
-                self?.entity(number: $0)
-            }
+            return try PostgreSQLHistory.read(
+                boundary, withChanges: withChanges, tombstones: tombstones, on: session, entity: { [weak self] in self?.entity(number: $0) },
+                change: change)
         }
     }
 

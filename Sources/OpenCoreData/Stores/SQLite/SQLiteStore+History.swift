@@ -27,7 +27,9 @@ extension SQLiteStore {
         }
     }
 
-    func readHistory(_ boundary: HistoryBoundary, withChanges: Bool) throws -> [HistoryTransactionRecord] {
+    func readHistory(
+        _ boundary: HistoryBoundary, withChanges: Bool, change: (Int, HistoryChangeRecord) -> Void
+    ) throws -> [HistoryTransactionRecord] {
         try requireHistory()
         return try historyRead { db in
             let (condition, arguments) = Self.condition(boundary)
@@ -43,10 +45,10 @@ extension SQLiteStore {
                 \(name("CONTEXTNAME", "context")), \(name("PROCESSID", "process"))
                 FROM ATRANSACTION t WHERE \(condition) ORDER BY t.Z_PK
                 """
-            var transactions = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            let transactions = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 HistoryTransactionRecord(
                     number: row[0] ?? 0, timestamp: Date(timeIntervalSinceReferenceDate: row[1] ?? 0),
-                    author: row[2], bundleID: row[3], processID: row[5], contextName: row[4], changes: withChanges ? [] : nil)
+                    author: row[2], bundleID: row[3], processID: row[5], contextName: row[4])
             }
             guard withChanges, !transactions.isEmpty else { return transactions }
             var positions: [Int64: Int] = [:]
@@ -88,7 +90,7 @@ extension SQLiteStore {
                 if type == .delete, !lastEntity!.tombstoned.isEmpty {
                     tombstone = Self.tombstone(handle, from: 6, attributes: lastEntity!.tombstoned)
                 }
-                transactions[last!.position].changes!.append(HistoryChangeRecord(
+                change(last!.position, HistoryChangeRecord(
                     changeID: sqlite3_column_int64(handle, 0), entityNumber: lastEntity!.modelNumber,
                     primaryKey: sqlite3_column_int64(handle, 4), changeType: type, columns: sqlite3_column_type(handle, 5) == SQLITE_NULL ? nil : SQLiteColumn.blob(handle, 5), tombstone: tombstone))
             }

@@ -632,8 +632,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     // MARK: Persistent history (SQLiteStore+History.swift)
 
     override var tracksPersistentHistory: Bool { historyTracked }
-    override func fetchHistory(_ boundary: HistoryBoundary, withChanges: Bool) throws -> [HistoryTransactionRecord] {
-        try readHistory(boundary, withChanges: withChanges)
+    override func fetchHistory(
+        _ boundary: HistoryBoundary, withChanges: Bool, change: (Int, HistoryChangeRecord) -> Void
+    ) throws -> [HistoryTransactionRecord] {
+        try readHistory(boundary, withChanges: withChanges, change: change)
     }
     override func deleteHistory(_ boundary: HistoryBoundary) throws -> Int { try removeHistory(boundary) }
     override func historyRange() throws -> ClosedRange<Int64>? { try keptHistoryRange() }
