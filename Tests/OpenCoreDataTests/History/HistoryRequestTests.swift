@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import OpenCoreData
 
@@ -181,6 +182,39 @@ import Testing
 
     /// Apple's sample's loop with a fetch request: transactions of other authors only, and the
     /// changes of one kind (or of one entity) in their transactions.
+    /// Change rows whose keys alternate between two transactions (another writer's numbering)
+    /// still reach their own transactions, in key order, read whole or from a boundary.
+    @Test func changesWhoseKeysAlternateBetweenTransactionsReachTheirOwn() throws {
+        let directory = TemporaryDirectory()
+        let stack = try HistoryTrackingTests.stack(directory)
+        let context = stack.context
+        let saved: [[NSManagedObjectID]] = try context.performAndWait {
+            try (0..<2).map { round in
+                let items = (0..<2).map { index in
+                    let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+                    item.setValue("\(round)-\(index)", forKey: "name")
+                    return item
+                }
+                try context.save()
+                return items.map(\.objectID)
+            }
+        }
+        let queue = try DatabaseQueue(path: stack.url.path)
+        try queue.write { db in
+            try db.execute(sql: "UPDATE ACHANGE SET ZTRANSACTIONID = 2 WHERE Z_PK = 2")
+            try db.execute(sql: "UPDATE ACHANGE SET ZTRANSACTIONID = 1 WHERE Z_PK = 3")
+        }
+        try queue.close()
+        try context.performAndWait {
+            for request in [NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?), .fetchHistory(after: Date.distantPast)] {
+                let transactions = try HistoryTrackingTests.transactions(context, request)
+                #expect(transactions.map { $0.changes?.map(\.changeID) ?? [] } == [[1, 3], [2, 4]])
+                #expect(transactions.map { $0.changes?.map(\.changedObjectID) ?? [] } == [[saved[0][0], saved[1][0]], [saved[0][1], saved[1][1]]])
+                #expect(transactions.allSatisfy { transaction in transaction.changes?.allSatisfy { $0.transaction === transaction } == true })
+            }
+        }
+    }
+
     @Test func aFetchRequestOnTheHistoryEntitiesSelectsTransactionsAndChanges() throws {
         let directory = TemporaryDirectory()
         let stack = try HistoryTrackingTests.stack(directory)
