@@ -54,11 +54,11 @@ enum AccessorCalls {
                 return item
             }
             let names = items.map { $0.name! }
+            let call = emptyCall
+            let empty = median(runs: runs) { time(items) { item, _ in call(item) } }
             // Each pair written out, so that the loops inline the calls they time: a closure
             // kept in an array costs a retain and an indirect call per object, which would be
             // counted as the accessor's.
-            let call = emptyCall
-            let empty = median(runs: runs) { time(items) { item, _ in call(item) } }
             func line(_ title: String, _ kvc: () -> Double, _ typed: () -> Double) -> Line {
                 Line(
                     title: title, kvcNanoseconds: median(runs: runs, kvc), typedNanoseconds: median(runs: runs, typed),

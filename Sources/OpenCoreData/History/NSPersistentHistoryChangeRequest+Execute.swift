@@ -86,10 +86,9 @@ struct HistoryChangeDecoder {
     let store: NSPersistentStore
     private var lastEntity: (number: Int32, entity: NSEntityDescription?)?
     private var bitmaps: [BitmapKey: Set<NSPropertyDescription>?] = [:]
-    /// By a transaction's position in the store's result: its changes so far, and the link they
-    /// reach it through once it is made.
-    private var changes: [[NSPersistentHistoryChange]] = []
-    private var links: [HistoryTransactionLink] = []
+    /// By a transaction's position in the store's result: the link its changes reach it through
+    /// once it is made, and its changes so far.
+    private var pending: [(link: HistoryTransactionLink, changes: [NSPersistentHistoryChange])] = []
 
     private struct BitmapKey: Hashable {
         let entity: ObjectIdentifier
@@ -101,22 +100,16 @@ struct HistoryChangeDecoder {
     /// Adds the change `record` describes (none when its entity is not the model's) to the
     /// transaction at `position` of the store's result.
     mutating func add(_ record: HistoryChangeRecord, toTransactionAt position: Int) {
-        while changes.count <= position {
-            changes.append([])
-            links.append(HistoryTransactionLink())
-        }
-        if let change = change(of: record, link: links[position]) { changes[position].append(change) }
+        while pending.count <= position { pending.append((HistoryTransactionLink(), [])) }
+        if let change = change(of: record, link: pending[position].link) { pending[position].changes.append(change) }
     }
 
     /// The transactions of the store's result, with the changes added to them when `withChanges`.
-    mutating func transactions(of records: [HistoryTransactionRecord], withChanges: Bool) -> [NSPersistentHistoryTransaction] {
+    func transactions(of records: [HistoryTransactionRecord], withChanges: Bool) -> [NSPersistentHistoryTransaction] {
         records.indices.map { position in
-            let made = position < changes.count
-            let transaction = NSPersistentHistoryTransaction(
-                record: records[position], storeID: store.identifier, changes: withChanges ? (made ? changes[position] : []) : nil,
-                link: made ? links[position] : HistoryTransactionLink())
-            if made { changes[position] = [] }
-            return transaction
+            let (link, changes) = position < pending.count ? pending[position] : (HistoryTransactionLink(), [])
+            return NSPersistentHistoryTransaction(
+                record: records[position], storeID: store.identifier, changes: withChanges ? changes : nil, link: link)
         }
     }
 

@@ -116,7 +116,8 @@ struct SQLiteHistoryWriter {
         var order: [Int] = []
         order.reserveCapacity(changes.count)
         for group in groups { order += group }
-        return order + others
+        order += others
+        return order
     }
 
     /// The end (a position in `order`) of the run of inserts from position `start` on: the same
@@ -151,20 +152,18 @@ struct SQLiteHistoryWriter {
         ]
         let columns = "Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS"
         let values = "?, NULL, ?, ?, Z_PK, ?, NULL FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK"
-        let written: Int
-        let last: Int64
-        if let placeholder = try continueChangeKeys(from: firstChange) {
-            try db.execute(sql: "INSERT INTO ACHANGE (\(columns)) SELECT \(values)", arguments: arguments)
-            (written, last) = (db.changesCount, db.lastInsertedRowID)
-            try removePlaceholder(placeholder)
-        } else {
+        let next = try nextChangeKey(made: firstChange)
+        if case .taken = next {
             // The table holds a key at or past `firstChange` (Z_PRIMARYKEY behind its rows): the
             // keys are given, so that a clash fails the save rather than renumbering its changes.
             try db.execute(
                 sql: "INSERT INTO ACHANGE (Z_PK, \(columns)) SELECT Z_PK + ?, \(values)",
                 arguments: [firstChange &- keys.lowerBound] + arguments)
-            (written, last) = (db.changesCount, db.lastInsertedRowID)
+        } else {
+            try db.execute(sql: "INSERT INTO ACHANGE (\(columns)) SELECT \(values)", arguments: arguments)
         }
+        let (written, last) = (db.changesCount, db.lastInsertedRowID)
+        try removePlaceholder(of: next)
         // Every key of the run is a row this save wrote; fewer rows would leave changes unwritten.
         guard written == keys.count, last == firstChange + Int64(keys.count) - 1 else {
             throw CoreDataError.make(
@@ -172,21 +171,29 @@ struct SQLiteHistoryWriter {
         }
     }
 
-    /// Makes SQLite's next `ACHANGE` key (the largest key plus one) `first`, by a placeholder row
-    /// at `first - 1` when the largest is lower (deleted history, a failed save's keys).
-    ///
-    /// - Returns: The placeholder's key to remove once the rows are in (`nil` inside: none was
-    ///   needed), or nil when a key at or past `first` is already taken.
-    private func continueChangeKeys(from first: Int64) throws -> Int64?? {
-        let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ACHANGE") ?? 0
-        if highest >= first { return nil }
-        guard highest < first - 1 else { return .some(nil) }
-        try db.execute(sql: "INSERT INTO ACHANGE (Z_PK) VALUES (?)", arguments: [first - 1])
-        return .some(first - 1)
+    /// SQLite's next `ACHANGE` key (the largest key plus one) against the one wanted.
+    private enum NextChangeKey {
+        /// It is the wanted key.
+        case wanted
+        /// It is, behind a placeholder row at this key (the wanted one less one), to remove once
+        /// the rows are in.
+        case placeholder(Int64)
+        /// The table holds a key at or past the wanted one.
+        case taken
     }
 
-    private func removePlaceholder(_ key: Int64?) throws {
-        if let key { try db.execute(sql: "DELETE FROM ACHANGE WHERE Z_PK = ?", arguments: [key]) }
+    /// Makes SQLite's next `ACHANGE` key `first`, by a placeholder row at `first - 1` when the
+    /// largest key is lower (deleted history, a failed save's keys).
+    private func nextChangeKey(made first: Int64) throws -> NextChangeKey {
+        let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM ACHANGE") ?? 0
+        if highest >= first { return .taken }
+        guard highest < first - 1 else { return .wanted }
+        try db.execute(sql: "INSERT INTO ACHANGE (Z_PK) VALUES (?)", arguments: [first - 1])
+        return .placeholder(first - 1)
+    }
+
+    private func removePlaceholder(of next: NextChangeKey) throws {
+        if case .placeholder(let key) = next { try db.execute(sql: "DELETE FROM ACHANGE WHERE Z_PK = ?", arguments: [key]) }
     }
 
     /// Writes a batch update's transaction with one change row per row `rows` selects (a
@@ -206,7 +213,7 @@ struct SQLiteHistoryWriter {
         // The change rows take SQLite's own next keys (the largest key plus one), which numbering
         // them in the statement (`row_number()`) would have doubled the cost of. A placeholder
         // at the last key `Z_PRIMARYKEY` gave out makes them follow it when newer rows are gone.
-        let placeholder = try continueChangeKeys(from: taken + 1) ?? nil
+        let next = try nextChangeKey(made: taken + 1)
         // Each entity of a hierarchy has its own bit order, so its own bitmap.
         var bitmap: SQLFragment = "CASE R.Z_ENT"
         for entity in entities {
@@ -222,7 +229,7 @@ struct SQLiteHistoryWriter {
         try db.execute(sql: insert.sql, arguments: insert.arguments)
         let count = db.changesCount
         let last = db.lastInsertedRowID
-        try removePlaceholder(placeholder)
+        try removePlaceholder(of: next)
         guard count > 0 else { return 0 }
         try setKeysTaken(SQLiteHistorySchema.changeEntity, max(last, taken))
         try setKeysTaken(SQLiteHistorySchema.transactionEntity, number)

@@ -90,9 +90,10 @@ extension SQLiteStore {
                 if type == .delete, !lastEntity!.tombstoned.isEmpty {
                     tombstone = Self.tombstone(handle, from: 6, attributes: lastEntity!.tombstoned)
                 }
+                let columns = sqlite3_column_type(handle, 5) == SQLITE_NULL ? nil : SQLiteColumn.blob(handle, 5)
                 change(last!.position, HistoryChangeRecord(
                     changeID: sqlite3_column_int64(handle, 0), entityNumber: lastEntity!.modelNumber,
-                    primaryKey: sqlite3_column_int64(handle, 4), changeType: type, columns: sqlite3_column_type(handle, 5) == SQLITE_NULL ? nil : SQLiteColumn.blob(handle, 5), tombstone: tombstone))
+                    primaryKey: sqlite3_column_int64(handle, 4), changeType: type, columns: columns, tombstone: tombstone))
             }
             return transactions
         }
