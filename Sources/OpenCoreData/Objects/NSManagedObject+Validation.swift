@@ -32,7 +32,8 @@ extension NSManagedObject {
                 if let error = modelRuleError(for: property) { errors.append(error) }
                 continue
             }
-            var value: Any? = nil
+            // The current value, as Core Data passes it: an override inspects it.
+            var value = publicValue(of: property)
             let key = layout?.objectTemplate.names[slot] ?? property.name
             do { try validateValue(&value, forKey: key) } catch let error as NSError { errors.append(error) }
         }
@@ -42,53 +43,89 @@ extension NSManagedObject {
     /// The first model rule the current value of `property` breaks, as Core Data's error.
     func modelRuleError(for property: NSPropertyDescription) -> NSError? {
         fireFault()
-        // Only error messages use these: not read for the valid values a save mostly checks.
-        var name: String { entity.name ?? "?" }
-        var key: String { property.name }
         if let attribute = property as? NSAttributeDescription {
-            let slot = slots[attribute.slot]
-            switch slot {
-            case .invalid(let box):
-                return CoreDataError.validation(
-                    NSManagedObjectValidationError,
-                    "Unacceptable type of value for attribute: entity \(name), property \(key), desired type \(attribute.attributeType.xcodeName), given value \(box.value) of type \(Swift.type(of: box.value)).",
-                    object: self, key: key, value: box.value)
-            case .null:
-                if !attribute.isOptional {
-                    return CoreDataError.validation(
-                        NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
-                }
-                return nil
-            default:
-                if let template = entity.layout?.objectTemplate {
-                    if template.checks[attribute.slot] != .full { return nil }
-                } else if attribute.rules.isEmpty && attribute.validationPredicates.isEmpty {
-                    return nil
-                }
-                return ruleError(attribute, slot, entityName: name) ?? predicateError(attribute, slot, entityName: name)
-            }
+            return attributeRuleError(attribute, slots[attribute.slot])
         }
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
-            let count = toManySet(relationship).objects.count
-            if count == 0 && relationship.isOptional { return nil }
-            if count < max(relationship.minCount, relationship.isOptional ? 0 : 1) {
-                return CoreDataError.validation(
-                    NSValidationRelationshipLacksMinimumCountError,
-                    "\(key) of \(name) has \(count) objects, fewer than its minimum of \(max(relationship.minCount, 1)).",
-                    object: self, key: key)
+            return relationshipCountError(relationship, count: toManySet(relationship).objects.count)
+        }
+        return relationshipPresenceError(relationship, isPresent: toOneValue(relationship) != nil)
+    }
+
+    /// The first model rule `value` would break as the value of `property`: what
+    /// `validateValue(_:forKey:)` checks, whatever the object holds now.
+    func modelRuleError(for property: NSPropertyDescription, value: Any?) -> NSError? {
+        if let attribute = property as? NSAttributeDescription {
+            return attributeRuleError(attribute, SlotValue(attributeValue: value, for: attribute))
+        }
+        let relationship = property as! NSRelationshipDescription
+        if relationship.isToMany {
+            let count: Int
+            switch value {
+            case let set as Set<NSManagedObject>: count = set.count
+            case let set as NSSet: count = set.count
+            case let set as NSOrderedSet: count = set.count
+            case let array as [NSManagedObject]: count = array.count
+            default: count = 0
             }
-            if relationship.maxCount > 0 && count > relationship.maxCount {
-                return CoreDataError.validation(
-                    NSValidationRelationshipExceedsMaximumCountError,
-                    "\(key) of \(name) has \(count) objects, more than its maximum of \(relationship.maxCount).",
-                    object: self, key: key)
-            }
-        } else if !relationship.isOptional && toOneValue(relationship) == nil {
+            return relationshipCountError(relationship, count: count)
+        }
+        return relationshipPresenceError(relationship, isPresent: value is NSManagedObject)
+    }
+
+    /// The first model rule `slot` breaks as the value of `attribute`.
+    private func attributeRuleError(_ attribute: NSAttributeDescription, _ slot: SlotValue) -> NSError? {
+        // Only error messages use these: not read for the valid values a save mostly checks.
+        var name: String { entity.name ?? "?" }
+        var key: String { attribute.name }
+        switch slot {
+        case .invalid(let box):
             return CoreDataError.validation(
-                NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
+                NSManagedObjectValidationError,
+                "Unacceptable type of value for attribute: entity \(name), property \(key), desired type \(attribute.attributeType.xcodeName), given value \(box.value) of type \(Swift.type(of: box.value)).",
+                object: self, key: key, value: box.value)
+        case .null:
+            if !attribute.isOptional {
+                return CoreDataError.validation(
+                    NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
+            }
+            return nil
+        default:
+            if let template = entity.layout?.objectTemplate {
+                if template.checks[attribute.slot] != .full { return nil }
+            } else if attribute.rules.isEmpty && attribute.validationPredicates.isEmpty {
+                return nil
+            }
+            return ruleError(attribute, slot, entityName: name) ?? predicateError(attribute, slot, entityName: name)
+        }
+    }
+
+    /// The count rule a to-many relationship of `count` objects breaks, if any.
+    private func relationshipCountError(_ relationship: NSRelationshipDescription, count: Int) -> NSError? {
+        let (name, key) = (entity.name ?? "?", relationship.name)
+        if count == 0 && relationship.isOptional { return nil }
+        if count < max(relationship.minCount, relationship.isOptional ? 0 : 1) {
+            return CoreDataError.validation(
+                NSValidationRelationshipLacksMinimumCountError,
+                "\(key) of \(name) has \(count) objects, fewer than its minimum of \(max(relationship.minCount, 1)).",
+                object: self, key: key)
+        }
+        if relationship.maxCount > 0 && count > relationship.maxCount {
+            return CoreDataError.validation(
+                NSValidationRelationshipExceedsMaximumCountError,
+                "\(key) of \(name) has \(count) objects, more than its maximum of \(relationship.maxCount).",
+                object: self, key: key)
         }
         return nil
+    }
+
+    /// The error of a required to-one relationship without its object, if it is one.
+    private func relationshipPresenceError(_ relationship: NSRelationshipDescription, isPresent: Bool) -> NSError? {
+        guard !relationship.isOptional && !isPresent else { return nil }
+        let (name, key) = (entity.name ?? "?", relationship.name)
+        return CoreDataError.validation(
+            NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
     }
 
     /// The first of the attribute's validation predicates the value fails, evaluated with the value

@@ -320,8 +320,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// value the same way.
     ///
     /// - Parameters:
-    ///   - value: The value to check. This implementation checks the value the object currently holds
-    ///     for `key` and leaves `value` alone; an override may inspect or replace it.
+    ///   - value: The value to check, which need not be the one the object holds: an app checks
+    ///     a value before setting it, and a save passes each property's current value. This
+    ///     implementation checks it against the model's rules for `key` and leaves it alone; an
+    ///     override may inspect or replace it.
     ///   - key: The name of a property of the entity; the program stops when there is none.
     /// - Throws: An `NSError` in `NSCocoaErrorDomain` for the first model rule the value breaks:
     ///   `NSManagedObjectValidationError` (wrong type, or a failed validation predicate),
@@ -333,7 +335,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     ///   `NSValidationRelationshipExceedsMaximumCountError`.
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
         let property = requireProperty(key)
-        if let error = modelRuleError(for: property) { throw error }
+        if let error = modelRuleError(for: property, value: value) { throw error }
     }
 
     /// With concurrency debugging on, stops the program when the object is used off its context's queue.

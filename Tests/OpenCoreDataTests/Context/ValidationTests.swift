@@ -106,4 +106,57 @@ import Testing
             try stack.context.save()
         }
     }
+
+    @Test func anOverrideOfValidateValueSeesEachPropertysCurrentValueAtSave() throws {
+        let model = TestModels.library()
+        model.entitiesByName["Book"]!.managedObjectClassName = String(reflecting: CheckedBook.self)
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: model, directory: directory)
+        try stack.context.performAndWait {
+            let book = makeBook(stack.context, title: "   ", pages: 12)
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSValidationStringTooShortError)
+            #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "title")
+            let seen = (book as! CheckedBook).seen
+            #expect(seen["title"] as? String == "   ")
+            #expect(seen["pages"] as? Int32 == 12)
+            #expect(seen["tags"] as? Set<NSManagedObject> == [])
+            book.setValue("Dune", forKey: "title")
+            try stack.context.save()
+        }
+    }
+
+    @Test func validateValueChecksTheValueItIsGivenNotTheOneHeld() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory)
+        try stack.context.performAndWait {
+            let book = makeBook(stack.context, title: "Dune")
+            var tooLong: Any? = String(repeating: "x", count: 41)
+            let error = try #require(throws: NSError.self) { try book.validateValue(&tooLong, forKey: "title") }
+            #expect(error.code == NSValidationStringTooLongError)
+            var missing: Any? = nil
+            #expect(throws: NSError.self) { try book.validateValue(&missing, forKey: "title") }
+            var fine: Any? = "Emma"
+            try book.validateValue(&fine, forKey: "title")
+            var wrongType: Any? = "many"
+            let typeError = try #require(throws: NSError.self) { try book.validateValue(&wrongType, forKey: "pages") }
+            #expect(typeError.code == NSManagedObjectValidationError)
+            // The object's own values are untouched and still valid.
+            #expect(book.value(forKey: "title") as? String == "Dune")
+            try stack.context.save()
+        }
+    }
+}
+
+/// A subclass that checks its title as the porting guide shows, and records what it was given.
+final class CheckedBook: NSManagedObject {
+    var seen: [String: Any] = [:]
+
+    override func validateValue(_ value: inout Any?, forKey key: String) throws {
+        seen[key] = value
+        try super.validateValue(&value, forKey: key)
+        if key == "title", let title = value as? String, title.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSValidationStringTooShortError, userInfo: [NSValidationKeyErrorKey: "title"])
+        }
+    }
 }
