@@ -114,7 +114,11 @@ public enum ModelClassWriter {
         for entity in entities.sorted(by: { $0.className < $1.className }) where entity.codeGeneration != .manual {
             let owner = [entity.className]
             if entity.codeGeneration == .classDefinition {
-                text += "\npublic class \(entity.className): \(entity.parentClassName ?? "NSManagedObject") {}\n"
+                // The class is all generated, and an extension cannot override a method: a save
+                // may check its own objects against the model's rules without calling
+                // `validateValue(_:forKey:)` per property. A subclass of it may override that.
+                text += "\npublic class \(entity.className): \(entity.parentClassName ?? "NSManagedObject") {\n"
+                text += "    override public class var _mayOverrideValidateValue: Bool { self != \(entity.className).self }\n}\n"
             }
             text += "\nextension \(entity.className) {\n"
             text += "    @nonobjc public class func fetchRequest() -> NSFetchRequest<\(entity.className)> {\n"

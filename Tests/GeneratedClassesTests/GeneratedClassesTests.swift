@@ -8,9 +8,10 @@ import OpenCoreData
 /// "Category/Extension" ones (Manager) their properties, "Manual/None" ones (Note) nothing. Every
 /// attribute type and relationship kind, used through the generated API only.
 @Suite struct GeneratedClassesTests {
-    func container() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext, URL) {
+    func container(adjusting adjust: (NSManagedObjectModel) -> Void = { _ in }) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext, URL) {
         let modelURL = try #require(Bundle.module.url(forResource: "Shop", withExtension: "xcdatamodeld"))
         let model = try NSManagedObjectModel(validatingContentsOf: modelURL)
+        adjust(model)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("Shop-\(UUID().uuidString).sqlite")
         try coordinator.addPersistentStore(type: .sqlite, at: url)
@@ -126,6 +127,43 @@ import OpenCoreData
             } catch let error as NSError {
                 #expect(error.code == NSCoreDataError)
             }
+        }
+    }
+
+    /// A save checks a generated class's objects against the model without calling
+    /// `validateValue(_:forKey:)` per property (a generated class cannot override it): the
+    /// model's rules still hold, and a hand-written subclass of a generated class is still asked.
+    @Test func generatedObjectsAreHeldToTheModelsRulesAndASubclassOfOneIsAskedToo() throws {
+        let (coordinator, context, url) = try container { model in
+            model.entitiesByName["Product"]!.attributesByName["title"]!.isOptional = false
+            model.entitiesByName["DiscountProduct"]!.managedObjectClassName = String(reflecting: CheckedDiscountProduct.self)
+        }
+        defer { try? NSPersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel).destroyPersistentStore(at: url, type: .sqlite) }
+        try context.performAndWait {
+            let product = Product(context: context)
+            var error = try #require(throws: NSError.self) { try context.save() }
+            #expect(error.code == NSValidationMissingMandatoryPropertyError)
+            #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "title")
+            product.title = "Pen"
+
+            let discounted = CheckedDiscountProduct(context: context)
+            discounted.title = "Ink"
+            discounted.discount = 0.9
+            error = try #require(throws: NSError.self) { try context.save() }
+            #expect(error.code == NSValidationNumberTooLargeError)
+            #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "discount")
+            discounted.discount = 0.25
+            try context.save()
+        }
+    }
+}
+
+/// A hand-written subclass of a generated class, with a check of its own.
+final class CheckedDiscountProduct: DiscountProduct {
+    override func validateValue(_ value: inout Any?, forKey key: String) throws {
+        try super.validateValue(&value, forKey: key)
+        if key == "discount", let discount = (value as? NSNumber)?.doubleValue, discount > 0.5 {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSValidationNumberTooLargeError, userInfo: [NSValidationKeyErrorKey: "discount"])
         }
     }
 }

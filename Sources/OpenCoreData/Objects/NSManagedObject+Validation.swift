@@ -3,9 +3,10 @@ extension NSManagedObject {
     func validateAllProperties() throws {
         var errors: [NSError] = []
         let layout = entity.layout
-        // Instances of NSManagedObject itself cannot have overridden validateValue(_:forKey:):
-        // ask the model's rules directly, without the key lookup and the dynamic call.
-        let isBaseClass = type(of: self) == NSManagedObject.self
+        // Instances of NSManagedObject itself, and of generated classes, cannot have overridden
+        // validateValue(_:forKey:): ask the model's rules directly, without the key lookup, the
+        // value and the dynamic call.
+        let isBaseClass = !type(of: self)._mayOverrideValidateValue
         if isBaseClass, let layout {
             // Most slots pass on their case alone, read in place: no value copied, no property
             // looked at unless it fails or has rules of its own.
@@ -27,6 +28,8 @@ extension NSManagedObject {
             if let error = CoreDataError.combining(errors) { throw error }
             return
         }
+        flags.insert(.validatingHeldValues)
+        defer { flags.remove(.validatingHeldValues) }
         for (slot, property) in (layout?.properties ?? entity.properties).enumerated() where !property.isTransient {
             if isBaseClass {
                 if let error = modelRuleError(for: property) { errors.append(error) }

@@ -70,6 +70,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         static let changedInEvent = Flags(rawValue: 8)
         /// Listed by the context's next objects-did-change notification as inserted: not yet told.
         static let insertedInEvent = Flags(rawValue: 16)
+        /// A save is validating the object's held values (`validateAllProperties()`): the base
+        /// `validateValue(_:forKey:)` checks the value held for the key, which is the one it was
+        /// given, without converting that back from `Any`.
+        static let validatingHeldValues = Flags(rawValue: 32)
     }
 
     /// Creates an object of `entity` and inserts it into `context` (pass nil to insert later with
@@ -315,6 +319,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     ///   in `NSCocoaErrorDomain`) to stop the save that would delete the object.
     open func validateForDelete() throws {}
 
+    /// Whether this class may override `validateValue(_:forKey:)`: a save then calls it for every
+    /// property of every changed object; when not, it checks the objects against the model's rules
+    /// directly. True for every subclass unless it says otherwise. Not meant to be used by hand:
+    /// the classes the ManagedObjectCodegen plugin generates ("Class Definition") answer false for
+    /// themselves, since all their code is generated.
+    open class var _mayOverrideValidateValue: Bool { self != NSManagedObject.self }
+
     /// Checks one value for `key` against the model's rules. Core Data's signature takes an
     /// `AutoreleasingUnsafeMutablePointer`, which Linux lacks; `inout` lets an override replace the
     /// value the same way.
@@ -322,8 +333,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// - Parameters:
     ///   - value: The value to check, which need not be the one the object holds: an app checks
     ///     a value before setting it, and a save passes each property's current value. This
-    ///     implementation checks it against the model's rules for `key` and leaves it alone; an
-    ///     override may inspect or replace it.
+    ///     implementation checks it against the model's rules for `key` and leaves it alone (while
+    ///     a save validates, it checks the value the object holds, which is the one the save
+    ///     passed: a value an override puts in its place is not saved either); an override may
+    ///     inspect or replace it.
     ///   - key: The name of a property of the entity; the program stops when there is none.
     /// - Throws: An `NSError` in `NSCocoaErrorDomain` for the first model rule the value breaks:
     ///   `NSManagedObjectValidationError` (wrong type, or a failed validation predicate),
@@ -335,7 +348,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     ///   `NSValidationRelationshipExceedsMaximumCountError`.
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
         let property = requireProperty(key)
-        if let error = modelRuleError(for: property, value: value) { throw error }
+        let error = flags.contains(.validatingHeldValues) ? modelRuleError(for: property) : modelRuleError(for: property, value: value)
+        if let error { throw error }
     }
 
     /// With concurrency debugging on, stops the program when the object is used off its context's queue.
