@@ -62,6 +62,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     var storeLogging: StoreLogging { logging.withLock { $0 } }
 
     let lock = NSRecursiveLock()
+    /// Held while a `perform`/`performAndWait` block runs; recursive, so a block may nest another.
+    let performLock = NSRecursiveLock()
+    /// Where `perform` blocks wait their turn, in order.
+    let performQueue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator.perform")
     private var stores: [NSPersistentStore] = []
     /// An error from freezing the model, reported when the first store is added.
     private let modelError: NSError?

@@ -264,6 +264,27 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         kvcSetValue(value, forKey: key)
     }
 
+    /// Sets the property at the end of a dotted key path: the path's to-one relationships lead to
+    /// the object whose property is set. As in Core Data, where the message goes to nil, nothing is
+    /// set when a relationship on the way is empty; when the last relationship is a to-many one,
+    /// each of its objects is set, as a set's `setValue(_:forKey:)` does.
+    ///
+    /// - Parameters:
+    ///   - value: The new value, or `nil` to clear the property.
+    ///   - keyPath: Property names joined with dots, such as `"owner.name"`; a path without a dot
+    ///     names a property of this object. The program stops, as Core Data raises, when a part
+    ///     names no property.
+    open func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        guard let dot = keyPath.lastIndex(of: ".") else { return setValue(value, forKey: keyPath) }
+        let key = String(keyPath[keyPath.index(after: dot)...])
+        switch self.value(forKeyPath: String(keyPath[..<dot])) {
+        case let object as NSManagedObject: object.setValue(value, forKey: key)
+        case let objects as Set<NSManagedObject>: for object in objects { object.setValue(value, forKey: key) }
+        case let objects as NSOrderedSet: for case let object as NSManagedObject in objects { object.setValue(value, forKey: key) }
+        default: break
+        }
+    }
+
     /// The stored value of `key` without access notifications.
     ///
     /// - Parameter key: The name of a property of the entity (not a key path).

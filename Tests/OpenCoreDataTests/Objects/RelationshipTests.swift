@@ -75,4 +75,28 @@ import Testing
             swift.mutableSetValue(forKey: "books").remove(books[0])
             try context.save()
     }
+
+    @Test func setValueForKeyPathSetsTheLastPropertyOfWhereThePathLeads() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory)
+        stack.context.performAndWait {
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: stack.context)
+            // An empty relationship on the way: nothing is set, nothing stops.
+            book.setValue("Ann", forKeyPath: "author.name")
+            #expect(book.value(forKey: "author") == nil)
+
+            let ann = NSEntityDescription.insertNewObject(forEntityName: "Author", into: stack.context)
+            book.setValue(ann, forKeyPath: "author")
+            #expect(book.value(forKey: "author") as? NSManagedObject === ann)
+            book.setValue("Ann", forKeyPath: "author.name")
+            #expect(ann.value(forKey: "name") as? String == "Ann")
+
+            // Through a to-many relationship: each of its objects.
+            let other = NSEntityDescription.insertNewObject(forEntityName: "Book", into: stack.context)
+            other.setValue(ann, forKey: "author")
+            ann.setValue("Draft", forKeyPath: "books.title")
+            #expect(book.value(forKey: "title") as? String == "Draft")
+            #expect(other.value(forKey: "title") as? String == "Draft")
+        }
+    }
 }
