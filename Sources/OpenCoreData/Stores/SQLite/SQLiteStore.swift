@@ -32,6 +32,27 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override var type: String { NSSQLiteStoreType }
 
+    /// For a store at `/dev/null`, a folder of its own in the temporary directory, which holds its
+    /// file while the store is open and goes with it. That URL is Core Data's in-memory SQLite
+    /// store (Xcode's templates use it for previews and tests): it starts empty every time and
+    /// keeps nothing, but is a SQLite store in every other way, history included.
+    private var scratchFolder: URL?
+    /// Where the store's file is: its URL, or the scratch file of a store at `/dev/null`.
+    var fileURL: URL? { scratchFolder?.appendingPathComponent("InMemory.sqlite") ?? url }
+
+    /// Whether `url` is `/dev/null`, where Core Data keeps a SQLite store in memory. File
+    /// operations (destroy, replace, metadata) must never touch that path itself.
+    static func isNullDevice(_ url: URL) -> Bool { url.isFileURL && url.standardizedFileURL.path == "/dev/null" }
+
+    /// Removes the scratch folder of a store at `/dev/null`, if there is one.
+    private func removeScratchFolder() {
+        guard let folder = scratchFolder else { return }
+        scratchFolder = nil
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    deinit { removeScratchFolder() }
+
     /// How long a connection waits for another's lock: `NSPersistentStoreTimeoutOption`, else
     /// `defaultTimeout`.
     static func timeout(in options: [AnyHashable: Any]?) -> TimeInterval {
@@ -68,9 +89,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override func load(model: NSManagedObjectModel) throws {
         self.model = model
-        guard let url, url.isFileURL else {
+        guard let given = url, given.isFileURL else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "A SQLite store needs a file URL, got \(self.url?.absoluteString ?? "nil").")
         }
+        if Self.isNullDevice(given), scratchFolder == nil {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("OpenCoreData-InMemory-\(UUID().uuidString)")
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw CoreDataError.make(
+                    NSPersistentStoreOpenError, "Can't make a folder for the in-memory store at /dev/null: \(error.localizedDescription)",
+                    userInfo: [NSUnderlyingErrorKey: error])
+            }
+            scratchFolder = folder
+        }
+        let url = fileURL!
         let path = url.path
         isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         // A failed open leaves no trace: a connection to a WAL file makes its -wal and -shm
@@ -83,6 +116,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         } catch {
             pool = nil
             for suffix in sidecars { try? FileManager.default.removeItem(atPath: path + suffix) }
+            removeScratchFolder()
             throw error
         }
     }
@@ -177,7 +211,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let wasOpen = pool != nil
         try? pool?.close()
         pool = nil
-        if wasOpen, let path = url?.path { SQLiteWriteAheadLog.closeLastConnection(toStoreAt: path) }
+        if wasOpen, let path = fileURL?.path { SQLiteWriteAheadLog.closeLastConnection(toStoreAt: path) }
+        removeScratchFolder()
     }
 
     private func configuration() -> Configuration {
@@ -580,7 +615,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The folder is found when a row names a file, not per read: batched iteration reads many
     /// small runs of rows, and building the folder's URL cost more than a row.
     var externalDataReader: (String) -> Data? {
-        let url = self.url!
+        let url = self.fileURL!
         return { name in
             let folder = url.deletingLastPathComponent()
                 .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA")

@@ -12,6 +12,8 @@ enum SQLiteStoreFiles {
     ///
     /// - Throws: Core Data's error for a file that is not a SQLite database or cannot be written.
     static func destroyStore(at url: URL) throws {
+        // An in-memory store keeps nothing to destroy, and the device is not a file.
+        if SQLiteStore.isNullDevice(url) { return }
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else { return }
         guard SQLiteFileCheck.hasContent(atPath: path) else { return }
@@ -51,6 +53,8 @@ enum SQLiteStoreFiles {
     ///   `NSFileReadCorruptFileError` when it is not a Core Data store, Core Data's error when the
     ///   destination cannot be written.
     static func replaceStore(at destination: URL, withStoreFrom source: URL) throws {
+        // Nothing is kept at /dev/null; the device itself must not be written over.
+        if SQLiteStore.isNullDevice(destination) { return }
         guard FileManager.default.fileExists(atPath: source.path) else {
             throw CoreDataError.make(
                 NSFileReadNoSuchFileError, "There is no store at \(source.path) to copy.", userInfo: [NSFilePathErrorKey: source.path])
@@ -76,6 +80,11 @@ enum SQLiteStoreFiles {
     ///
     /// - Throws: `NSPersistentStoreOperationError` when a log remains or the rename fails.
     static func install(migrated source: URL, at destination: URL) throws {
+        if SQLiteStore.isNullDevice(destination) {
+            // Never renamed over the device: an in-memory store keeps nothing anyway.
+            SQLiteFileCheck.removeStoreFiles(atPath: source.path)
+            return
+        }
         for path in [source.path, destination.path] {
             let log = path + "-wal"
             let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? nil
@@ -100,6 +109,11 @@ enum SQLiteStoreFiles {
     /// - Throws: `NSPersistentStoreOperationError` when `destination` already holds data, Core
     ///   Data's error when it cannot be written.
     static func copy(_ store: SQLiteStore, forMigrationTo destination: URL) throws {
+        if SQLiteStore.isNullDevice(destination) {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "A store can't be migrated into memory (/dev/null); add a new store there instead.",
+                userInfo: [NSFilePathErrorKey: destination.path])
+        }
         if SQLiteFileCheck.hasContent(atPath: destination.path) {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The store can't be migrated to \(destination.path): a file is already there.",
