@@ -173,7 +173,27 @@ enum ManagedValueConversion {
         }
         if let wrapped = Value.self as? any ManagedOptional.Type { return wrapped.managedNone as! Value }
         if let scalar = Value.self as? any ManagedScalar.Type { return scalar.managedZero as! Value }
+        // A probe reading a key path (`\Item.createdAt` in a sort descriptor) has no values: a
+        // non-optional property answers with a stand-in, as Apple never calls the getter there.
+        if KeyPathRecorder.current != nil, let placeholder = placeholder(as: type) { return placeholder }
         preconditionFailure("A managed property of type \(Value.self) has no value, or one of another type: \(String(describing: raw)).")
+    }
+
+    /// A value of `type` for a probe to hand out: empty, zero or the reference date; nil for a
+    /// type without an obvious one.
+    static func placeholder<Value>(as type: Value.Type) -> Value? {
+        switch Value.self {
+        case is String.Type: return "" as? Value
+        case is Date.Type: return Date(timeIntervalSinceReferenceDate: 0) as? Value
+        case is Data.Type: return Data() as? Value
+        case is UUID.Type: return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) as? Value
+        case is URL.Type: return URL(fileURLWithPath: "/") as? Value
+        case is NSDecimalNumber.Type: return NSDecimalNumber.zero as? Value
+        case is NSNumber.Type: return NSNumber(value: 0) as? Value
+        case is NSOrderedSet.Type: return NSOrderedSet() as? Value
+        case is NSSet.Type: return NSSet() as? Value
+        default: return (Value.self as? any ManagedEmptyCollection.Type)?.managedEmpty as? Value
+        }
     }
 
     /// What KVC is given for a value of a declared type: nil for an optional that is nil.
@@ -246,3 +266,13 @@ extension Decimal: ManagedScalar {
     init(managedNumber: NSNumber) { self = managedNumber.decimalValue }
     static var managedZero: Decimal { 0 }
 }
+
+/// Collections a non-optional managed property may be declared as (a to-many `Set<Tag>`, a
+/// Transformable `[String]`): empty is their stand-in on a probe.
+protocol ManagedEmptyCollection {
+    static var managedEmpty: Self { get }
+}
+
+extension Set: ManagedEmptyCollection { static var managedEmpty: Set { [] } }
+extension Array: ManagedEmptyCollection { static var managedEmpty: Array { [] } }
+extension Dictionary: ManagedEmptyCollection { static var managedEmpty: Dictionary { [:] } }

@@ -8,6 +8,9 @@ final class ManagedTask: NSManagedObject {
     @NSManaged var title: String?
     @NSManaged var notes: String
     @NSManaged var createdAt: Date?
+    /// Non-optional in Swift, without a default in the model: nil until set, as Apple's sample
+    /// code declares required dates.
+    @NSManaged var dueAt: Date
     @NSManaged var done: Bool
     @NSManaged var priority: Int64
     @NSManaged var estimate: Double

@@ -12,6 +12,7 @@ import Testing
             TestModels.attribute("title", .stringAttributeType),
             TestModels.attribute("notes", .stringAttributeType, optional: false, defaultValue: ""),
             TestModels.attribute("createdAt", .dateAttributeType),
+            TestModels.attribute("dueAt", .dateAttributeType),
             TestModels.attribute("done", .booleanAttributeType, defaultValue: false),
             TestModels.attribute("priority", .integer64AttributeType),
             TestModels.attribute("estimate", .doubleAttributeType),
@@ -96,6 +97,26 @@ import Testing
             milk.title = nil
             #expect(milk.title == nil)
             #expect(milk.value(forKey: "title") == nil)
+        }
+    }
+
+    /// A key path to a non-optional property that holds nothing yet (a probe's) still names it:
+    /// Apple reads the name without calling the getter, and sorting by it must not stop the program.
+    @Test func aKeyPathToANonOptionalPropertyWithoutAValueNamesIt() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: Self.model(), directory: directory)
+        try stack.context.performAndWait {
+            for day in [3.0, 1.0, 2.0] {
+                let task = ManagedTask(context: stack.context)
+                task.dueAt = Date(timeIntervalSinceReferenceDate: day * 86_400)
+            }
+            try stack.context.save()
+            let sort = NSSortDescriptor(keyPath: \ManagedTask.dueAt, ascending: false)
+            #expect(sort.key == "dueAt")
+            let request = NSFetchRequest<ManagedTask>(entityName: "ManagedTask")
+            request.sortDescriptors = [sort]
+            let days = try stack.context.fetch(request).map { $0.dueAt.timeIntervalSinceReferenceDate / 86_400 }
+            #expect(days == [3, 2, 1])
         }
     }
 }
