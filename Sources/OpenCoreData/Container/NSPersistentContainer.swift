@@ -49,8 +49,9 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         return (home ?? FileManager.default.homeDirectoryForCurrentUser).appendingPathComponent(".local/share", isDirectory: true)
     }
 
-    /// A container whose model is `<name>.xcdatamodeld` (or `.xcdatamodel`), found in the main
-    /// bundle, the resource bundles beside the executable, or the current directory.
+    /// A container whose model is `<name>.xcdatamodeld` (or `.xcdatamodel`, or the compiled
+    /// `<name>.momd` or `.mom`), found in the main bundle, the resource bundles beside the
+    /// executable, or the current directory.
     ///
     /// Stops the program, as Core Data does, when no such model exists; use
     /// `init(name:managedObjectModel:)` with `NSManagedObjectModel(contentsOf:)` to handle that.
@@ -151,8 +152,15 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         }
         folders += Bundle.allBundles.compactMap(\.resourceURL)
         folders.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        return model(named: name, in: folders)
+    }
+
+    /// The model called `name` in the first of `folders` that has one: Xcode's source model
+    /// (`.xcdatamodeld`, `.xcdatamodel`), else the compiled one an Apple app bundle holds
+    /// (`.momd`, `.mom`), which is what Core Data's container looks for.
+    static func model(named name: String, in folders: [URL]) -> URL? {
         for folder in folders {
-            for ext in ["xcdatamodeld", "xcdatamodel"] {
+            for ext in ["xcdatamodeld", "xcdatamodel", "momd", "mom"] {
                 let candidate = folder.appendingPathComponent("\(name).\(ext)")
                 if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
             }

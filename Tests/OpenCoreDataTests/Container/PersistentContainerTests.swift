@@ -68,4 +68,20 @@ import Testing
             #expect(url.path.hasSuffix("/.local/share"))
         }
     }
+
+    /// An app's bundle holds the compiled model (`.momd`) rather than Xcode's source: the
+    /// container finds either, the source first.
+    @Test func theContainerFindsACompiledModelByNameAndPrefersTheSource() throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.copyItem(
+            at: Fixtures.url("SampleModel/Fixtures/SampleModel.momd"), to: directory.file("Sample.momd"))
+        let found = try #require(NSPersistentContainer.model(named: "Sample", in: [directory.url]))
+        #expect(found.lastPathComponent == "Sample.momd")
+        let model = try #require(NSManagedObjectModel(contentsOf: found))
+        #expect(model.entitiesByName["Car"] != nil)
+        #expect(NSPersistentContainer.model(named: "Other", in: [directory.url]) == nil)
+
+        try FileManager.default.createDirectory(at: directory.file("Sample.xcdatamodeld"), withIntermediateDirectories: false)
+        #expect(NSPersistentContainer.model(named: "Sample", in: [directory.url])?.lastPathComponent == "Sample.xcdatamodeld")
+    }
 }
