@@ -64,15 +64,7 @@ extension NSManagedObject {
         }
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
-            let count: Int
-            switch value {
-            case let set as Set<NSManagedObject>: count = set.count
-            case let set as NSSet: count = set.count
-            case let set as NSOrderedSet: count = set.count
-            case let array as [NSManagedObject]: count = array.count
-            default: count = 0
-            }
-            return relationshipCountError(relationship, count: count)
+            return relationshipCountError(relationship, count: value.map { ManagedValueConversion.objects($0).count } ?? 0)
         }
         return relationshipPresenceError(relationship, isPresent: value is NSManagedObject)
     }

@@ -277,12 +277,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     open func setValue(_ value: Any?, forKeyPath keyPath: String) {
         guard let dot = keyPath.lastIndex(of: ".") else { return setValue(value, forKey: keyPath) }
         let key = String(keyPath[keyPath.index(after: dot)...])
-        switch self.value(forKeyPath: String(keyPath[..<dot])) {
-        case let object as NSManagedObject: object.setValue(value, forKey: key)
-        case let objects as Set<NSManagedObject>: for object in objects { object.setValue(value, forKey: key) }
-        case let objects as NSOrderedSet: for case let object as NSManagedObject in objects { object.setValue(value, forKey: key) }
-        default: break
-        }
+        guard let target = self.value(forKeyPath: String(keyPath[..<dot])) else { return }
+        for case let object as NSManagedObject in ManagedValueConversion.objects(target) { object.setValue(value, forKey: key) }
     }
 
     /// The stored value of `key` without access notifications.

@@ -97,9 +97,8 @@ extension SlotValue {
         }
     }
 
-    /// The slot for a value whose dynamic type is exactly the attribute's own Swift type, or the
-    /// `NSNumber` `publicValue(for:)` makes for a number; nil for any other (a wider integer, an
-    /// unsigned or mismatched `NSNumber`), which the general conversion handles.
+    /// The slot for a value whose dynamic type is exactly the attribute's own Swift type; nil for
+    /// any other (an `NSNumber`, a wider integer), which the general conversion handles.
     @inline(__always)
     private static func exact(_ type: NSAttributeType, _ dynamicType: Any.Type, _ payload: UnsafeRawPointer) -> SlotValue? {
         switch type {
@@ -109,37 +108,11 @@ extension SlotValue {
             if dynamicType == Date.self { return .date(payload.load(as: Date.self)) }
         case .booleanAttributeType:
             if dynamicType == Bool.self { return .int(payload.load(as: Bool.self) ? 1 : 0) }
-            if dynamicType == NSNumber.self {
-                // The two values `publicValue(for:)` hands out, by identity: a save hands each
-                // value back to `validateValue(_:forKey:)`, and the general path's casts cost
-                // a bridging attempt each.
-                let number = payload.load(as: NSNumber.self)
-                if number === yes { return .int(1) }
-                if number === no { return .int(0) }
-            }
         case .integer64AttributeType, .integer32AttributeType, .integer16AttributeType:
+            // Exact types only: an NSNumber goes through the general path's own rules.
             if dynamicType == Int.self { return .int(Int64(payload.load(as: Int.self))) }
-            // A signed integer NSNumber (as `publicValue(for:)` makes) converts as the general
-            // path's `int64Value` would; unsigned and floating ones go through its own rules.
-            if dynamicType == NSNumber.self {
-                let number = payload.load(as: NSNumber.self)
-                switch UInt8(bitPattern: number.objCType.pointee) {
-                case UInt8(ascii: "q"), UInt8(ascii: "l"), UInt8(ascii: "i"), UInt8(ascii: "s"), UInt8(ascii: "c"):
-                    return .int(number.int64Value)
-                default: break
-                }
-            }
-        case .doubleAttributeType, .floatAttributeType:
-            if type == .doubleAttributeType, dynamicType == Double.self { return .double(payload.load(as: Double.self)) }
-            if dynamicType == NSNumber.self {
-                let number = payload.load(as: NSNumber.self)
-                switch UInt8(bitPattern: number.objCType.pointee) {
-                case UInt8(ascii: "d"), UInt8(ascii: "f"):
-                    let value = number.doubleValue
-                    return .double(type == .floatAttributeType ? Double(Float(value)) : value)
-                default: break
-                }
-            }
+        case .doubleAttributeType:
+            if dynamicType == Double.self { return .double(payload.load(as: Double.self)) }
         default:
             break
         }

@@ -100,7 +100,7 @@ enum SQLiteFileCheck {
 
     static func removeStoreFiles(atPath path: String) {
         // Never the device an in-memory store is named by (run as root, that would remove it).
-        if URL(fileURLWithPath: path).standardizedFileURL.path == "/dev/null" { return }
+        if SQLiteStore.isNullDevice(URL(fileURLWithPath: path)) { return }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
