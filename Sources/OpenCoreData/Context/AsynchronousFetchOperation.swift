@@ -29,7 +29,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     private let request: NSAsynchronousFetchRequest<ResultType>
     private let fetchRequest: NSFetchRequest<ResultType>
     private let entity: NSEntityDescription
-    private let stores: [NSPersistentStore]
+    private let stores: [any RowReadingStore]
     private let storeQuery: StoreQuery
     private let kind: Kind
     private let monitor: StoreReadMonitor
@@ -97,7 +97,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         queue = context.queue!
         fetchRequest = request.fetchRequest
         entity = try fetchRequest.resolvedEntity(in: coordinator.managedObjectModel)
-        stores = context.stores(for: fetchRequest, coordinator: coordinator)
+        stores = try context.readers(for: fetchRequest, entity: entity, coordinator: coordinator)
         let pending = fetchRequest.includesPendingChanges && context.hasChanges
         switch fetchRequest.resultType {
         case .dictionaryResultType: kind = .dictionaries
@@ -154,7 +154,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                 var groups: [RowGroup] = []
                 for store in stores {
                     try monitor.checkCancellation()
-                    groups.append((store, try store.fetchRows(storeQuery, monitor: monitor, meter: meter)))
+                    groups.append((store, try store.fetchRows(storeQuery, monitor: monitor, meter: meter, chunks: nil)))
                 }
                 meter.finish()
                 try monitor.checkCancellation()

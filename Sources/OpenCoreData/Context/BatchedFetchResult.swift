@@ -104,7 +104,7 @@ struct BatchSource {
     /// The fetched rows' entity numbers and keys.
     let references: [ObjectReference]
     /// The stores of the references: `stores[i]` holds those from `storeStarts[i]` on.
-    let stores: [NSPersistentStore]
+    let stores: [any RowReadingStore]
     let storeStarts: [Int]
     /// The requested entity's hierarchy root, whose table holds every fetched row.
     let root: NSEntityDescription
@@ -115,8 +115,8 @@ struct BatchSource {
     let prefetching: [String]
 
     /// The runs of `range` that lie in one store each.
-    func storeRuns(_ range: Range<Int>) -> [(store: NSPersistentStore, range: Range<Int>)] {
-        var runs: [(store: NSPersistentStore, range: Range<Int>)] = []
+    func storeRuns(_ range: Range<Int>) -> [(store: any RowReadingStore, range: Range<Int>)] {
+        var runs: [(store: any RowReadingStore, range: Range<Int>)] = []
         for (index, start) in storeStarts.enumerated() {
             let end = index + 1 < storeStarts.count ? storeStarts[index + 1] : references.count
             let run = range.clamped(to: start..<end)

@@ -37,9 +37,9 @@ extension NSManagedObjectContext {
         releaseUnreferencedObjectsIfDue()
         let storeQuery = query(for: request, entity: entity, propertyValues: false)
         var references: [ObjectReference] = []
-        var sources: [NSPersistentStore] = []
+        var sources: [any RowReadingStore] = []
         var starts: [Int] = []
-        for store in stores(for: request, coordinator: coordinator) {
+        for store in try readers(for: request, entity: entity, coordinator: coordinator) {
             let found = try store.fetchReferences(storeQuery)
             guard !found.isEmpty else { continue }
             sources.append(store)

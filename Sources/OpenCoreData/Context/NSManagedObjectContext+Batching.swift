@@ -5,7 +5,7 @@
 /// the array holds every object from the start, but only as a fault carrying its ID; the values of
 /// a batch are read when one of its objects fires its fault.
 final class FetchBatch {
-    unowned let store: NSPersistentStore
+    unowned let store: any RowReadingStore
     let entity: NSEntityDescription
     let primaryKeys: [Int64]
     /// `relationshipKeyPathsForPrefetching`, applied to the batch when it loads.
@@ -21,7 +21,7 @@ final class FetchBatch {
     /// in order, and reading ahead pays.
     var followsLoaded = false
 
-    init(store: NSPersistentStore, entity: NSEntityDescription, primaryKeys: [Int64], prefetching: [String]) {
+    init(store: any RowReadingStore, entity: NSEntityDescription, primaryKeys: [Int64], prefetching: [String]) {
         self.store = store
         self.entity = entity
         self.primaryKeys = primaryKeys
@@ -72,7 +72,7 @@ extension NSManagedObjectContext {
             }
             keys.removeAll(keepingCapacity: true)
             for index in range where joins(objects[index]) { keys.append(objects[index].primaryKey) }
-            guard let store = batchStore else { continue }
+            guard let batchStore, let store = try? reader(of: batchStore) else { continue }
             let batch = FetchBatch(store: store, entity: root, primaryKeys: keys, prefetching: prefetching)
             if let previous { previous.next = batch } else { batch.followsLoaded = true }
             previous = batch
@@ -154,7 +154,7 @@ extension NSManagedObjectContext {
     /// destinations and to-many contents are then read without touching the store.
     ///
     /// - Throws: `NSCoreDataError` naming a key path component that is not a relationship.
-    func prefetch(_ keyPaths: [String], of objects: [NSManagedObject], entity: NSEntityDescription, store: NSPersistentStore) throws {
+    func prefetch(_ keyPaths: [String], of objects: [NSManagedObject], entity: NSEntityDescription, store: any RowReadingStore) throws {
         var reached: [String: (objects: [NSManagedObject], entity: NSEntityDescription)] = ["": (objects, entity)]
         for keyPath in keyPaths {
             var prefix = ""
@@ -175,7 +175,7 @@ extension NSManagedObjectContext {
     }
 
     /// One query for `relationship` of all `sources`; returns the destination objects.
-    private func prefetch(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject], store: NSPersistentStore) throws -> [NSManagedObject] {
+    private func prefetch(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject], store: any RowReadingStore) throws -> [NSManagedObject] {
         let slot = relationship.slot
         if !relationship.isToMany {
             var destinations: [NSManagedObject] = []

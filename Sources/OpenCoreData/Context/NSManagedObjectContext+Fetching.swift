@@ -76,7 +76,7 @@ extension NSManagedObjectContext {
     ) throws -> [T] {
         let fetch = try DictionaryFetch(request, entity: entity)
         var results: [T] = []
-        for store in stores(for: request, coordinator: coordinator) {
+        for store in try readers(for: request, entity: entity, coordinator: coordinator) {
             for dictionary in try store.fetchDictionaries(query(for: request, entity: entity, propertyValues: true), fetch) {
                 guard let typed = NSDictionary(dictionary: dictionary) as? T else {
                     throw CoreDataError.make(
@@ -108,14 +108,28 @@ extension NSManagedObjectContext {
             return try fetchObjects(request, entity: entity, coordinator: coordinator).count
         }
         var total = 0
-        for store in stores(for: request, coordinator: coordinator) {
+        for store in try readers(for: request, entity: entity, coordinator: coordinator) {
             total += try store.countRows(query(for: request, entity: entity, propertyValues: false))
         }
         return total
     }
 
-    func stores<T>(for request: NSFetchRequest<T>, coordinator: NSPersistentStoreCoordinator) -> [NSPersistentStore] {
-        request.affectedStores ?? coordinator.persistentStores
+    /// `store` as the context's coordinator hands it out for reading.
+    ///
+    /// - Throws: `NSCoreDataError` without a coordinator; the coordinator's error for a store
+    ///   that does not read.
+    func reader(of store: NSPersistentStore) throws -> any RowReadingStore {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
+        }
+        return try coordinator.reader(of: store)
+    }
+
+    /// The stores `request` reads for `entity`, as the coordinator hands them out for reading.
+    func readers<T>(
+        for request: NSFetchRequest<T>, entity: NSEntityDescription, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [any RowReadingStore] {
+        try coordinator.readers(of: entity, among: request.affectedStores)
     }
 
     func query<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, propertyValues: Bool) -> StoreQuery {
@@ -130,7 +144,7 @@ extension NSManagedObjectContext {
     ) throws -> [NSManagedObjectID] {
         let storeQuery = query(for: request, entity: entity, propertyValues: false)
         var ids: [NSManagedObjectID] = []
-        for store in stores(for: request, coordinator: coordinator) {
+        for store in try readers(for: request, entity: entity, coordinator: coordinator) {
             let found = try store.fetchObjectIDs(storeQuery)
             if ids.isEmpty { ids = found } else { ids += found }
         }
@@ -158,7 +172,7 @@ extension NSManagedObjectContext {
         }
         let prefetching = request.resultType == .managedObjectResultType ? request.relationshipKeyPathsForPrefetching ?? [] : []
         let refresh = request.shouldRefreshRefetchedObjects
-        for store in parent == nil ? stores(for: request, coordinator: coordinator) : [] {
+        for store in parent == nil ? try readers(for: request, entity: entity, coordinator: coordinator) : [] {
             var fetched: [NSManagedObject] = []
             // New objects register as faults carrying their rows and are filled below, once the
             // read is over: registration runs chunk by chunk while the store reads the next rows,
@@ -293,7 +307,7 @@ extension NSManagedObjectContext {
         }
         let row: StoreRow?
         do {
-            row = try store.row(of: object.entity, primaryKey: object.primaryKey)
+            row = try reader(of: store).row(of: object.entity, primaryKey: object.primaryKey)
         } catch {
             return inaccessibleFault(object, "\(error)")
         }
@@ -329,7 +343,7 @@ extension NSManagedObjectContext {
         guard object.primaryKey != 0, let store = object.store else { return [] }
         let references: [ObjectReference]
         do {
-            references = try store.relatedReferences(relationship, ofPrimaryKey: object.primaryKey)
+            references = try reader(of: store).relatedReferences(relationship, ofPrimaryKey: object.primaryKey)
         } catch {
             // Only a damaged file or a failing disk gets here; treated as an inaccessible fault is.
             let message = "CoreData could not fulfill the relationship '\(relationship.name)' of \(object.objectID): \(error)"

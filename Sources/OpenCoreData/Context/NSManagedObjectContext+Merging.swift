@@ -75,7 +75,7 @@ extension NSManagedObjectContext {
         for group in groups.values {
             let first = group[0]
             let keys = group.map(\.primaryKey).sorted()
-            guard let rows = try? first.store!.rows(of: first.entity, primaryKeys: keys) else { continue }
+            guard let rows = try? reader(of: first.store!).rows(of: first.entity, primaryKeys: keys) else { continue }
             var byKey: [Int64: StoreRow] = [:]
             byKey.reserveCapacity(rows.count)
             for row in rows { byKey[row.primaryKey] = row }

@@ -74,12 +74,28 @@ extension NSManagedObjectContext {
                 store: store, inserted: storeInserted, updated: storeUpdated, deleted: storeDeleted, policy: policy)
             write.author = transactionAuthor
             write.contextName = name
-            do {
-                try store.save { writer in try write.run(writer) }
-            } catch let violation as UniquenessViolation {
-                throw constraintError(violation, write: write)
-            }
             writes.append(write)
+        }
+        // The coordinator writes every store's share or none: objects keep their temporary IDs
+        // and changes after a failure in any store.
+        var violating: SaveWrite?
+        do {
+            try coordinator.save(
+                writes.map { write in
+                    StoreSaveShare(store: write.store) { writer in
+                        do {
+                            try write.run(writer)
+                        } catch let violation as UniquenessViolation {
+                            violating = write
+                            throw violation
+                        }
+                    }
+                })
+        } catch let violation as UniquenessViolation {
+            if let violating { throw constraintError(violation, write: violating) }
+            throw violation
+        }
+        for write in writes {
             for (id, resolution) in write.resolutions { resolutions[id] = resolution }
         }
         applyResolutions(resolutions, to: [inserted, updated, deleted].joined())
@@ -350,7 +366,7 @@ final class SaveWrite {
     func run(_ writer: any StoreWriter) throws {
         historyNumber = nil
         writer.describeTransaction(author: author, contextName: contextName) { [unowned self] in historyNumber = $0 }
-        let recordsChanges = store.tracksPersistentHistory
+        let recordsChanges = NSPersistentStoreCoordinator.historyIfTracked(store) != nil
         insertedKeys = Array(repeating: 0, count: inserted.count)
         keysByObject = nil
         // A write run again (after a failed attempt) makes its IDs again from its new keys.

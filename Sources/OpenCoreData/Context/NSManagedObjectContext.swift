@@ -386,7 +386,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             return object
         }
         guard !objectID.isTemporaryID, let store = objectID.persistentStore,
-            let row = try store.row(of: objectID.entity, primaryKey: objectID.primaryKey)
+            let row = try reader(of: store).row(of: objectID.entity, primaryKey: objectID.primaryKey)
         else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "The object \(objectID) does not exist in the store.",
@@ -420,7 +420,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in pending { byEntity[ObjectIdentifier(object.entity.layout!.root), default: []].append(object) }
         for (_, group) in byEntity {
             guard let store = coordinator.store(for: group[0].entity) else { continue }
-            let first = try store.reservePrimaryKeys(for: group[0].entity, count: group.count)
+            let first = try coordinator.saver(of: store).reservePrimaryKeys(for: group[0].entity, count: group.count)
             for (offset, object) in group.enumerated() {
                 object.assignPermanentID(store: store, primaryKey: first + Int64(offset))
                 registry[object.objectID.key] = object

@@ -31,7 +31,8 @@ extension NSPersistentStoreCoordinator {
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
         let storeClass = try registeredClass(storeType)
         if let loaded = persistentStore(for: url) { try remove(loaded) }
-        try storeClass.destroyStore(at: url, options: options)
+        // A type that keeps nothing a URL names (in memory) has nothing to destroy.
+        try (storeClass as? any StoreFileOperations.Type)?.destroyStore(at: url, options: options)
     }
 
     /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL`, creating
@@ -75,7 +76,12 @@ extension NSPersistentStoreCoordinator {
         let storeClass = try registeredClass(storeType)
         guard destinationURL.standardizedFileURL != sourceURL.standardizedFileURL else { return }
         if let loaded = persistentStore(for: destinationURL) { try remove(loaded) }
-        try storeClass.replaceStore(at: destinationURL, withStoreFrom: sourceURL)
+        guard let files = storeClass as? any StoreFileOperations.Type else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "Stores of type '\(storeType)' can't be replaced from a file.",
+                userInfo: [NSFilePathErrorKey: destinationURL.path])
+        }
+        try files.replaceStore(at: destinationURL, withStoreFrom: sourceURL)
     }
 
     /// Moves `store` to a new file at `url` ("Save As"): the new store holds the same objects under
@@ -124,13 +130,18 @@ extension NSPersistentStoreCoordinator {
                 NSPersistentStoreOperationError,
                 "OpenCoreData migrates a store to another store of its type ('\(store.type)'), not to '\(storeType)'.")
         }
-        try store.copyForMigration(to: url)
+        guard let files = store as? any StoreFileOperations else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "Stores of type '\(store.type)' can't be migrated to a file yet.",
+                userInfo: [NSFilePathErrorKey: url.path])
+        }
+        try files.copyForMigration(to: url)
         let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
         let newStore: NSPersistentStore
         do {
             newStore = try addStore(ofType: storeType, configurationName: configuration, at: url, options: options)
         } catch {
-            type(of: store).discardStoreFiles(at: url)
+            type(of: files).discardStoreFiles(at: url)
             throw error
         }
         var changedIDs: [NSManagedObjectID] = []
@@ -138,7 +149,7 @@ extension NSPersistentStoreCoordinator {
             let query = StoreQuery(
                 entity: entity, predicate: nil, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, includesSubentities: true,
                 includesPropertyValues: false)
-            for id in (try? store.fetchObjectIDs(query)) ?? [] {
+            for id in (try? reader(of: store).fetchObjectIDs(query)) ?? [] {
                 changedIDs.append(id)
                 changedIDs.append(NSManagedObjectID(entity: id.entity, store: newStore, primaryKey: id.primaryKey))
             }
@@ -165,7 +176,7 @@ extension NSPersistentStoreCoordinator {
     /// - Throws: Core Data's error when a store cannot be written; a store that fails is left as
     ///   it was.
     public func finishDeferredLightweightMigration() throws {
-        for store in persistentStores { try store.finishDeferredMigration() }
+        for case let store as any DeferredMigrationStore in persistentStores { try store.finishDeferredMigration() }
     }
 
     /// The same work, as the task Apple's platforms schedule with `BGProcessingTask`.

@@ -1,7 +1,14 @@
 import Logging
 
-/// Connects contexts to persistent stores: it owns the model and the stores, and serializes every
-/// store access.
+/// Connects contexts to persistent stores: it owns the model and the stores, and mediates between
+/// them. A context reaches a store only through its coordinator, which picks the stores a fetch
+/// reads (those whose configuration holds the entity), hands each the part of the request it can
+/// run, and writes a save across several stores as one: every store's share or none.
+///
+/// Stores serialize their own data (the SQLite store through its pool: one writer, readers on
+/// snapshots), so contexts on different queues read at once; the coordinator's own lock guards
+/// only its list of stores. `perform(_:)` and `performAndWait(_:)` serialize the blocks given to
+/// them, not the contexts' work.
 ///
 /// `Sendable`: contexts on different queues share one coordinator.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
@@ -99,8 +106,18 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         NSInMemoryStoreType: InMemoryStore.self,
     ])
 
-    /// The registered store types, by name.
-    public class var registeredStoreTypes: [String: NSValue] { [:] }
+    /// The registered store types, by name: the built-in types and every registered one. Each
+    /// value holds the address of the store's class as a 64-bit integer (objCType `Q`, read with
+    /// `getValue(_:)`), where Apple's holds the class unretained: Linux's `NSValue` takes no
+    /// pointer or object encodings.
+    public class var registeredStoreTypes: [String: NSValue] {
+        registeredTypes.withLock { types in
+            types.mapValues { storeClass in
+                var address = UInt64(UInt(bitPattern: ObjectIdentifier(storeClass)))
+                return NSValue(bytes: &address, objCType: "Q")
+            }
+        }
+    }
 
     /// Registers a store class under a type name.
     ///
@@ -109,6 +126,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     ///   - storeType: The type name `addPersistentStore` will know it by.
     public class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
         registeredTypes.withLock { $0[storeType.rawValue] = storeClass as? NSPersistentStore.Type }
+    }
+
+    /// Registers a store class under a type name: the spelling most existing code uses.
+    ///
+    /// - Parameters:
+    ///   - storeClass: A subclass of `NSPersistentStore`, or nil to forget the type.
+    ///   - storeType: The type name `addPersistentStore(ofType:…)` will know it by.
+    public class func registerStoreClass(_ storeClass: AnyClass?, forStoreType storeType: String) {
+        registerStoreClass(storeClass, type: NSPersistentStore.StoreType(rawValue: storeType))
     }
 
     /// Adds a store of `type` at `url` (a file for SQLite; any URL for in-memory) and opens it.
@@ -181,11 +207,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        if storeClass.holdsItsURLAlone, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+        guard let openable = storeClass as? any OpenableStore.Type else {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError, "The class registered for store type '\(storeType)' is not a store OpenCoreData can open.",
+                userInfo: [NSStoreTypeKey: storeType])
+        }
+        if openable.holdsItsURLAlone, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The store at \(url.path) is already added to this coordinator.")
         }
-        var store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+        var store = openable.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
         do {
             try store.load(model: managedObjectModel)
         } catch let needed as MappingModelMigrationNeeded {
@@ -196,7 +227,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                 storeClass: storeClass, storeType: storeType, url: url, options: options ?? [:], destination: managedObjectModel,
                 log: migrationLog
             ).run(needed)
-            store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+            store = openable.init(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
             do {
                 try store.load(model: managedObjectModel)
             } catch {
@@ -235,7 +266,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The store is not in this coordinator.")
         }
         store.willRemove(from: self)
-        store.close()
+        (store as? any OpenableStore)?.close()
         store.identity.detach()
         stores.remove(at: index)
     }
@@ -276,7 +307,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         var merged = metadata ?? [:]
         merged[NSStoreUUIDKey] = store.identifier
         merged[NSStoreTypeKey] = store.type
-        store.replaceMetadata(merged)
+        if let openable = store as? any OpenableStore { openable.replaceMetadata(merged) } else { store.metadata = merged }
     }
 
     /// The metadata of the store at `url`, read without adding it.

@@ -5,9 +5,8 @@ extension NSPersistentHistoryChangeRequest: ContextExecutableRequest {
         guard let coordinator = context.persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
         }
-        let stores = affectedStores ?? coordinator.persistentStores
         // Every store must keep history: a request over a store without it fails as Core Data's.
-        guard stores.allSatisfy(\.tracksPersistentHistory) else { throw NSPersistentStore.historyNotTracked() }
+        let stores = try (affectedStores ?? coordinator.persistentStores).map { try coordinator.history(of: $0) }
         switch operation {
         case .delete:
             var deleted = 0
@@ -67,7 +66,7 @@ extension NSPersistentHistoryChangeRequest: ContextExecutableRequest {
 
     /// A token is expired when history after it was deleted: the transactions that followed it
     /// are gone, so reading "after" it would silently skip them.
-    private func checkNotExpired(_ boundary: HistoryBoundary, in store: NSPersistentStore) throws {
+    private func checkNotExpired(_ boundary: HistoryBoundary, in store: any HistoryTrackingStore) throws {
         guard case .afterNumber(let number) = boundary, case .afterToken = selection else { return }
         let oldestKept = try store.historyRange()?.lowerBound ?? (try store.lastHistoryNumber() + 1)
         if number < oldestKept - 1 {
@@ -144,8 +143,8 @@ extension NSPersistentStoreCoordinator {
     public func currentPersistentHistoryToken(fromStores stores: [Any]?) -> NSPersistentHistoryToken? {
         let chosen = (stores?.isEmpty == false ? stores!.compactMap { $0 as? NSPersistentStore } : persistentStores)
         var tokens: [String: Int64] = [:]
-        for store in chosen where store.tracksPersistentHistory {
-            guard let number = try? store.lastHistoryNumber() else { continue }
+        for store in chosen {
+            guard let history = Self.historyIfTracked(store), let number = try? history.lastHistoryNumber() else { continue }
             tokens[store.identifier] = number
         }
         return tokens.isEmpty ? nil : NSPersistentHistoryToken(storeTokens: tokens)

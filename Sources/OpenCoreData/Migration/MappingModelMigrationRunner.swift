@@ -19,7 +19,12 @@ struct MappingModelMigrationRunner {
         let (source, mapping) = (needed.source, needed.mapping)
         let temporary = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".migrating")
         // What an interrupted migration left; the store itself was never touched.
-        storeClass.discardStoreFiles(at: temporary)
+        guard let files = storeClass as? any StoreFileOperations.Type else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "Stores of type '\(storeType)' can't be migrated into a new file.",
+                userInfo: [NSFilePathErrorKey: url.path])
+        }
+        files.discardStoreFiles(at: temporary)
         var storeOptions = options
         for key in [NSMigratePersistentStoresAutomaticallyOption, NSPersistentStoreStagedMigrationManagerOptionKey, StagedMigrationRunner.sourceModelsOption] {
             storeOptions[key] = nil
@@ -31,9 +36,9 @@ struct MappingModelMigrationRunner {
             from: url, sourceType: storeType, options: storeOptions, with: mapping,
             toDestinationURL: temporary, destinationType: storeType, destinationOptions: storeOptions)
         do {
-            try storeClass.installMigratedStore(from: temporary, at: url)
+            try files.installMigratedStore(from: temporary, at: url)
         } catch {
-            storeClass.discardStoreFiles(at: temporary)
+            files.discardStoreFiles(at: temporary)
             throw error
         }
     }

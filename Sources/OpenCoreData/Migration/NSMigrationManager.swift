@@ -232,7 +232,7 @@ open class NSMigrationManager: NSObject {
 
     /// Deletes the files of a destination store a failed migration made.
     private static func discardStore(at url: URL, type: String) {
-        NSPersistentStoreCoordinator.registeredTypes.withLock { $0[type] }?.discardStoreFiles(at: url)
+        (NSPersistentStoreCoordinator.registeredTypes.withLock { $0[type] } as? any StoreFileOperations.Type)?.discardStoreFiles(at: url)
     }
 
     /// The policy an entity mapping names, or the default one.

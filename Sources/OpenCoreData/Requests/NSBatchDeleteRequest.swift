@@ -136,9 +136,9 @@ extension NSBatchDeleteRequest: ContextExecutableRequest {
     /// - Throws: `NSCoreDataError` when the IDs are of several entities, or one is temporary (its
     ///   object was never saved) or of a store the request does not run against.
     private func keysByStore(
-        _ ids: [NSManagedObjectID], entity: NSEntityDescription, stores: [NSPersistentStore]
-    ) throws -> [(NSPersistentStore, [Int64])] {
-        var groups: [(NSPersistentStore, [Int64])] = stores.map { ($0, []) }
+        _ ids: [NSManagedObjectID], entity: NSEntityDescription, stores: [any BatchRequestStore]
+    ) throws -> [(any BatchRequestStore, [Int64])] {
+        var groups: [(any BatchRequestStore, [Int64])] = stores.map { ($0, []) }
         for id in ids {
             guard id.entity === entity else {
                 throw CoreDataError.make(

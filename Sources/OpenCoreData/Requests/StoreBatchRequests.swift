@@ -58,7 +58,7 @@ extension NSManagedObjectContext {
     ///   a store that cannot run batch requests; `NSCoreDataError` for an unknown entity.
     func batchTarget(
         _ request: NSPersistentStoreRequest, entity: NSEntityDescription?, entityName: String?, kind: String
-    ) throws -> (entity: NSEntityDescription, stores: [NSPersistentStore]) {
+    ) throws -> (entity: NSEntityDescription, stores: [any BatchRequestStore]) {
         let coordinator = try batchCoordinator(kind: kind)
         let model = coordinator.managedObjectModel
         let resolved: NSEntityDescription
@@ -82,13 +82,16 @@ extension NSManagedObjectContext {
         guard !stores.isEmpty else {
             throw CoreDataError.make(NSCoreDataError, "No persistent store of the coordinator holds entity \(resolved.name ?? "?").")
         }
-        for store in stores where !store.supportsBatchRequests {
-            throw CoreDataError.make(
-                NSPersistentStoreUnsupportedRequestTypeError,
-                "The store of type '\(store.type)' can't execute an \(kind): its store type does not run batch requests (Core Data runs them only in SQLite stores).",
-                userInfo: [NSAffectedStoresErrorKey: [store]])
+        let runners = try stores.map { store in
+            guard let runner = coordinator.batchRunner(of: store) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreUnsupportedRequestTypeError,
+                    "The store of type '\(store.type)' can't execute an \(kind): its store type does not run batch requests (Core Data runs them only in SQLite stores).",
+                    userInfo: [NSAffectedStoresErrorKey: [store]])
+            }
+            return runner
         }
-        return (resolved, stores)
+        return (resolved, runners)
     }
 
     /// The coordinator of a root context, for a batch request executed on the context's queue.

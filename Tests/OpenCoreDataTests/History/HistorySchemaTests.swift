@@ -53,7 +53,7 @@ import Testing
         try stack.coordinator.remove(stack.store)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: stack.coordinator.managedObjectModel)
         let store = try coordinator.addPersistentStore(type: .sqlite, at: stack.url, options: Self.historyOptions)
-        #expect(store.tracksPersistentHistory)
+        #expect(NSPersistentStoreCoordinator.historyIfTracked(store) != nil)
         try coordinator.remove(store)
         #expect(try historySchema(at: stack.url).ddl.count == 11)
     }

@@ -198,7 +198,7 @@ import Testing
             let transactions = try Self.transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
             #expect(transactions.count == 1)
             #expect(transactions.first?.changes?.count == 1)
-            #expect(try stack.store.lastHistoryNumber() == 1)
+            #expect(try stack.coordinator.history(of: stack.store).lastHistoryNumber() == 1)
         }
     }
 

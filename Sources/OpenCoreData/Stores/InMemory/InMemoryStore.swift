@@ -1,6 +1,6 @@
 /// Core Data's in-memory store: rows kept in dictionaries, predicates evaluated in memory. Nothing
 /// survives the coordinator.
-final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
+final class InMemoryStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, @unchecked Sendable {
     // @unchecked Sendable: `tables` and `maxKeys` are only touched under `lock`.
     private let lock = NSLock()
     private var tables: [Int32: [Int64: StoreRow]] = [:]
@@ -12,25 +12,25 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
 
     override var type: String { NSInMemoryStoreType }
 
-    override func load(model: NSManagedObjectModel) throws {
+    func load(model: NSManagedObjectModel) throws {
         identifier = UUID().uuidString
         metadata = StoreMetadata.make(for: model, entities: entities, uuid: identifier, type: NSInMemoryStoreType)
     }
 
-    override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
+    func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
         var result = StoreRowView.sort(try matchingRows(query), by: query.sortDescriptors, store: self)
         if query.fetchOffset > 0 { result = Array(result.dropFirst(query.fetchOffset)) }
         if query.fetchLimit > 0 { result = Array(result.prefix(query.fetchLimit)) }
         return result
     }
 
-    override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+    func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
         let model = persistentStoreCoordinator!.managedObjectModel
         let rows = try matchingRows(query).map { StoreRowView(row: $0, model: model, store: self) }
         return try InMemoryDictionaries(store: self, entity: query.entity).compute(rows, fetch, query)
     }
 
-    override func countRows(_ query: StoreQuery) throws -> Int {
+    func countRows(_ query: StoreQuery) throws -> Int {
         var count = try matchingRows(query).count - query.fetchOffset
         if query.fetchLimit > 0 { count = min(count, query.fetchLimit) }
         return max(0, count)
@@ -47,13 +47,13 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         return query.predicate.map { StoreRowView.filter(rows, $0, store: self) } ?? rows
     }
 
-    override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
+    func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
         lock.lock()
         defer { lock.unlock() }
         return tables[Int32(entity.layout!.root.layout!.entityNumber)]?[primaryKey]
     }
 
-    override func relatedReferences(
+    func relatedReferences(
         _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64
     ) throws -> [ObjectReference] {
         let destinationRoot = Int32(relationship.destinationEntity!.layout!.root.layout!.entityNumber)
@@ -84,7 +84,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func save(_ body: (any StoreWriter) throws -> Void) throws {
+    func save(_ body: (any StoreWriter) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
         let writer = InMemoryWriter(
@@ -97,7 +97,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         orders = writer.orders
     }
 
-    override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
+    func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
         lock.lock()
         defer { lock.unlock() }
         let root = Int32(entity.layout!.root.layout!.entityNumber)

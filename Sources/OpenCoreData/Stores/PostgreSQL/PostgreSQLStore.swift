@@ -5,7 +5,9 @@ import Foundation
 /// optimistic locking on `Z_OPT`, so two processes updating one object conflict as two contexts
 /// do; primary keys are taken from `Z_PRIMARYKEY` under its row lock, so no two machines hand out
 /// the same one; uniqueness constraints are unique indexes the server checks.
-final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
+final class PostgreSQLStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, BatchRequestStore, HistoryTrackingStore,
+    @unchecked Sendable
+{
     // @unchecked Sendable: `sessions` and `plans` are set in `load(model:)`, before any context
     // reaches the store, and only read afterwards; `PostgreSQLSessions` serializes its own state.
     private var sessions: PostgreSQLSessions!
@@ -22,7 +24,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     override var type: String { PostgreSQLStoreInstaller.typeName }
 
-    override class var holdsItsURLAlone: Bool { true }
+    static var holdsItsURLAlone: Bool { true }
 
     /// The metadata of the store at `url`, read from its `Z_METADATA` row on one connection that
     /// is closed afterwards; the store is not created.
@@ -56,7 +58,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         return driver
     }
 
-    override func load(model: NSManagedObjectModel) throws {
+    func load(model: NSManagedObjectModel) throws {
         let driver = try Self.installedDriver()
         let endpoint = try PostgreSQLEndpoint(url: url!)
         let logging = persistentStoreCoordinator?.storeLogging ?? .off
@@ -212,12 +214,12 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         return metadata
     }
 
-    override func close() {
+    func close() {
         listener?.stop()
         sessions?.closeAll()
     }
 
-    override func replaceMetadata(_ metadata: [String: Any]) {
+    func replaceMetadata(_ metadata: [String: Any]) {
         self.metadata = metadata
         // Written at once: there is no file to carry it to the next save.
         _ = try? sessions.withSession { session in
@@ -227,12 +229,12 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Reading
 
-    override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
+    func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
         try read { session in try PostgreSQLQuery(store: self, query: query).rows(on: session) }
     }
 
     /// An asynchronous fetch's read: cancelling the fetch cancels the statement on the server.
-    override func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
+    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
         try monitor.checkCancellation()
         let rows = try read { session in
             let pid = try sessions.backendPID(of: session)
@@ -251,11 +253,11 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         return rows
     }
 
-    override func countRows(_ query: StoreQuery) throws -> Int {
+    func countRows(_ query: StoreQuery) throws -> Int {
         try read { session in try PostgreSQLQuery(store: self, query: query).count(on: session) }
     }
 
-    override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+    func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
         try InMemoryDictionaries(store: self, entity: query.entity).validate(fetch)
         let dictionaries = PostgreSQLDictionaryQuery(store: self, query: query, fetch: fetch)
         if let statement = try dictionaries.statement() {
@@ -272,7 +274,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         return try InMemoryDictionaries(store: self, entity: query.entity).compute(rows, fetch, query)
     }
 
-    override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
+    func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
         try read { session in try row(of: entity, primaryKey: primaryKey, on: session) }
     }
 
@@ -284,7 +286,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         return plan.rows(result.rows, withValues: true).first
     }
 
-    override func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
+    func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
         guard !primaryKeys.isEmpty else { return [] }
         let plan = self.plan(of: entity)
         let numbers = entity.layout!.hierarchyNumbers.map(String.init).joined(separator: ", ")
@@ -298,7 +300,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func relatedReferences(_ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64) throws -> [ObjectReference] {
+    func relatedReferences(_ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64) throws -> [ObjectReference] {
         guard let sql = relationship.destinationKeysSQL(parameter: "$1") else { return [] }
         return try read { session in
             try session.run(sql, [.integer(primaryKey)]).rows.compactMap { row in
@@ -326,7 +328,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Writing
 
-    override func save(_ body: (any StoreWriter) throws -> Void) throws {
+    func save(_ body: (any StoreWriter) throws -> Void) throws {
         guard !isReadOnly else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The PostgreSQL store at \(sessions.endpoint) was added read-only.")
         }
@@ -366,9 +368,9 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Persistent history (PostgreSQLHistory.swift)
 
-    override var tracksPersistentHistory: Bool { historyTracked }
+    var tracksPersistentHistory: Bool { historyTracked }
 
-    override func fetchHistory(
+    func fetchHistory(
         _ boundary: HistoryBoundary, withChanges: Bool, change: (Int, HistoryChangeRecord) -> Void
     ) throws -> [HistoryTransactionRecord] {
         guard historyTracked else { throw Self.historyNotTracked() }
@@ -380,7 +382,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func deleteHistory(_ boundary: HistoryBoundary) throws -> Int {
+    func deleteHistory(_ boundary: HistoryBoundary) throws -> Int {
         guard historyTracked else { throw Self.historyNotTracked() }
         let (condition, binds) = PostgreSQLHistory.condition(boundary)
         return try write { session in
@@ -389,7 +391,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func historyRange() throws -> ClosedRange<Int64>? {
+    func historyRange() throws -> ClosedRange<Int64>? {
         guard historyTracked else { throw Self.historyNotTracked() }
         return try read { session in
             let row = try session.run("SELECT min(Z_PK), max(Z_PK) FROM ATRANSACTION", []).rows.first ?? []
@@ -404,7 +406,7 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
         return Int64(payload[payload.index(after: space)...])
     }
 
-    override func lastHistoryNumber() throws -> Int64 {
+    func lastHistoryNumber() throws -> Int64 {
         guard historyTracked else { throw Self.historyNotTracked() }
         return try read { session in
             try session.run("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = $1", [.integer(PostgreSQLHistory.transactionEntity)])
@@ -414,12 +416,11 @@ final class PostgreSQLStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Batch requests (PostgreSQLStore+Batch.swift)
 
-    override var supportsBatchRequests: Bool { true }
-    override func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { try runBatchUpdate(request) }
-    override func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { try runBatchDelete(request) }
-    override func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { try runBatchInsert(request) }
+    func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { try runBatchUpdate(request) }
+    func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { try runBatchDelete(request) }
+    func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { try runBatchInsert(request) }
 
-    override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
+    func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
         try read { session in try PostgreSQLWriter(store: self, session: session).allocatePrimaryKeys(for: entity, count: count) }
     }
 }

@@ -4,7 +4,9 @@ import Synchronization
 
 /// Core Data's SQLite store, reading and writing Apple's on-disk format (docs/sqlite-format.md), over a GRDB
 /// `DatabasePool`: WAL, one writer, concurrent readers.
-final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
+final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, BatchRequestStore, HistoryTrackingStore,
+    StoreFileOperations, DeferredMigrationStore, @unchecked Sendable
+{
     // @unchecked Sendable: `pool` is thread-safe; the plans and number maps are built in `load`
     // before the store is published to the coordinator and never change afterwards;
     // `metadata`/`metadataChanged` are written only inside the pool's serialized writes.
@@ -65,16 +67,16 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// `NSPersistentStoreDescription.timeout`'s default, for stores added without the option.
     static let defaultTimeout: TimeInterval = 240
 
-    // The coordinator's file operations, in SQLiteStoreFiles (overrides must be in the class body).
-    override class func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws { try SQLiteStoreFiles.destroyStore(at: url) }
-    override class func replaceStore(at destination: URL, withStoreFrom source: URL) throws {
+    // The coordinator's file operations (StoreFileOperations), in SQLiteStoreFiles.
+    static func destroyStore(at url: URL, options: [AnyHashable: Any]?) throws { try SQLiteStoreFiles.destroyStore(at: url) }
+    static func replaceStore(at destination: URL, withStoreFrom source: URL) throws {
         try SQLiteStoreFiles.replaceStore(at: destination, withStoreFrom: source)
     }
-    override func copyForMigration(to destination: URL) throws { try SQLiteStoreFiles.copy(self, forMigrationTo: destination) }
-    override class func discardStoreFiles(at url: URL) { SQLiteFileCheck.removeStoreFiles(atPath: url.path) }
-    override class var holdsItsURLAlone: Bool { true }
-    override func finishDeferredMigration() throws { try finishDeferredTableCopies() }
-    override class func installMigratedStore(from source: URL, at destination: URL) throws {
+    func copyForMigration(to destination: URL) throws { try SQLiteStoreFiles.copy(self, forMigrationTo: destination) }
+    static func discardStoreFiles(at url: URL) { SQLiteFileCheck.removeStoreFiles(atPath: url.path) }
+    static var holdsItsURLAlone: Bool { true }
+    func finishDeferredMigration() throws { try finishDeferredTableCopies() }
+    static func installMigratedStore(from source: URL, at destination: URL) throws {
         try SQLiteStoreFiles.install(migrated: source, at: destination)
     }
 
@@ -87,7 +89,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// A migration the store's metadata called for, run once the file is open.
     private var pendingMigration: StoreMigrationPlan?
 
-    override func load(model: NSManagedObjectModel) throws {
+    func load(model: NSManagedObjectModel) throws {
         self.model = model
         guard let given = url, given.isFileURL else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "A SQLite store needs a file URL, got \(self.url?.absoluteString ?? "nil").")
@@ -192,7 +194,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func close() {
+    func close() {
         changeWatcher?.stop()
         changeWatcher = nil
         // A batch being read ahead uses the pool until it is done; later ones leave it alone.
@@ -337,18 +339,18 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Reading
 
-    override func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
+    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks? = nil) throws -> [StoreRow] {
         try interruptibleRows(query, monitor: monitor, meter: meter, chunks: chunks)
     }
 
-    override func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
+    func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
         var read = try rowsInReadingOrder(query)
         if var order = read.order { read.rows.permute(by: &order) }
         return read.rows
     }
 
     /// A sort in memory's rows, unsorted, with its order; nil where SQLite sorts (or nothing does).
-    override func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? {
+    func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? {
         guard SQLiteMemorySort.canOrder(query) else { return nil }
         return try rowsInReadingOrder(query)
     }
@@ -368,19 +370,19 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws {
+    func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws {
         try readInChunks(query, body)
     }
 
     /// IDs made from keys, no intermediate rows, one allocation per ID; a long read goes on on
     /// another thread meanwhile (`readInChunks`).
-    override func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
+    func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
         var maker = ObjectIDMaker(store: self)
         return try readKeys(query) { maker.objectID($0) }
     }
 
     /// Keys and model entity numbers, 16 bytes a row, read as object IDs are.
-    override func fetchReferences(_ query: StoreQuery) throws -> [ObjectReference] {
+    func fetchReferences(_ query: StoreQuery) throws -> [ObjectReference] {
         try readKeys(query) { ObjectReference(entityNumber: modelNumber($0.storeNumber), primaryKey: $0.primaryKey) }
     }
 
@@ -437,12 +439,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func countRows(_ query: StoreQuery) throws -> Int {
+    func countRows(_ query: StoreQuery) throws -> Int {
         let sql = try SQLiteQueryBuilder(store: self).count(query)
         return try storeRead { db in try Int.fetchOne(db, sql: sql.sql, arguments: sql.arguments) ?? 0 }
     }
 
-    override func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
+    func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
         try storeRead { db in try row(of: entity, primaryKey: primaryKey, in: db) }
     }
 
@@ -455,7 +457,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return try readRows(statement, plan: plan, values: true, db: db).first
     }
 
-    override func relatedReferences(
+    func relatedReferences(
         _ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64
     ) throws -> [ObjectReference] {
         guard let sql = relationship.destinationKeysSQL(parameter: "?") else { return [] }
@@ -469,7 +471,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
+    func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]] {
         let builder = SQLiteDictionaryQuery(store: self)
         let (sql, selected) = try builder.statement(query, fetch)
         let externalData = externalDataReader
@@ -491,7 +493,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
+    func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
         guard !primaryKeys.isEmpty else { return [] }
         let plan = plans[Int32(entity.layout!.root.layout!.entityNumber)]!
         let select = "SELECT \(plan.selectList) FROM \(plan.table) WHERE \(plan.table).Z_PK"
@@ -520,11 +522,11 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func startReadingRows(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows? {
+    func startReadingRows(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows? {
         readAhead(of: entity, primaryKeys: primaryKeys)
     }
 
-    override func takeRows(_ pending: PendingRows) -> [StoreRow]? { rowsReadAhead(pending) }
+    func takeRows(_ pending: PendingRows) -> [StoreRow]? { rowsReadAhead(pending) }
 
     /// `first...last` when `keys` ascend and fill at least half of that range.
     private static func denseRange(_ keys: [Int64]) -> ClosedRange<Int64>? {
@@ -536,7 +538,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return first...last
     }
 
-    override func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {
+    func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {
         guard !keys.isEmpty else { return [] }
         let destination = relationship.destinationEntity!
         let plan = plans[Int32(destination.layout!.root.layout!.entityNumber)]!
@@ -625,7 +627,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Writing
 
-    override func save(_ body: (any StoreWriter) throws -> Void) throws {
+    func save(_ body: (any StoreWriter) throws -> Void) throws {
         guard !isReadOnly else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(url!.path) was opened read-only.")
         }
@@ -647,7 +649,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// Replaces the metadata on the writer queue, so that a concurrent save sees either the old or
     /// the new metadata, never half of it; written at the next save.
-    override func replaceMetadata(_ metadata: [String: Any]) {
+    func replaceMetadata(_ metadata: [String: Any]) {
         nonisolated(unsafe) let metadata = metadata
         pool?.writeWithoutTransaction { _ in
             self.metadata = metadata
@@ -655,7 +657,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
+    func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
         try pool!.write { db in
             let writer = SQLiteWriter(store: self, db: db)
             let first = try writer.allocatePrimaryKeys(for: entity, count: count)
@@ -666,22 +668,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Persistent history (SQLiteStore+History.swift)
 
-    override var tracksPersistentHistory: Bool { historyTracked }
-    override func fetchHistory(
+    var tracksPersistentHistory: Bool { historyTracked }
+    func fetchHistory(
         _ boundary: HistoryBoundary, withChanges: Bool, change: (Int, HistoryChangeRecord) -> Void
     ) throws -> [HistoryTransactionRecord] {
         try readHistory(boundary, withChanges: withChanges, change: change)
     }
-    override func deleteHistory(_ boundary: HistoryBoundary) throws -> Int { try removeHistory(boundary) }
-    override func historyRange() throws -> ClosedRange<Int64>? { try keptHistoryRange() }
-    override func lastHistoryNumber() throws -> Int64 { try lastHistoryTransactionNumber() }
+    func deleteHistory(_ boundary: HistoryBoundary) throws -> Int { try removeHistory(boundary) }
+    func historyRange() throws -> ClosedRange<Int64>? { try keptHistoryRange() }
+    func lastHistoryNumber() throws -> Int64 { try lastHistoryTransactionNumber() }
 
     // MARK: Batch requests (SQLiteStore+BatchUpdate.swift, +BatchDelete.swift, +BatchInsert.swift)
 
-    override var supportsBatchRequests: Bool { true }
-    override func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { try runBatchUpdate(request) }
-    override func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { try runBatchDelete(request) }
-    override func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { try runBatchInsert(request) }
+    func executeBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome { try runBatchUpdate(request) }
+    func executeBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome { try runBatchDelete(request) }
+    func executeBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome { try runBatchInsert(request) }
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         try SQLiteFileCheck.readMetadata(atPath: url.path).metadata

@@ -1,0 +1,60 @@
+/// A store that saves: the write half of the contract, and where permanent IDs come from.
+protocol ChangeSavingStore: OpenableStore {
+    /// Runs `body` inside one transaction of the store: everything it writes through the writer
+    /// stays if it returns, nothing if it throws.
+    ///
+    /// - Parameter body: The writes, given the store's writer.
+    /// - Throws: What `body` throws (a `UniquenessViolation` unchanged, so that the context can
+    ///   name the objects), or a Core Data error for the store's own failures.
+    func save(_ body: (any StoreWriter) throws -> Void) throws
+    /// Reserves `count` primary keys of `entity`'s hierarchy, for `obtainPermanentIDs(for:)`.
+    ///
+    /// - Parameters:
+    ///   - entity: The objects' entity.
+    ///   - count: How many keys.
+    /// - Returns: The first key; the others follow it.
+    /// - Throws: The store's errors.
+    func reservePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64
+}
+
+/// The write half of a save, given to the context inside one store transaction: if the body throws,
+/// nothing it wrote stays.
+protocol StoreWriter {
+    /// Reserves `count` primary keys for `entity`'s hierarchy and returns the first.
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64
+    /// Inserts a row with version 1.
+    func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws
+    /// Updates a row whose version must still be `expectedVersion`; returns false on a conflict.
+    func update(
+        entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues
+    ) throws -> Bool
+    /// Deletes a row whose version must still be `expectedVersion`; returns false on a conflict.
+    func delete(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64) throws -> Bool
+    /// The row as it is now inside the transaction, for resolving a conflict.
+    func currentRow(entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow?
+    /// The key of a row of `entity`'s hierarchy, other than `excluding`, whose `slots` hold the
+    /// same values as `values` (a uniqueness constraint's columns).
+    func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64?
+    /// Records a row's position in an ordered to-many (its `Z_FOK_` column).
+    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws
+    /// Adds or removes a many-to-many pair.
+    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
+    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
+    /// Names who writes, for the transaction's persistent history: a store that tracks history
+    /// records it with the changes, and calls `recorded` with the transaction's number once
+    /// written; others ignore it.
+    func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void)
+}
+
+extension StoreWriter {
+    func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void) {}
+}
+
+/// The stored values of one row being written, resolved to what a store keeps: attribute slots and
+/// to-one references (the destination's primary key and entity number).
+struct RowValues {
+    var slots: SlotRow
+    /// For an update, the slots whose values changed, when the store records them (persistent
+    /// history); nil when not known.
+    var changedSlots: [Int]? = nil
+}

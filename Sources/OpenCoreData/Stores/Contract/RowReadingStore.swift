@@ -1,0 +1,134 @@
+/// A store that reads: rows, counts, IDs, faults, relationships and dictionaries. The members
+/// with a default answer from the ones without; a store that can do better (read in chunks on
+/// another thread, read keys without rows, answer a batch in one query) implements them.
+protocol RowReadingStore: OpenableStore {
+    /// The rows `query` selects, in its order.
+    ///
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError`-family errors for what the store
+    ///   cannot run (134091 for a predicate it cannot evaluate), or its own errors.
+    func fetchRows(_ query: StoreQuery) throws -> [StoreRow]
+    /// How many rows `query` selects.
+    ///
+    /// - Throws: As `fetchRows(_:)`.
+    func countRows(_ query: StoreQuery) throws -> Int
+    /// The row of `entity`'s hierarchy with `primaryKey`, for firing a fault; nil when it is gone.
+    ///
+    /// - Throws: The store's errors.
+    func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow?
+    /// The destinations of a to-many `relationship` of the row with `primaryKey`, in order.
+    ///
+    /// - Throws: The store's errors.
+    func relatedReferences(_ relationship: NSRelationshipDescription, ofPrimaryKey primaryKey: Int64) throws -> [ObjectReference]
+    /// The dictionaries of a fetch with `.dictionaryResultType`, from the stored values.
+    ///
+    /// - Throws: As `fetchRows(_:)`; 134091 for a key path that is not stored.
+    func fetchDictionaries(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> [[String: Any]]
+
+    /// The rows of `query` given to `body`, in order, a chunk at a time, on the calling thread, so
+    /// that the caller turns rows into objects while the store reads the next ones.
+    func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws
+    /// The rows of a sorted `query` in the order the store read them, with the positions that
+    /// put them in the query's order (`sorted[i] = rows[order[i]]`); nil when the store reads
+    /// them in order anyway, and the caller reads them with `fetchRows`.
+    ///
+    /// A context makes the objects in reading order, then orders them: a store that sorts in
+    /// memory reads in key order, so objects are made, registered and finally freed in the order
+    /// of their keys and of their memory, not in the scattered order a sort puts them in.
+    func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)?
+    /// The rows of `query` for an asynchronous fetch: `meter` counts them as they are read, and
+    /// with `chunks` they go to `chunks.handOver` as they come (the last few are returned).
+    ///
+    /// - Throws: `StoreReadCancelled` once `monitor` is cancelled; the read's own errors.
+    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks?) throws -> [StoreRow]
+    /// The IDs of the rows `query` selects, for `.managedObjectIDResultType`.
+    func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID]
+    /// The entity number and key of each row `query` selects, in its order: what a batched
+    /// result keeps of a row until its batch is read.
+    func fetchReferences(_ query: StoreQuery) throws -> [ObjectReference]
+    /// The rows of `entity`'s hierarchy with these primary keys (missing ones left out), for
+    /// batch faulting and prefetching.
+    func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow]
+    /// Starts reading `rows(of:primaryKeys:)` on another thread, for a batch the context is about
+    /// to need; nil where the store cannot.
+    func startReadingRows(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows?
+    /// The rows a `startReadingRows` read, or nil when the caller must read them again.
+    func takeRows(_ pending: PendingRows) -> [StoreRow]?
+    /// The destination rows of the to-many `relationship` of each source key, in each source's
+    /// order, for prefetching.
+    func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)]
+}
+
+extension RowReadingStore {
+    /// By default one chunk holds them all.
+    func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws {
+        var rows = try fetchRows(query)
+        try body(&rows)
+    }
+
+    func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? { nil }
+
+    /// By default the rows are read in one go, `monitor` looked at before and after.
+    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks?) throws -> [StoreRow] {
+        try monitor.checkCancellation()
+        let rows = try fetchRows(query)
+        meter.rowsRead(rows.count)
+        try monitor.checkCancellation()
+        return rows
+    }
+
+    func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
+        var query = query
+        query.includesPropertyValues = false
+        var lookup = EntityLookup(store: self)
+        return try fetchRows(query).map { row in
+            NSManagedObjectID(entity: lookup.entity(row.entityNumber), store: self, primaryKey: row.primaryKey)
+        }
+    }
+
+    func fetchReferences(_ query: StoreQuery) throws -> [ObjectReference] {
+        var query = query
+        query.includesPropertyValues = false
+        return try fetchRows(query).map { ObjectReference(entityNumber: $0.entityNumber, primaryKey: $0.primaryKey) }
+    }
+
+    func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
+        try primaryKeys.compactMap { try row(of: entity, primaryKey: $0) }
+    }
+
+    func startReadingRows(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows? { nil }
+    func takeRows(_ pending: PendingRows) -> [StoreRow]? { nil }
+
+    func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {
+        var result: [(source: Int64, row: StoreRow)] = []
+        for key in keys {
+            for reference in try relatedReferences(relationship, ofPrimaryKey: key) {
+                guard let destination = entity(number: reference.entityNumber),
+                    let row = try row(of: destination, primaryKey: reference.primaryKey)
+                else { continue }
+                result.append((key, row))
+            }
+        }
+        return result
+    }
+}
+
+/// A fetch as a store runs it: everything about the request except the context.
+struct StoreQuery {
+    var entity: NSEntityDescription
+    var predicate: NSPredicate?
+    var sortDescriptors: [NSSortDescriptor]
+    var fetchLimit: Int
+    var fetchOffset: Int
+    var includesSubentities: Bool
+    /// Whether the rows' values are needed, or only their identity.
+    var includesPropertyValues: Bool
+}
+
+/// A row as a store returns it: identity, version and values in slot order (to-ones as
+/// references, to-many as `.unloaded`).
+struct StoreRow {
+    var entityNumber: Int32
+    var primaryKey: Int64
+    var version: Int64
+    var values: SlotRow?
+}
