@@ -8,8 +8,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
-        // The PostgreSQL store's connections (postgres-nio): a product of its own, so that an app
-        // that keeps its data in SQLite never builds NIO.
+        // The PostgreSQL store and its connections (postgres-nio): a product of its own, so that an
+        // app that keeps its data in SQLite builds none of it, nor NIO.
         .library(name: "OpenCoreDataPostgreSQL", targets: ["OpenCoreDataPostgreSQL"]),
         // For targets with `@NSManaged` subclasses: supplies their accessors off Apple platforms.
         .plugin(name: "ManagedObjectCodegen", targets: ["ManagedObjectCodegen"]),
@@ -76,8 +76,8 @@ let package = Package(
             // Xcode's "Class Definition" code generation for the model's TSPItem.
             plugins: ["ManagedObjectCodegen"]
         ),
-        // The PostgreSQL store's connections; the store itself is in OpenCoreData, behind the
-        // same contract as the SQLite and in-memory stores.
+        // The PostgreSQL store, on the package-visible store contract of OpenCoreData (which
+        // knows nothing of PostgreSQL), and its connections through postgres-nio (the trait).
         .target(
             name: "OpenCoreDataPostgreSQL",
             dependencies: [

@@ -1,9 +1,8 @@
 import Foundation
 import OpenCoreData
 
-#if PostgreSQL
+// The store itself builds without the PostgreSQL trait; only its connections need it.
 import OpenCoreDataPostgreSQL
-#endif
 
 /// Where the items are kept: a SQLite file, or a PostgreSQL database (`postgres://…?schema=app`)
 /// that several machines running `todo` share.

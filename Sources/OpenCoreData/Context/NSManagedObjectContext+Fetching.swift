@@ -357,7 +357,7 @@ extension NSManagedObjectContext {
 
 /// The entity of each fetched row by its number, remembering the last one: rows of one entity
 /// come in long runs, and asking the store goes through the coordinator's model.
-struct EntityLookup {
+package struct EntityLookup {
     let store: NSPersistentStore
     private var lastNumber: Int32 = -1
     private var lastEntity: NSEntityDescription?

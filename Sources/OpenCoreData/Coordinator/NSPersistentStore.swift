@@ -93,17 +93,17 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     // (Stores/Contract), which the coordinator asks for each capability.
 
     /// The entities this store holds.
-    var entities: [NSEntityDescription] {
+    package var entities: [NSEntityDescription] {
         persistentStoreCoordinator?.managedObjectModel.entities(forConfigurationName: configurationName) ?? []
     }
 
-    static func historyNotTracked() -> NSError {
+    package static func historyNotTracked() -> NSError {
         CoreDataError.make(NSPersistentStoreUnsupportedRequestTypeError, "No history tracking option detected on store.")
     }
 
     /// Whether `options` turn persistent history on: a true Bool or number, or a dictionary (the
     /// form that carries history migration options).
-    static func historyTracking(in options: [AnyHashable: Any]?) -> Bool {
+    package static func historyTracking(in options: [AnyHashable: Any]?) -> Bool {
         switch options?[NSPersistentHistoryTrackingKey] {
         case let flag as Bool: flag
         case let number as NSNumber: number.boolValue
@@ -115,12 +115,12 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     // MARK: Remote change notifications
 
     /// Whether `options` ask for `NSPersistentStoreRemoteChange` notifications.
-    static func postsRemoteChanges(in options: [AnyHashable: Any]?) -> Bool {
+    package static func postsRemoteChanges(in options: [AnyHashable: Any]?) -> Bool {
         flag(NSPersistentStoreRemoteChangeNotificationPostOptionKey, in: options)
     }
 
     /// Whether an option is on (a Bool or an NSNumber).
-    static func flag(_ key: String, in options: [AnyHashable: Any]?) -> Bool {
+    package static func flag(_ key: String, in options: [AnyHashable: Any]?) -> Bool {
         switch options?[key] {
         case let flag as Bool: flag
         case let number as NSNumber: number.boolValue
@@ -133,7 +133,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// object is the coordinator; the user info holds the store's UUID and URL, and its current
     /// history token when it keeps history: `historyNumber` when the change came with it, else
     /// the store's last.
-    func announceRemoteChange(historyNumber: Int64? = nil) {
+    package func announceRemoteChange(historyNumber: Int64? = nil) {
         guard let coordinator = persistentStoreCoordinator else { return }
         var userInfo: [AnyHashable: Any] = [NSStoreUUIDKey: identifier ?? ""]
         if let url { userInfo[NSPersistentStoreURLKey] = url }
@@ -149,7 +149,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     func holds(_ entity: NSEntityDescription) -> Bool { entities.contains { $0 === entity } }
 
     /// The entity with store number `number` in this store's model.
-    func entity(number: Int32) -> NSEntityDescription? {
+    package func entity(number: Int32) -> NSEntityDescription? {
         guard let model = persistentStoreCoordinator?.managedObjectModel else { return nil }
         let index = Int(number) - 1
         guard index >= 0, index < model.entitiesInStoreOrder.count else { return nil }

@@ -73,7 +73,7 @@ extension NSPersistentStoreCoordinator {
 }
 
 /// One store's share of a save: the store, and what to write in its transaction.
-struct StoreSaveShare {
+package struct StoreSaveShare {
     let store: NSPersistentStore
     let write: (any StoreWriter) throws -> Void
 }

@@ -52,7 +52,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     private let migrationDebug = Locked(MigrationDebug.processLevel)
 
     /// The log a migration of this coordinator's stores writes to.
-    var migrationLog: MigrationLog {
+    package var migrationLog: MigrationLog {
         get {
             let logging = storeLogging
             return MigrationLog(level: migrationDebugLevel, sqlLevel: logging.level, logger: logging.logger)
@@ -66,7 +66,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The logging a store takes when it opens.
-    var storeLogging: StoreLogging { logging.withLock { $0 } }
+    package var storeLogging: StoreLogging { logging.withLock { $0 } }
 
     let lock = NSRecursiveLock()
     /// Held while a `perform`/`performAndWait` block runs; recursive, so a block may nest another.

@@ -3,7 +3,7 @@ import Foundation
 /// Rows of one batch of a `fetchBatchSize` fetch, read by whichever thread claims the read first:
 /// the store's read-ahead queue (a store that reads ahead; `NSPersistentStore.startReadingRows`), or the context's thread when it would otherwise wait for
 /// another batch (`NSManagedObjectContext.loadBatch`), so that both cores read.
-final class PendingRows: @unchecked Sendable {
+package final class PendingRows: @unchecked Sendable {
     // @unchecked Sendable: `read` and `result` are touched under `condition`'s lock; the read
     // runs once, on the thread that took it, and its rows are handed over whole.
     /// The store's count of committed writes when the read was queued.

@@ -1,14 +1,14 @@
 /// Where one slot of a row being written goes in a SQL store's table: an attribute's column, a
 /// to-one's key column, or the column of its destination's entity number. Both SQL stores write
 /// an entity's rows through the same list, made once per entity and save.
-struct StoreColumnWrite {
-    enum Kind { case attribute(NSAttributeDescription), foreignKey, entityNumber }
-    let slot: Int
-    let column: String
-    let kind: Kind
+package struct StoreColumnWrite {
+    package enum Kind { case attribute(NSAttributeDescription), foreignKey, entityNumber }
+    package let slot: Int
+    package let column: String
+    package let kind: Kind
 
     /// The columns a row of `entity` writes, in its slots' order.
-    static func plan(for entity: NSEntityDescription) -> [StoreColumnWrite] {
+    package static func plan(for entity: NSEntityDescription) -> [StoreColumnWrite] {
         var plan: [StoreColumnWrite] = []
         for property in entity.properties where !property.isTransient {
             guard let column = property.columnName else { continue }
@@ -29,7 +29,7 @@ extension NSRelationshipDescription {
     /// The SQL selecting `(Z_PK, Z_ENT)` of the destinations of the to-many relationship for one
     /// source key, bound as `parameter`, in the relationship's order; nil when no column or join
     /// table holds it.
-    func destinationKeysSQL(parameter: String) -> String? {
+    package func destinationKeysSQL(parameter: String) -> String? {
         let destinationTable = destinationEntity!.layout!.tableName
         if let inverse = inverseRelationship, let column = inverse.columnName {
             let order = inverse.orderColumnName.map { "\($0), " } ?? ""

@@ -1,6 +1,6 @@
 /// What a store reports when a write breaks a uniqueness constraint, in the model's terms; the
 /// context turns it into `NSManagedObjectConstraintMergeError`.
-struct UniquenessViolation: Error {
+package struct UniquenessViolation: Error {
     /// The entity whose row's write failed.
     let entity: NSEntityDescription
     /// The key of that row.
@@ -10,4 +10,11 @@ struct UniquenessViolation: Error {
     let constraint: [String]?
     /// The store's own words, for descriptions only: never parsed outside the store.
     let detail: String
+
+    package init(entity: NSEntityDescription, primaryKey: Int64, constraint: [String]? = nil, detail: String) {
+        self.entity = entity
+        self.primaryKey = primaryKey
+        self.constraint = constraint
+        self.detail = detail
+    }
 }

@@ -73,14 +73,14 @@ public let NSPersistentStoreSaveConflictsErrorKey = "conflictList"
 public let NSSQLiteErrorDomain = "NSSQLiteErrorDomain"
 
 /// Builds Core Data errors in one place so every one carries a description and the keys Apple sets.
-enum CoreDataError {
-    static func make(_ code: Int, _ description: String, userInfo: [String: Any] = [:]) -> NSError {
+package enum CoreDataError {
+    package static func make(_ code: Int, _ description: String, userInfo: [String: Any] = [:]) -> NSError {
         var info = userInfo
         info[NSLocalizedDescriptionKey] = description
         return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: info)
     }
 
-    static func validation(
+    package static func validation(
         _ code: Int, _ description: String, object: AnyObject?, key: String?, value: Any? = nil
     ) -> NSError {
         var info: [String: Any] = [:]

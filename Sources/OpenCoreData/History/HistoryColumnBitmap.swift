@@ -9,9 +9,9 @@ import Foundation
 /// inverse is ordered, then attributes, then one-to-many and many-to-many relationships. Each
 /// group lists the superentity's properties before the entity's own, each entity's by name. A
 /// to-one can so have two or three bits. This is the one place that decides the order.
-enum HistoryColumnBitmap {
+package enum HistoryColumnBitmap {
     /// The entity's properties in bit order, a to-one once for each column it has.
-    static func bitOrder(of entity: NSEntityDescription) -> [NSPropertyDescription] {
+    package static func bitOrder(of entity: NSEntityDescription) -> [NSPropertyDescription] {
         let levels = entity.inheritanceChain.map { level in
             level.declaredProperties.filter { !$0.isTransient }.sorted { $0.name < $1.name }
         }
@@ -36,7 +36,7 @@ enum HistoryColumnBitmap {
 
     /// The bitmap of an update that changed the properties named `changed`, for an entity whose
     /// bit order is `order` (`bitOrder(of:)`, worked out once per entity by the caller).
-    static func encode(_ changed: Set<String>, order: [NSPropertyDescription]) -> Data {
+    package static func encode(_ changed: Set<String>, order: [NSPropertyDescription]) -> Data {
         var bytes = [UInt8](repeating: 0, count: (order.count + 7) / 8)
         for (bit, property) in order.enumerated() where changed.contains(property.name) {
             bytes[bit >> 3] |= 0x80 >> UInt8(bit & 7)

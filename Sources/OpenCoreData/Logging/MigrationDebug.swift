@@ -25,21 +25,21 @@ public enum MigrationDebug {
 
 /// A migration's log: its steps when the coordinator's migration debug level is on, and its
 /// completion also when SQL logging is.
-struct MigrationLog: Sendable {
+package struct MigrationLog: Sendable {
     let level: Int
     let sqlLevel: Int
     let logger: Logger
 
-    static let off = MigrationLog(level: 0, sqlLevel: 0, logger: SQLDebug.defaultLogger)
+    package static let off = MigrationLog(level: 0, sqlLevel: 0, logger: SQLDebug.defaultLogger)
 
     /// A step, logged at level 1 and above.
-    func step(_ message: @autoclosure () -> String) {
+    package func step(_ message: @autoclosure () -> String) {
         guard level > 0 else { return }
         logger.info("(migration) \(message())")
     }
 
     /// A migration's end, as Core Data words it.
-    func completed(_ kind: String, seconds: Double) {
+    package func completed(_ kind: String, seconds: Double) {
         guard level > 0 || sqlLevel > 0 else { return }
         logger.info("(migration) \(kind) completed successfully in \(String(format: "%.2f", seconds)) seconds")
     }

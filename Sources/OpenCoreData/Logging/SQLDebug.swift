@@ -70,9 +70,9 @@ public enum SQLDebug {
 
 /// What a store logs, taken from its coordinator when the store opens: store-neutral, so that the
 /// coordinator never knows which store it configures.
-struct StoreLogging: Sendable {
-    var level: Int
-    var logger: Logger
+package struct StoreLogging: Sendable {
+    package var level: Int
+    package var logger: Logger
 
-    static let off = StoreLogging(level: 0, logger: SQLDebug.defaultLogger)
+    package static let off = StoreLogging(level: 0, logger: SQLDebug.defaultLogger)
 }

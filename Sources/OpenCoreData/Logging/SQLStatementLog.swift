@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Forwards the SQL of executed statements to an observer, when one is set.
-final class SQLStatementLog: @unchecked Sendable {
+package final class SQLStatementLog: @unchecked Sendable {
+    package init() {}
     // @unchecked Sendable: `observer` is only touched under `lock`; `observing` is atomic.
     private let lock = NSLock()
     private var observer: (@Sendable (String) -> Void)?
@@ -21,7 +22,7 @@ final class SQLStatementLog: @unchecked Sendable {
     /// Sends a statement's SQL to the observer. The text is built only when someone observes:
     /// GRDB trims it through Foundation on every execution, which cost more than the INSERT it
     /// described (half the time of a million-row batch insert).
-    func record(_ sql: @autoclosure () -> String) {
+    package func record(_ sql: @autoclosure () -> String) {
         guard observing.load(ordering: .acquiring) else { return }
         lock.lock()
         let observer = self.observer

@@ -50,7 +50,7 @@ struct MappingModelMigrationRunner {
 ///
 /// `@unchecked Sendable`: it only travels from the store's `load` to the coordinator's `addStore`
 /// that called it, on one thread.
-struct MappingModelMigrationNeeded: Error, @unchecked Sendable {
+package struct MappingModelMigrationNeeded: Error, @unchecked Sendable {
     let source: NSManagedObjectModel
     let mapping: NSMappingModel
 }

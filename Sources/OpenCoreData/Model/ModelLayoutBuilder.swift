@@ -1,6 +1,6 @@
 /// Computes, once per model, what Core Data derives from it: entity numbers, slots, table and column
 /// names, join tables (docs/sqlite-format.md §2.1, §3, §5).
-enum ModelLayoutBuilder {
+package enum ModelLayoutBuilder {
     /// Roots sorted by name, each hierarchy walked depth-first, pre-order, siblings by name.
     /// A loop with its own stack rather than recursion, so that a deep hierarchy cannot overflow
     /// the thread's stack.
@@ -126,7 +126,7 @@ enum ModelLayoutBuilder {
     }
 
     /// Every entity below `entity`, depth-first; a loop, like `storeOrder`, not recursion.
-    static func descendants(of entity: NSEntityDescription) -> [NSEntityDescription] {
+    package static func descendants(of entity: NSEntityDescription) -> [NSEntityDescription] {
         var found: [NSEntityDescription] = []
         var pending = Array(entity.subentities.reversed())
         while let next = pending.popLast() {

@@ -21,7 +21,7 @@ public enum NSAttributeType: UInt, Sendable {
 
 extension NSAttributeType {
     /// The name Xcode writes in a model's `attributeType` XML attribute.
-    var xcodeName: String {
+    package var xcodeName: String {
         switch self {
         case .undefinedAttributeType: "Undefined"
         case .integer16AttributeType: "Integer 16"

@@ -73,7 +73,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     }
 
     /// The properties declared by this entity itself.
-    var declaredProperties: [NSPropertyDescription] { ownProperties }
+    package var declaredProperties: [NSPropertyDescription] { ownProperties }
 
     /// Every property by name, inherited ones included.
     open var propertiesByName: [String: NSPropertyDescription] {
@@ -182,7 +182,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// Derived facts computed once, when the model is frozen (and only read after, so without
     /// dynamic exclusivity checks: hot paths read it per object).
-    @exclusivity(unchecked) var layout: EntityLayout?
+    @exclusivity(unchecked) package var layout: EntityLayout?
     /// `layout`'s root entity's number, set with the layout (0 before): object IDs hash and
     /// compare by it, and one field of the entity is cheaper to read than the layout's chain.
     @exclusivity(unchecked) var rootNumber: Int32 = 0
@@ -200,19 +200,19 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
 /// What the object layer and the stores need to know about an entity, computed once when its model
 /// is frozen so that no hot path rebuilds dictionaries.
-final class EntityLayout: @unchecked Sendable {
+package final class EntityLayout: @unchecked Sendable {
     // @unchecked Sendable: built once inside `NSManagedObjectModel.freeze()`, never mutated after.
-    let properties: [NSPropertyDescription]
+    package let properties: [NSPropertyDescription]
     let propertiesByName: [String: NSPropertyDescription]
     /// Z_ENT: entity number in the store, from Core Data's ordering (docs/sqlite-format.md §2.1).
-    let entityNumber: Int
-    unowned(unsafe) let root: NSEntityDescription
+    package let entityNumber: Int
+    package unowned(unsafe) let root: NSEntityDescription
     /// `Z` + the root entity's name, upper-cased.
-    let tableName: String
+    package let tableName: String
     /// This entity's number and all its descendants' numbers.
-    var hierarchyNumbers: [Int] = []
+    package var hierarchyNumbers: [Int] = []
     /// On a root entity: the table's columns after Z_PK, Z_ENT, Z_OPT, as (name, SQL type).
-    var tableColumns: [(String, String)] = []
+    package var tableColumns: [(String, String)] = []
     let versionHash: Data
     /// The resolved object class, cached after the first lookup (a lookup takes a lock and may
     /// call `NSClassFromString`, too slow to repeat per fetched row).
@@ -221,7 +221,7 @@ final class EntityLayout: @unchecked Sendable {
     let objectTemplate: ObjectTemplate
     /// The relationships, and whether any has the deny rule: deleting an object walks these
     /// rather than casting every property, and most entities have no deny rule to check.
-    let relationships: [NSRelationshipDescription]
+    package let relationships: [NSRelationshipDescription]
     let hasDenyRule: Bool
 
     init(

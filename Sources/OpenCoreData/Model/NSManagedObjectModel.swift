@@ -147,7 +147,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private let freezeLock = NSLock()
     private var frozenEntitiesByName: [String: NSEntityDescription]?
     /// Entities in Core Data's numbering order: index + 1 is the entity number (Z_ENT).
-    private(set) var entitiesInStoreOrder: [NSEntityDescription] = []
+    package private(set) var entitiesInStoreOrder: [NSEntityDescription] = []
     /// Whether any relationship is many-to-many (a join table) or ordered: a save passes over its
     /// objects for these only when the model has them, which most models do not.
     private(set) var hasJoinTables = false

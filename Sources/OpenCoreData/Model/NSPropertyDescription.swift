@@ -50,11 +50,11 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
 
     /// The position of this property's value in the slot array of every object of its entity
     /// hierarchy; assigned when the model is frozen.
-    var slot: Int = -1
+    package var slot: Int = -1
 
     /// The SQLite column of this property in its hierarchy's table (attributes and to-one
     /// relationships only); assigned when the model is frozen.
-    var columnName: String?
+    package var columnName: String?
 
     /// Creates a property with an empty name, optional and persistent, to be configured before its
     /// model is used by a coordinator.

@@ -21,12 +21,12 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 
     /// `Z<n>_<NAME>`: the column holding the destination's entity number, present when the
     /// destination has subentities (docs/sqlite-format.md §5.1).
-    var entityColumnName: String?
+    package var entityColumnName: String?
     /// `Z_FOK_<NAME>`: on a to-one whose inverse is an ordered to-many, the column holding the
     /// object's position in that ordered set (docs/sqlite-format.md §5.3).
     var orderColumnName: String?
     /// For a to-many without a to-one inverse, the join table that holds its pairs (§5.2).
-    var joinTable: JoinTable?
+    package var joinTable: JoinTable?
 
     /// Names kept by the XML loader until every entity exists.
     var destinationEntityName: String?
@@ -38,13 +38,13 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 }
 
 /// A many-to-many join table, seen from one of its two relationships.
-struct JoinTable: Sendable {
+package struct JoinTable: Sendable {
     /// `Z_<n><RELATIONSHIP>`.
-    let name: String
+    package let name: String
     /// The column holding the primary key of this relationship's source object.
-    let sourceColumn: String
+    package let sourceColumn: String
     /// The column holding the primary key of the destination object.
-    let destinationColumn: String
+    package let destinationColumn: String
     /// Whether this side owns the table, i.e. its columns come first in the DDL.
-    let isOwner: Bool
+    package let isOwner: Bool
 }

@@ -41,7 +41,7 @@ public enum ValueTransformerRegistry {
     /// The data the store keeps for a transformable attribute's `value`: through a transformer
     /// registered here, else the `ValueTransformer` the attribute names, else Core Data's default,
     /// `NSSecureUnarchiveFromDataTransformer`. Nil stores NULL.
-    static func encode(_ value: Any, attribute: NSAttributeDescription?) -> Data? {
+    package static func encode(_ value: Any, attribute: NSAttributeDescription?) -> Data? {
         let name = attribute?.valueTransformerName
         if let registered = transformer(named: name) { return value as? Data ?? registered.encode(value) }
         let transformer = valueTransformer(named: name)
@@ -51,7 +51,7 @@ public enum ValueTransformerRegistry {
 
     /// The value of a transformable attribute whose stored data is `data`; the data itself when
     /// no transformer turns it into a value.
-    static func decode(_ data: Data, attribute: NSAttributeDescription?) -> Any {
+    package static func decode(_ data: Data, attribute: NSAttributeDescription?) -> Any {
         let name = attribute?.valueTransformerName
         if let registered = transformer(named: name) { return registered.decode(data) ?? data }
         let transformer = valueTransformer(named: name)

@@ -2,7 +2,7 @@ import Crypto
 
 /// Core Data's entity and property version hashes, bit-exact with Apple's (docs/sqlite-format.md §11,
 /// checked against every fixture model and store).
-enum VersionHasher {
+package enum VersionHasher {
     static func hash(of property: NSPropertyDescription) -> Data {
         var base = Data(property.name.utf8)
         let flags: UInt16 =
@@ -45,7 +45,7 @@ enum VersionHasher {
     }
 
     /// The property names of a uniqueness constraint, whose elements may be names or descriptions.
-    static func constraintNames(_ constraint: [Any]) -> [String] {
+    package static func constraintNames(_ constraint: [Any]) -> [String] {
         constraint.compactMap { element in
             if let name = element as? String { return name }
             return (element as? NSPropertyDescription)?.name

@@ -11,7 +11,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
     /// The store that holds the object; nil while the ID is temporary, or once the store is gone.
     public var persistentStore: NSPersistentStore? { storeIdentity?.store }
     /// Z_PK for a permanent ID; 0 for a temporary one.
-    let primaryKey: Int64
+    package let primaryKey: Int64
     /// The store's token for a permanent ID, the boxed UUID for a temporary one. One field holds
     /// either, and the hierarchy's root number is read from the entity, so that an ID is 40
     /// bytes, a 48-byte allocation (a million IDs are a million of them).
@@ -44,7 +44,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
         return false
     }
 
-    convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+    package convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.init(entity: entity, storeIdentity: store.identity, primaryKey: primaryKey)
     }
 

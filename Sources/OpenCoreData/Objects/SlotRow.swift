@@ -4,7 +4,7 @@
 /// A fetch reads its rows into a few large storages instead of an array per row, which saved an
 /// allocation, a 32-byte array header and the allocator's overhead per fetched object. Writing
 /// to a row whose storage is shared copies the row out first, as writing to a shared array would.
-struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral {
+package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral {
     /// Nil for an empty row, so that an object's empty values cost no storage.
     private var storage: SlotStorage?
     private var start: Int32
@@ -39,7 +39,7 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
         self.init(storage: storage, start: 0, count: values.count)
     }
 
-    init(arrayLiteral values: SlotValue...) { self.init(values) }
+    package init(arrayLiteral values: SlotValue...) { self.init(values) }
 
     fileprivate init(storage: SlotStorage, start: Int, count: Int) {
         precondition(count <= Int(UInt16.max), "An entity has at most 65,535 properties")
@@ -48,12 +48,12 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
         self.length = UInt16(count)
     }
 
-    var startIndex: Int { 0 }
-    var endIndex: Int { Int(length) }
-    var count: Int { Int(length) }
-    var isEmpty: Bool { length == 0 }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { Int(length) }
+    package var count: Int { Int(length) }
+    package var isEmpty: Bool { length == 0 }
 
-    subscript(index: Int) -> SlotValue {
+    package subscript(index: Int) -> SlotValue {
         get {
             precondition(index >= 0 && index < Int(length), "Slot index out of range")
             return storage!.element(at: Int(start) + index)
@@ -171,7 +171,8 @@ final class SlotStorage: ManagedBuffer<SlotStorage.Header, SlotValue> {
 /// Builds many rows into shared storages: a fetch appends each row's values, then takes the row.
 /// A class so that the read loop can append from inside closures without the exclusivity checks
 /// a captured `var` costs; it lives on one thread.
-final class SlotRowBuilder {
+package final class SlotRowBuilder {
+    package init() {}
     /// Values a storage holds: about 24 KB, so a storage stays alive for at most a few hundred
     /// rows' worth of objects, and is allocated below the allocator's mmap threshold.
     static let storageCapacity = 1024
@@ -181,7 +182,7 @@ final class SlotRowBuilder {
 
     /// Starts a row of `width` values.
     @inline(__always)
-    func beginRow(width: Int) {
+    package func beginRow(width: Int) {
         if storage == nil || storage!.room < width {
             storage = SlotStorage.make(capacity: Swift.max(Self.storageCapacity, width))
         }
@@ -190,11 +191,11 @@ final class SlotRowBuilder {
 
     /// Appends the next value of the row begun last.
     @inline(__always)
-    func append(_ value: SlotValue) { storage.unsafelyUnwrapped.append(value) }
+    package func append(_ value: SlotValue) { storage.unsafelyUnwrapped.append(value) }
 
     /// The row begun last, with the values appended since.
     @inline(__always)
-    func endRow() -> SlotRow {
+    package func endRow() -> SlotRow {
         SlotRow(storage: storage!, start: rowStart, count: storage!.written - rowStart)
     }
 }

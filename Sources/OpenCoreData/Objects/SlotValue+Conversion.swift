@@ -7,7 +7,7 @@ extension SlotValue {
 
     /// The value as Core Data hands it out: numbers as `NSNumber` (so `as? Int`, `as? Int16` and
     /// `as? Bool` all work, as with Apple's bridging), strings, dates, data, UUIDs, URLs as Swift values.
-    func publicValue(for attribute: NSAttributeDescription?) -> Any? {
+    package func publicValue(for attribute: NSAttributeDescription?) -> Any? {
         switch self {
         case .unloaded, .null: return nil
         case .int(let v):
@@ -30,7 +30,7 @@ extension SlotValue {
 
     /// Converts a value set through KVC to the slot for `attribute`, or `.invalid` when its type does
     /// not fit (refused at save with `NSManagedObjectValidationError`).
-    init(attributeValue value: borrowing Any?, for attribute: borrowing NSAttributeDescription) {
+    package init(attributeValue value: borrowing Any?, for attribute: borrowing NSAttributeDescription) {
         // The value of the attribute's own type first, read in place: testing `is NSNull` first
         // would, for a String, try bridging it to a Foundation object on every set, and the
         // runtime's cast costs more than the rest of a set.

@@ -1,6 +1,6 @@
 /// One property value as an object or a row snapshot holds it: a small enum instead of `Any`, so a
 /// million objects cost little more than their data (architecture notes, "Objects, fast").
-enum SlotValue {
+package enum SlotValue {
     /// Not loaded yet: a to-many relationship that has not been read from the store.
     case unloaded
     case null
@@ -35,25 +35,30 @@ enum SlotValue {
 }
 
 /// A to-one destination as stored: its concrete entity number and primary key.
-struct ObjectReference: Hashable, Sendable {
-    var entityNumber: Int32
-    var primaryKey: Int64
+package struct ObjectReference: Hashable, Sendable {
+    package var entityNumber: Int32
+    package var primaryKey: Int64
+
+    package init(entityNumber: Int32, primaryKey: Int64) {
+        self.entityNumber = entityNumber
+        self.primaryKey = primaryKey
+    }
 }
 
 /// The IDs of a to-many relationship's objects, boxed so that `SlotValue` stays small.
-final class ObjectIDList {
+package final class ObjectIDList {
     let ids: [NSManagedObjectID]
     init(_ ids: [NSManagedObjectID]) { self.ids = ids }
 }
 
 /// Boxes an `Any` so that `SlotValue` stays small.
-final class AnyBox {
-    let value: Any
-    init(_ value: Any) { self.value = value }
+package final class AnyBox {
+    package let value: Any
+    package init(_ value: Any) { self.value = value }
 }
 
 /// The objects of a to-many relationship, in insertion order (the order of an ordered relationship).
-final class RelationshipSet {
+package final class RelationshipSet {
     var objects: [NSManagedObject]
     private var members: Set<ObjectIdentifier>
 

@@ -1,10 +1,10 @@
 /// A collection operator or aggregate function over the elements of a to-many key path, as a
 /// store compiles it (the SQLite store into SQL, the in-memory one over rows).
-enum CollectionOperator: Equatable {
+package enum CollectionOperator: Equatable {
     case count, sum, average, min, max
 
     /// `@count`, `@sum`, `@avg`, `@min`, `@max` in a key path.
-    init?(keyPathOperator: String) {
+    package init?(keyPathOperator: String) {
         switch keyPathOperator {
         case "@count": self = .count
         case "@sum": self = .sum
@@ -16,7 +16,7 @@ enum CollectionOperator: Equatable {
     }
 
     /// `count(…)`, `sum(…)`, `average(…)`, `min(…)`, `max(…)` as functions.
-    init?(function: String) {
+    package init?(function: String) {
         switch function {
         case "count:": self = .count
         case "sum:": self = .sum

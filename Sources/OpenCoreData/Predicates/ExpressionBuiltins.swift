@@ -1,11 +1,11 @@
 /// `[FIRST]`, `[LAST]` and `[SIZE]` in an index expression, kept as the index constant of Apple's
 /// `objectFrom:withIndex:` function so that the expression prints back as written.
-enum IndexSymbol: String, Hashable, Sendable {
+package enum IndexSymbol: String, Hashable, Sendable {
     case first = "FIRST"
     case last = "LAST"
     case size = "SIZE"
 
-    static let functionName = "objectFrom:withIndex:"
+    package static let functionName = "objectFrom:withIndex:"
 
     /// `collection[index]`: an element of an array, ordered set or set (in its iteration order,
     /// which Apple leaves undefined for sets), a dictionary's value for a key, or the count.

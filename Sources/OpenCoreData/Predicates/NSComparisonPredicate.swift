@@ -183,10 +183,10 @@ enum PredicateEquality {
 /// What a plain Foundation predicate is, told apart without calling Foundation's deprecated
 /// `predicateFormat`. Compound predicates are excluded first: Linux's Foundation gives them the
 /// FALSEPREDICATE kind internally, so they compare equal to it.
-enum PredicateKind: Hashable {
+package enum PredicateKind: Hashable {
     case truePredicate, falsePredicate, block, other
 
-    init(_ predicate: Foundation.NSPredicate) {
+    package init(_ predicate: Foundation.NSPredicate) {
         if let constant = predicate as? ValuePredicate {
             self = constant.value ? .truePredicate : .falsePredicate
             return

@@ -1,7 +1,7 @@
 extension NSExpression {
     /// Whether the expression's value depends on the object it is evaluated for: false for
     /// constants and functions of constants (`now()`, `2 * 3`), which a store computes once.
-    var readsEvaluatedObject: Bool {
+    package var readsEvaluatedObject: Bool {
         switch storage {
         case .constant: false
         case .function(_, let arguments), .aggregate(let arguments): arguments.contains { $0.readsEvaluatedObject }

@@ -32,7 +32,7 @@ open class NSExpression: NSObject, NSCopying {
     }
 
     /// What the expression holds; one case per supported `ExpressionType`.
-    enum Storage {
+    package enum Storage {
         case constant(Any?)
         case evaluatedObject
         case variable(String)
@@ -54,7 +54,7 @@ open class NSExpression: NSObject, NSCopying {
         case setOperation(ExpressionType, NSExpression, NSExpression)
     }
 
-    let storage: Storage
+    package let storage: Storage
 
     init(storage: Storage) {
         self.storage = storage
@@ -401,7 +401,7 @@ open class NSExpression: NSObject, NSCopying {
     }
 
     /// The constant of a constant expression; nil for other kinds (where `constantValue` stops).
-    var constantIfAny: Any? {
+    package var constantIfAny: Any? {
         if case .constant(let value) = storage { return value }
         return nil
     }

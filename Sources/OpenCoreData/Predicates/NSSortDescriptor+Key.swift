@@ -71,11 +71,11 @@ extension Foundation.NSSortDescriptor {
 }
 
 /// A sort descriptor known by key and selector name, comparing values as Core Data does.
-final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
+package final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
     private let givenKey: String?
     /// A Swift key path of a managed object class, named when the key is first asked for.
     private let managedKeyPath: AnyKeyPath?
-    let comparisonSelector: String?
+    package let comparisonSelector: String?
 
     /// The key: the one given, or the names the managed key path reads (nil while they are
     /// unknown: a fetch then fails, saying it needs a key).
@@ -98,7 +98,7 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
         super.init(keyPath: \KeyedSortDescriptor.givenKey, ascending: ascending, comparator: { _, _ in .orderedSame })
     }
 
-    override func compare(_ object1: Any, to object2: Any) -> ComparisonResult {
+    package override func compare(_ object1: Any, to object2: Any) -> ComparisonResult {
         let result = SortComparison(selector: comparisonSelector).compareValues(value(of: object1), value(of: object2))
         guard !ascending else { return result }
         switch result {
@@ -108,7 +108,7 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
         }
     }
 
-    override var reversedSortDescriptor: Any {
+    package override var reversedSortDescriptor: Any {
         if let managedKeyPath { return KeyedSortDescriptor(managedKeyPath: managedKeyPath, ascending: !ascending) }
         return KeyedSortDescriptor(key: givenKey, ascending: !ascending, selectorName: comparisonSelector)
     }
@@ -124,7 +124,7 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
         return KeyValueReader.value(atKeyPath: keyString, of: object)
     }
 
-    override var description: String {
+    package override var description: String {
         "(\(keyString ?? "self"), \(ascending ? "ascending" : "descending"), \(comparisonSelector ?? "compare:"))"
     }
 }
@@ -132,7 +132,7 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
 /// How a sort descriptor's selector orders values. Strings use the selector's comparison; other
 /// values compare as predicates compare them, nil first. The SQLite store registers one collation
 /// per string comparison that calls `compare(_:_:)`, so the store's order is the in-memory order.
-enum SortComparison: String, CaseIterable, Sendable {
+package enum SortComparison: String, CaseIterable, Sendable {
     /// Unicode code points, as SQLite's BINARY collation.
     case compare = "compare:"
     case caseInsensitive = "caseInsensitiveCompare:"

@@ -4,7 +4,7 @@
 ///
 /// The SQLite store compiles the same predicates to SQL; the SQL functions it registers call the
 /// same string helpers (`fold`, `stringOperator`, `matches`) so both select the same objects.
-enum PredicateEvaluator {
+package enum PredicateEvaluator {
     static func evaluate(_ predicate: NSComparisonPredicate, object: Any?, bindings: [String: Any]?) -> Bool {
         let left = value(of: predicate.leftExpression, object: object, bindings: bindings)
         let right = value(of: predicate.rightExpression, object: object, bindings: bindings)
@@ -23,7 +23,7 @@ enum PredicateEvaluator {
     }
 
     /// The value of `expression` for `object`.
-    static func value(of expression: NSExpression, object: Any?, bindings: [String: Any]?) -> Any? {
+    package static func value(of expression: NSExpression, object: Any?, bindings: [String: Any]?) -> Any? {
         switch expression.storage {
         case .constant(let value): return value
         case .evaluatedObject: return object
@@ -79,7 +79,7 @@ enum PredicateEvaluator {
 
     // MARK: Operators
 
-    static func compare(
+    package static func compare(
         _ left: Any?, _ right: Any?, _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options
     ) -> Bool {
         let ci = options.contains(.caseInsensitive)

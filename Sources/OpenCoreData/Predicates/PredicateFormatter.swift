@@ -1,8 +1,8 @@
 /// Prints predicates and expressions in Apple's canonical format syntax: `name == "x"`,
 /// `count BETWEEN {1, 5}`, `(a == 1 OR b == 2) AND c == 3`. What it prints parses back to an
 /// equal predicate (dates print as `CAST(<seconds since 2001>, "NSDate")`, as Apple prints them).
-enum PredicateFormatter {
-    static func format(_ predicate: Foundation.NSPredicate) -> String {
+package enum PredicateFormatter {
+    package static func format(_ predicate: Foundation.NSPredicate) -> String {
         switch predicate {
         case let comparison as NSComparisonPredicate: return format(comparison)
         case let compound as NSCompoundPredicate: return format(compound)
@@ -71,7 +71,7 @@ enum PredicateFormatter {
         "add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**",
     ]
 
-    static func format(_ expression: NSExpression) -> String {
+    package static func format(_ expression: NSExpression) -> String {
         switch expression.storage {
         case .constant(let value): return formatConstant(value)
         case .evaluatedObject: return "SELF"

@@ -3,12 +3,12 @@ import Foundation
 /// A stored row seen through key-value access, so predicates and sort descriptors evaluate on it:
 /// how a store that does not compile predicates (the in-memory one) evaluates them, through the
 /// store's own `row(of:primaryKey:)` and `entity(number:)`.
-final class StoreRowView: NSObject {
+package final class StoreRowView: NSObject {
     let row: StoreRow
     private unowned let model: NSManagedObjectModel
     private unowned let store: any RowReadingStore
 
-    init(row: StoreRow, model: NSManagedObjectModel, store: any RowReadingStore) {
+    package init(row: StoreRow, model: NSManagedObjectModel, store: any RowReadingStore) {
         self.row = row
         self.model = model
         self.store = store
@@ -56,13 +56,13 @@ final class StoreRowView: NSObject {
 
 extension StoreRowView {
     /// `rows` that `predicate` selects, evaluated in memory, for a store that cannot compile it.
-    static func filter(_ rows: [StoreRow], _ predicate: NSPredicate, store: any RowReadingStore) -> [StoreRow] {
+    package static func filter(_ rows: [StoreRow], _ predicate: NSPredicate, store: any RowReadingStore) -> [StoreRow] {
         let model = store.persistentStoreCoordinator!.managedObjectModel
         return rows.filter { predicate.evaluate(with: StoreRowView(row: $0, model: model, store: store)) }
     }
 
     /// `rows` in the order of `descriptors`, evaluated in memory; equal rows by primary key.
-    static func sort(_ rows: [StoreRow], by descriptors: [NSSortDescriptor], store: any RowReadingStore) -> [StoreRow] {
+    package static func sort(_ rows: [StoreRow], by descriptors: [NSSortDescriptor], store: any RowReadingStore) -> [StoreRow] {
         guard !descriptors.isEmpty else { return rows }
         let model = store.persistentStoreCoordinator!.managedObjectModel
         let views = rows.map { StoreRowView(row: $0, model: model, store: store) }

@@ -1,7 +1,7 @@
 /// The relationships of a store's entities that a batch delete must follow or clean up after.
-struct BatchDeleteGraph {
+package struct BatchDeleteGraph {
     /// Hierarchy roots, each a table.
-    let roots: [NSEntityDescription]
+    package let roots: [NSEntityDescription]
     /// Relationships whose destinations are deleted with their source.
     let cascades: [NSRelationshipDescription]
     /// Relationships that forbid deleting a source that still has destinations.
@@ -13,7 +13,7 @@ struct BatchDeleteGraph {
     /// Roots of hierarchies some relationship starts from or leads to.
     private let connected: Set<ObjectIdentifier>
 
-    init(entities: [NSEntityDescription]) {
+    package init(entities: [NSEntityDescription]) {
         var seen = Set<ObjectIdentifier>()
         var relationships: [NSRelationshipDescription] = []
         for entity in entities {
@@ -36,12 +36,12 @@ struct BatchDeleteGraph {
     }
 
     /// Whether no relationship touches `root`'s hierarchy, so deleting its rows is one statement.
-    func isIsolated(_ root: NSEntityDescription) -> Bool { !connected.contains(ObjectIdentifier(root)) }
+    package func isIsolated(_ root: NSEntityDescription) -> Bool { !connected.contains(ObjectIdentifier(root)) }
 
     // MARK: SQL both SQL stores run, over a table of doomed rows `(Z_ROOT, Z_PK, Z_ENT)`
 
     /// The doomed keys of `root`'s table, as a subquery.
-    static func doomed(_ root: NSEntityDescription, in doomedTable: String) -> String {
+    package static func doomed(_ root: NSEntityDescription, in doomedTable: String) -> String {
         "(SELECT Z_PK FROM \(doomedTable) WHERE Z_ROOT = \(root.layout!.entityNumber))"
     }
 
@@ -62,7 +62,7 @@ struct BatchDeleteGraph {
     }
 
     /// Per cascade relationship, the SELECT of the doomed-table rows its destinations add.
-    func cascadeSelections(in doomedTable: String) -> [String] {
+    package func cascadeSelections(in doomedTable: String) -> [String] {
         cascades.map { relationship in
             let destination = relationship.destinationEntity!.layout!.root
             return "SELECT \(destination.layout!.entityNumber), D.Z_PK, D.Z_ENT FROM \(destination.layout!.tableName) D WHERE "
@@ -71,7 +71,7 @@ struct BatchDeleteGraph {
     }
 
     /// Per deny relationship, a query with a row when a doomed row has a destination that survives.
-    func denialChecks(in doomedTable: String) -> [(relationship: NSRelationshipDescription, sql: String)] {
+    package func denialChecks(in doomedTable: String) -> [(relationship: NSRelationshipDescription, sql: String)] {
         denials.map { relationship in
             let destination = relationship.destinationEntity!.layout!.root
             let sql = "SELECT 1 FROM \(destination.layout!.tableName) D WHERE \(Self.destinations(of: relationship, alias: "D", in: doomedTable))"
@@ -81,7 +81,7 @@ struct BatchDeleteGraph {
     }
 
     /// Core Data's error for a deny relationship that keeps the batch delete from running.
-    static func denied(_ relationship: NSRelationshipDescription) -> NSError {
+    package static func denied(_ relationship: NSRelationshipDescription) -> NSError {
         CoreDataError.validation(
             NSValidationRelationshipDeniedDeleteError,
             "The batch delete can't delete objects of \(relationship.entity?.name ?? "?"): their relationship '\(relationship.name)' is not empty and has the deny rule.",
@@ -90,7 +90,7 @@ struct BatchDeleteGraph {
 
     /// Per stored to-one, the UPDATE clearing its columns where they point at a doomed row (the
     /// row's `Z_OPT` rises).
-    func clearingUpdates(in doomedTable: String) -> [(relationship: NSRelationshipDescription, sql: String)] {
+    package func clearingUpdates(in doomedTable: String) -> [(relationship: NSRelationshipDescription, sql: String)] {
         toOnes.map { relationship in
             let destination = relationship.destinationEntity!.layout!.root
             let column = relationship.columnName!
@@ -104,7 +104,7 @@ struct BatchDeleteGraph {
     }
 
     /// The DELETEs of join rows naming a doomed row.
-    func joinDeletions(in doomedTable: String) -> [String] {
+    package func joinDeletions(in doomedTable: String) -> [String] {
         joinOwners.map { relationship in
             let join = relationship.joinTable!
             let source = Self.doomed(relationship.entity!.layout!.root, in: doomedTable)

@@ -1,6 +1,6 @@
 extension NSEntityDescription {
     /// The uniqueness constraints of the entity and its superentities, as their attributes.
-    var storedUniquenessConstraints: [[NSPropertyDescription]] {
+    package var storedUniquenessConstraints: [[NSPropertyDescription]] {
         var result: [[NSPropertyDescription]] = []
         var current: NSEntityDescription? = self
         while let e = current {
@@ -16,14 +16,14 @@ extension NSEntityDescription {
 
 /// What a batch insert does with a row that breaks a uniqueness constraint: what the executing
 /// context's merge policy says.
-enum BatchInsertConflict {
+package enum BatchInsertConflict {
     case fail
     case keepExisting
     case overwrite
 
     /// The error policy fails the request, the store-trump and rollback policies keep the existing
     /// row, the object-trump and overwrite policies write the new values over it.
-    init(policy: NSMergePolicyType) {
+    package init(policy: NSMergePolicyType) {
         switch policy {
         case .errorMergePolicyType: self = .fail
         case .mergeByPropertyStoreTrumpMergePolicyType, .rollbackMergePolicyType: self = .keepExisting
@@ -32,7 +32,7 @@ enum BatchInsertConflict {
     }
 
     /// Core Data's error for a batch insert refused by `NSErrorMergePolicy`.
-    static func error(_ entity: NSEntityDescription, _ constraint: [NSPropertyDescription], values: [String: Any]) -> NSError {
+    package static func error(_ entity: NSEntityDescription, _ constraint: [NSPropertyDescription], values: [String: Any]) -> NSError {
         let names = constraint.map(\.name)
         let conflict = NSConstraintConflict(
             constraint: names, database: nil, databaseSnapshot: nil, conflicting: [], conflictingSnapshots: [values])

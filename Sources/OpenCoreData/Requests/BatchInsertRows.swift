@@ -4,7 +4,7 @@
 /// Each row is converted as `setValue(_:forKey:)` converts values, into the slots of the entity's
 /// stored attributes, starting from their default values. Everything a row needs to know about
 /// the entity is looked up once, here, not per row.
-final class BatchInsertRows {
+package final class BatchInsertRows {
     enum Source {
         case dictionaries([[String: Any]])
         case dictionaryHandler((NSMutableDictionary) -> Bool)
@@ -13,9 +13,9 @@ final class BatchInsertRows {
 
     let entity: NSEntityDescription
     /// The stored attributes, whose slots a row fills and whose columns the store writes.
-    let attributes: [NSAttributeDescription]
+    package let attributes: [NSAttributeDescription]
     /// A new object's slots: the attributes' default values.
-    let defaults: SlotRow
+    package let defaults: SlotRow
 
     private let attributeSlots: [Int]
     /// Per slot: the stored attribute there, nil for a relationship or a transient attribute.
@@ -83,7 +83,7 @@ final class BatchInsertRows {
     /// - Returns: false when there are no more rows.
     /// - Throws: `NSManagedObjectValidationError` for a value of the wrong type; `NSCoreDataError`
     ///   for a key that is not an attribute of the entity.
-    func next(into slots: inout SlotRow) throws -> Bool {
+    package func next(into slots: inout SlotRow) throws -> Bool {
         guard !finished else { return false }
         for slot in attributeSlots { slots[slot] = defaults[slot] }
         if let dictionaryHandler {
@@ -121,7 +121,7 @@ final class BatchInsertRows {
     }
 
     /// The values of the row `next` filled last, by attribute name, for errors.
-    func snapshot(_ slots: SlotRow) -> [String: Any] {
+    package func snapshot(_ slots: SlotRow) -> [String: Any] {
         var values: [String: Any] = [:]
         for attribute in attributes { values[attribute.name] = slots[attribute.slot].publicValue(for: attribute) ?? NSNull() }
         return values

@@ -1,15 +1,15 @@
 /// The columns of a dictionary fetch, resolved from a request's `propertiesToFetch`,
 /// `propertiesToGroupBy`, `havingPredicate` and `returnsDistinctResults`.
-struct DictionaryFetch {
+package struct DictionaryFetch {
     /// One value of each result dictionary.
-    enum Column {
+    package enum Column {
         /// An attribute or to-one key path (a relationship gives the destination's object ID),
         /// returned under the key path.
         case keyPath(String)
         /// An expression description, returned under its name.
         case expression(name: String, NSExpression, NSAttributeType)
 
-        var name: String {
+        package var name: String {
             switch self {
             case .keyPath(let path): path
             case .expression(let name, _, _): name
@@ -39,13 +39,13 @@ struct DictionaryFetch {
         return false
     }
 
-    var columns: [Column]
-    var groupBy: [Column]
-    var having: NSPredicate?
-    var distinct: Bool
+    package var columns: [Column]
+    package var groupBy: [Column]
+    package var having: NSPredicate?
+    package var distinct: Bool
     /// Whether the fetch gives one dictionary per group (or one for all rows when nothing is
     /// grouped but a value aggregates rows) rather than one per row.
-    let aggregates: Bool
+    package let aggregates: Bool
 
     /// - Throws: `NSCoreDataError` for an item that is neither a key path nor a property
     ///   description, a grouped fetch of a value that is neither grouped nor an aggregate, or a

@@ -1,6 +1,6 @@
 /// How one value a store selects for a dictionary fetch becomes a dictionary value, whichever
 /// store selected it.
-enum DictionaryValueReader {
+package enum DictionaryValueReader {
     /// As the attribute's value (`NSNumber`, `String`, `Date`…).
     case attribute(NSAttributeDescription)
     /// A to-one key as an object ID of the destination's hierarchy; when the hierarchy has
@@ -12,7 +12,7 @@ enum DictionaryValueReader {
     case typed(NSAttributeType)
 
     /// The columns the value takes in the selected row.
-    var columnCount: Int {
+    package var columnCount: Int {
         switch self {
         case .object(_, let entityColumn): entityColumn ? 2 : 1
         case .evaluatedObject: 2

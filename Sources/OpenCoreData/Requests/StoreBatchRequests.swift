@@ -1,52 +1,57 @@
 /// What a batch request gives back besides doing its work, as a store sees it.
-enum StoreBatchResultKind {
+package enum StoreBatchResultKind {
     case status, count, objectIDs
 }
 
 /// What a store did for a batch request: how many rows it wrote or deleted, and their IDs when
 /// the request asked for them.
-struct StoreBatchOutcome {
-    var count = 0
-    var objectIDs: [NSManagedObjectID] = []
+package struct StoreBatchOutcome {
+    package var count = 0
+    package var objectIDs: [NSManagedObjectID] = []
 
     mutating func add(_ other: StoreBatchOutcome) {
         count += other.count
         objectIDs += other.objectIDs
     }
+
+    package init(count: Int = 0, objectIDs: [NSManagedObjectID] = []) {
+        self.count = count
+        self.objectIDs = objectIDs
+    }
 }
 
 /// An `NSBatchUpdateRequest` as a store runs it.
-struct StoreBatchUpdate {
-    let entity: NSEntityDescription
-    let predicate: NSPredicate?
-    let includesSubentities: Bool
+package struct StoreBatchUpdate {
+    package let entity: NSEntityDescription
+    package let predicate: NSPredicate?
+    package let includesSubentities: Bool
     /// The new value of each attribute: a constant or an expression over the row.
-    let assignments: [(attribute: NSAttributeDescription, value: NSExpression)]
-    let result: StoreBatchResultKind
+    package let assignments: [(attribute: NSAttributeDescription, value: NSExpression)]
+    package let result: StoreBatchResultKind
     /// Who runs it, for the store's persistent history.
-    var writer = HistoryAuthor()
+    package var writer = HistoryAuthor()
 }
 
 /// An `NSBatchDeleteRequest` as a store runs it: the rows of a fetch, or of given primary keys.
-struct StoreBatchDelete {
-    let query: StoreQuery
+package struct StoreBatchDelete {
+    package let query: StoreQuery
     /// The keys of `init(objectIDs:)`, all of `query.entity`; nil for a fetch request.
-    let primaryKeys: [Int64]?
-    let result: StoreBatchResultKind
+    package let primaryKeys: [Int64]?
+    package let result: StoreBatchResultKind
     /// Who runs it, for the store's persistent history.
-    var writer = HistoryAuthor()
+    package var writer = HistoryAuthor()
 }
 
 /// An `NSBatchInsertRequest` as a store runs it.
-struct StoreBatchInsert {
-    let entity: NSEntityDescription
+package struct StoreBatchInsert {
+    package let entity: NSEntityDescription
     /// The rows to insert, converted to slots as the store asks for them.
-    let rows: BatchInsertRows
+    package let rows: BatchInsertRows
     /// What a row that breaks a uniqueness constraint does: the executing context's merge policy.
-    let policy: NSMergePolicyType
-    let result: StoreBatchResultKind
+    package let policy: NSMergePolicyType
+    package let result: StoreBatchResultKind
     /// Who runs it, for the store's persistent history.
-    var writer = HistoryAuthor()
+    package var writer = HistoryAuthor()
 }
 
 extension NSManagedObjectContext {

@@ -10,17 +10,17 @@ import Glibc
 /// The flag is set from any thread (`cancel()` of the result, a `Progress` cancellation handler,
 /// a Task's cancellation) and polled by the SQLite store from inside `sqlite3_step` (a progress
 /// handler), so it is an atomic rather than a lock.
-final class StoreReadMonitor: Sendable {
+package final class StoreReadMonitor: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
     init() {}
 
-    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    package var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
     /// Throws `StoreReadCancelled` if the read was cancelled.
-    func checkCancellation() throws {
+    package func checkCancellation() throws {
         if isCancelled { throw StoreReadCancelled(underlying: nil) }
     }
 }
@@ -31,7 +31,7 @@ final class StoreReadMonitor: Sendable {
 ///
 /// A class, used by one thread at a time, so that the read loop's per-row closure counts through
 /// a reference: a captured `var` cost a boxed, access-checked write per row.
-final class RowMeter {
+package final class RowMeter {
     /// How many rows at most between two reports.
     static let rowStep = 1_000
     /// How long at most between two reports while rows keep coming, in nanoseconds.
@@ -65,7 +65,7 @@ final class RowMeter {
     }
 
     /// Counts rows read all at once, by a store that cannot stream them.
-    func rowsRead(_ count: Int) {
+    package func rowsRead(_ count: Int) {
         rows += count
         if count > 0 { reportNow(at: Self.now()) }
     }
@@ -91,16 +91,20 @@ final class RowMeter {
 }
 
 /// A read stopped because its monitor was cancelled.
-struct StoreReadCancelled: Error {
+package struct StoreReadCancelled: Error {
     /// The store's own error when it stopped a running statement (SQLite's `SQLITE_INTERRUPT`),
     /// nil when the read stopped between statements or stores. The cancelled fetch's error
     /// carries it as its underlying error.
     let underlying: NSError?
+
+    package init(underlying: NSError? = nil) {
+        self.underlying = underlying
+    }
 }
 
 /// Where a store's read hands rows over while it reads: a consumer on another thread turns them
 /// into objects meanwhile.
-struct RowChunks {
+package struct RowChunks {
     /// Rows per chunk.
     let size: Int
     let handOver: ([StoreRow]) -> Void

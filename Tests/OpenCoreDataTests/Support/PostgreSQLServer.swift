@@ -3,10 +3,8 @@ import PostgreSQLScratchServer
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
-#if PostgreSQL
-import OpenCoreDataPostgreSQL
-#endif
 
 /// The test process's throwaway PostgreSQL server (`PostgreSQLScratchServer`), started on first use.
 /// Each test gets a schema of its own, so tests run in parallel on one server. Without PostgreSQL's

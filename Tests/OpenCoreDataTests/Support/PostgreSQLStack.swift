@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// What the PostgreSQL suites open: a private-queue context on a coordinator holding one
 /// PostgreSQL store, and the count of its to-do items.

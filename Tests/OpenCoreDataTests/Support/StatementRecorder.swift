@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// Records the SQL a SQLite or PostgreSQL store runs, to count the queries behind a fetch.
 final class StatementRecorder: @unchecked Sendable {

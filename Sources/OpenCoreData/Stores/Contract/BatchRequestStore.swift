@@ -2,7 +2,7 @@
 /// itself, as one statement or transaction that never touches the object graph. Core Data runs
 /// them only in its SQLite store; a store that is not one refuses them (134091), checked for every
 /// target store before any of them writes.
-protocol BatchRequestStore: OpenableStore {
+package protocol BatchRequestStore: OpenableStore {
     /// Runs a batch update.
     ///
     /// - Parameter request: What to update, store-neutral.

@@ -1,5 +1,5 @@
 /// A store that saves: the write half of the contract, and where permanent IDs come from.
-protocol ChangeSavingStore: OpenableStore {
+package protocol ChangeSavingStore: OpenableStore {
     /// Runs `body` inside one transaction of the store: everything it writes through the writer
     /// stays if it returns, nothing if it throws.
     ///
@@ -19,7 +19,7 @@ protocol ChangeSavingStore: OpenableStore {
 
 /// The write half of a save, given to the context inside one store transaction: if the body throws,
 /// nothing it wrote stays.
-protocol StoreWriter {
+package protocol StoreWriter {
     /// Reserves `count` primary keys for `entity`'s hierarchy and returns the first.
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64
     /// Inserts a row with version 1.
@@ -47,14 +47,14 @@ protocol StoreWriter {
 }
 
 extension StoreWriter {
-    func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void) {}
+    package func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void) {}
 }
 
 /// The stored values of one row being written, resolved to what a store keeps: attribute slots and
 /// to-one references (the destination's primary key and entity number).
-struct RowValues {
-    var slots: SlotRow
+package struct RowValues {
+    package var slots: SlotRow
     /// For an update, the slots whose values changed, when the store records them (persistent
     /// history); nil when not known.
-    var changedSlots: [Int]? = nil
+    package var changedSlots: [Int]? = nil
 }

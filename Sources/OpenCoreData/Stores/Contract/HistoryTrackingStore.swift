@@ -1,6 +1,6 @@
 /// A store that can keep persistent history (when added with `NSPersistentHistoryTrackingKey`):
 /// every save and batch request records a transaction with its changes.
-protocol HistoryTrackingStore: OpenableStore {
+package protocol HistoryTrackingStore: OpenableStore {
     /// Whether the store records persistent history with every write (its options asked for it).
     var tracksPersistentHistory: Bool { get }
     /// The transactions `boundary` selects, oldest first. With `withChanges`, their changes too,

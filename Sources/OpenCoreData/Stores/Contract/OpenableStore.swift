@@ -6,7 +6,7 @@
 /// `StoreFileOperations`): a store conforms to what it can do, and the coordinator asks the type
 /// system, through its own accessors (`NSPersistentStoreCoordinator+StoreAccess`), rather than a
 /// base class answering "unsupported" for everything a store leaves out.
-protocol OpenableStore: NSPersistentStore {
+package protocol OpenableStore: NSPersistentStore {
     /// Opens the store for `model`: reads or creates what it keeps, checks the version hashes.
     ///
     /// - Parameter model: The coordinator's model (frozen).
@@ -26,7 +26,7 @@ protocol OpenableStore: NSPersistentStore {
 }
 
 extension OpenableStore {
-    func close() {}
-    func replaceMetadata(_ metadata: [String: Any]) { self.metadata = metadata }
-    static var holdsItsURLAlone: Bool { false }
+    package func close() {}
+    package func replaceMetadata(_ metadata: [String: Any]) { self.metadata = metadata }
+    package static var holdsItsURLAlone: Bool { false }
 }

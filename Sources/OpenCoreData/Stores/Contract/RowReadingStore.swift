@@ -1,7 +1,7 @@
 /// A store that reads: rows, counts, IDs, faults, relationships and dictionaries. The members
 /// with a default answer from the ones without; a store that can do better (read in chunks on
 /// another thread, read keys without rows, answer a batch in one query) implements them.
-protocol RowReadingStore: OpenableStore {
+package protocol RowReadingStore: OpenableStore {
     /// The rows `query` selects, in its order.
     ///
     /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError`-family errors for what the store
@@ -60,15 +60,15 @@ protocol RowReadingStore: OpenableStore {
 
 extension RowReadingStore {
     /// By default one chunk holds them all.
-    func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws {
+    package func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws {
         var rows = try fetchRows(query)
         try body(&rows)
     }
 
-    func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? { nil }
+    package func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? { nil }
 
     /// By default the rows are read in one go, `monitor` looked at before and after.
-    func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks?) throws -> [StoreRow] {
+    package func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks?) throws -> [StoreRow] {
         try monitor.checkCancellation()
         let rows = try fetchRows(query)
         meter.rowsRead(rows.count)
@@ -76,7 +76,7 @@ extension RowReadingStore {
         return rows
     }
 
-    func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
+    package func fetchObjectIDs(_ query: StoreQuery) throws -> [NSManagedObjectID] {
         var query = query
         query.includesPropertyValues = false
         var lookup = EntityLookup(store: self)
@@ -85,20 +85,20 @@ extension RowReadingStore {
         }
     }
 
-    func fetchReferences(_ query: StoreQuery) throws -> [ObjectReference] {
+    package func fetchReferences(_ query: StoreQuery) throws -> [ObjectReference] {
         var query = query
         query.includesPropertyValues = false
         return try fetchRows(query).map { ObjectReference(entityNumber: $0.entityNumber, primaryKey: $0.primaryKey) }
     }
 
-    func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
+    package func rows(of entity: NSEntityDescription, primaryKeys: [Int64]) throws -> [StoreRow] {
         try primaryKeys.compactMap { try row(of: entity, primaryKey: $0) }
     }
 
-    func startReadingRows(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows? { nil }
-    func takeRows(_ pending: PendingRows) -> [StoreRow]? { nil }
+    package func startReadingRows(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows? { nil }
+    package func takeRows(_ pending: PendingRows) -> [StoreRow]? { nil }
 
-    func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {
+    package func relatedRows(_ relationship: NSRelationshipDescription, ofPrimaryKeys keys: [Int64]) throws -> [(source: Int64, row: StoreRow)] {
         var result: [(source: Int64, row: StoreRow)] = []
         for key in keys {
             for reference in try relatedReferences(relationship, ofPrimaryKey: key) {
@@ -113,22 +113,39 @@ extension RowReadingStore {
 }
 
 /// A fetch as a store runs it: everything about the request except the context.
-struct StoreQuery {
-    var entity: NSEntityDescription
-    var predicate: NSPredicate?
-    var sortDescriptors: [NSSortDescriptor]
-    var fetchLimit: Int
-    var fetchOffset: Int
-    var includesSubentities: Bool
+package struct StoreQuery {
+    package var entity: NSEntityDescription
+    package var predicate: NSPredicate?
+    package var sortDescriptors: [NSSortDescriptor]
+    package var fetchLimit: Int
+    package var fetchOffset: Int
+    package var includesSubentities: Bool
     /// Whether the rows' values are needed, or only their identity.
-    var includesPropertyValues: Bool
+    package var includesPropertyValues: Bool
+
+    package init(entity: NSEntityDescription, predicate: NSPredicate? = nil, sortDescriptors: [NSSortDescriptor], fetchLimit: Int, fetchOffset: Int, includesSubentities: Bool, includesPropertyValues: Bool) {
+        self.entity = entity
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        self.includesSubentities = includesSubentities
+        self.includesPropertyValues = includesPropertyValues
+    }
 }
 
 /// A row as a store returns it: identity, version and values in slot order (to-ones as
 /// references, to-many as `.unloaded`).
-struct StoreRow {
+package struct StoreRow {
     var entityNumber: Int32
-    var primaryKey: Int64
+    package var primaryKey: Int64
     var version: Int64
     var values: SlotRow?
+
+    package init(entityNumber: Int32, primaryKey: Int64, version: Int64, values: SlotRow? = nil) {
+        self.entityNumber = entityNumber
+        self.primaryKey = primaryKey
+        self.version = version
+        self.values = values
+    }
 }

@@ -1,11 +1,11 @@
 /// Dictionary results computed in Swift for the in-memory store, with the semantics of the SQL
 /// the SQLite store runs: aggregates skip nil values (a sum of none is nil, a count is of non-nil
 /// values), a fetch with aggregates and no grouping gives one dictionary, nil values are left out.
-struct InMemoryDictionaries {
+package struct InMemoryDictionaries {
     let store: NSPersistentStore
     let entity: NSEntityDescription
 
-    func compute(_ rows: [StoreRowView], _ fetch: DictionaryFetch, _ query: StoreQuery) throws -> [[String: Any]] {
+    package func compute(_ rows: [StoreRowView], _ fetch: DictionaryFetch, _ query: StoreQuery) throws -> [[String: Any]] {
         try validate(fetch)
         let groups: [[StoreRowView]]
         if !fetch.groupBy.isEmpty {
@@ -129,7 +129,7 @@ struct InMemoryDictionaries {
     }
 
     /// Refuses a key path the model does not have, as the SQLite store does.
-    func validate(_ fetch: DictionaryFetch) throws {
+    package func validate(_ fetch: DictionaryFetch) throws {
         for case .keyPath(let path) in fetch.columns + fetch.groupBy {
             var current: NSEntityDescription? = entity
             for part in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
@@ -141,5 +141,10 @@ struct InMemoryDictionaries {
                 current = (property as? NSRelationshipDescription)?.destinationEntity
             }
         }
+    }
+
+    package init(store: NSPersistentStore, entity: NSEntityDescription) {
+        self.store = store
+        self.entity = entity
     }
 }

@@ -113,34 +113,38 @@ struct InPlaceMigrationContext {
 }
 
 /// The rows of `Z_PRIMARYKEY` before a migration, by entity number (the history's own rows left out).
-struct PrimaryKeyRows {
-    struct Row {
-        let number: Int64
-        let name: String
-        let superNumber: Int64
-        let max: Int64
+package struct PrimaryKeyRows {
+    package struct Row {
+        package let number: Int64
+        package let name: String
+        package let superNumber: Int64
+        package let max: Int64
     }
 
-    var rows: [Int64: (name: String, max: Int64)] = [:]
+    package var rows: [Int64: (name: String, max: Int64)] = [:]
 
     func number(named name: String) -> Int64? { rows.first { $0.value.name == name }?.key }
+
+    package init(rows: [Int64: (name: String, max: Int64)] = [:]) {
+        self.rows = rows
+    }
 }
 
 /// A value a statement of an in-place migration binds: an attribute's default value, which each
 /// store binds as its column holds it.
-struct MigrationArgument {
-    let value: SlotValue
-    let attribute: NSAttributeDescription
+package struct MigrationArgument {
+    package let value: SlotValue
+    package let attribute: NSAttributeDescription
 }
 
 /// Why an in-place migration stops, for its 134110 error.
-struct InPlaceMigrationFailure: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
+package struct InPlaceMigrationFailure: Error, CustomStringConvertible {
+    package let reason: String
+    package var description: String { reason }
 
     /// Core Data's error for a failed in-place migration: `NSMigrationError` (134110), "Cannot
     /// migrate store in-place: …", with the store's own error (if any) as `NSUnderlyingError`.
-    static func error(_ reason: String, underlying: (any Error)?, url: URL) -> NSError {
+    package static func error(_ reason: String, underlying: (any Error)?, url: URL) -> NSError {
         var info: [String: Any] = ["reason": "Cannot migrate store in-place: \(reason)", "sourceURL": url]
         if let underlying { info[NSUnderlyingErrorKey] = underlying as NSError }
         return CoreDataError.make(NSMigrationError, "Cannot migrate store in-place: \(reason)", userInfo: info)

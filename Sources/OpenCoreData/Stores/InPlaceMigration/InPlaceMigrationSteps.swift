@@ -2,7 +2,7 @@ import Foundation
 
 /// What a store does for the steps of an in-place migration that every store shares, in its own
 /// SQL dialect: run a statement, count rows, put an old table out of the new one's way.
-protocol InPlaceMigrationStore {
+package protocol InPlaceMigrationStore {
     /// A new store's DDL for the destination model's entities.
     var schemaStatements: [String] { get }
     /// Runs `sql`, each `?` bound to its argument as the attribute's column holds it.
@@ -32,7 +32,7 @@ protocol InPlaceMigrationStore {
 /// columns altered where they are, the others that changed rebuilt from the old ones (set aside
 /// meanwhile), many-to-many tables, indexes, `Z_PRIMARYKEY` and the history's entity numbers.
 /// The caller runs it in one transaction and rewrites the metadata afterwards.
-struct InPlaceMigrationSteps {
+package struct InPlaceMigrationSteps {
     /// Frozen, with their table and column names.
     let source: NSManagedObjectModel
     let destination: NSManagedObjectModel
@@ -50,7 +50,7 @@ struct InPlaceMigrationSteps {
     /// - Returns: Whether a table kept columns the model no longer has (a deferred copy).
     /// - Throws: `InPlaceMigrationFailure` for a mapping SQL cannot carry out or a required value
     ///   left empty; the store's own errors.
-    func run(on store: some InPlaceMigrationStore) throws -> Bool {
+    package func run(on store: some InPlaceMigrationStore) throws -> Bool {
         let keys = try store.primaryKeyRows()
         let context = InPlaceMigrationContext(source: source, destination: destination, mapping: mapping, keys: keys)
         let statements = store.schemaStatements
@@ -99,5 +99,17 @@ struct InPlaceMigrationSteps {
         try store.replacePrimaryKeys(context.primaryKeyRows(of: destination, keys: keys))
         if let renumbering = context.historyRenumbering, try store.tableExists("ACHANGE") { try store.execute(renumbering, []) }
         return deferred
+    }
+
+    package init(
+        source: NSManagedObjectModel, destination: NSManagedObjectModel, mapping: NSMappingModel, progress: Progress? = nil,
+        log: MigrationLog = .off, defersTableCopies: Bool = false
+    ) {
+        self.source = source
+        self.destination = destination
+        self.mapping = mapping
+        self.progress = progress
+        self.log = log
+        self.defersTableCopies = defersTableCopies
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// What migrating a store in place needs: the model it was written with and the mapping to this one.
-struct StoreMigrationPlan {
-    let source: NSManagedObjectModel
-    let mapping: NSMappingModel
+package struct StoreMigrationPlan {
+    package let source: NSManagedObjectModel
+    package let mapping: NSMappingModel
 }
 
 /// A store written with another version of the model: found, inferred and migrated in place when
@@ -24,7 +24,7 @@ extension NSPersistentStore {
     ///   version of the model has the store's hashes; `NSMigrationMissingMappingModelError`
     ///   (134140) when no mapping can be inferred, with the inference's 134190 as
     ///   `NSUnderlyingError`.
-    func migrationPlan(for found: [String: Any], model: NSManagedObjectModel, location: String, incompatible: NSError) throws -> StoreMigrationPlan {
+    package func migrationPlan(for found: [String: Any], model: NSManagedObjectModel, location: String, incompatible: NSError) throws -> StoreMigrationPlan {
         guard Self.flag(NSMigratePersistentStoresAutomaticallyOption, in: options), !isReadOnly else { throw incompatible }
         let candidates = options?[StagedMigrationRunner.sourceModelsOption] as? [NSManagedObjectModel] ?? []
         guard let source = MigrationSourceModels.model(matching: found, besides: model, candidates: candidates) else {

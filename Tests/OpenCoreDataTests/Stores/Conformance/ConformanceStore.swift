@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// The stores the conformance suite runs on: every test body runs on each, so that what a user
 /// notices (values, order, faults, conflicts, errors) is the same whichever store holds the data.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// An asynchronous fetch on a PostgreSQL store: cancelling it cancels the statement on the server,
 /// so the server stops working on a read nobody wants.

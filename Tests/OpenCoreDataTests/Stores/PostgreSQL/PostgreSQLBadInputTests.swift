@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// What a user can get wrong with a PostgreSQL store, and what a database can hold that it should
 /// not: each gets a Core Data error that says what happened, nothing crashes or hangs, and nothing

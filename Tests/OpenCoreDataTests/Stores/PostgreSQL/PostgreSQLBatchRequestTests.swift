@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// Batch requests on a PostgreSQL store: the rows change on the server in one transaction, with
 /// what Core Data promises around them (conflicts for contexts holding old versions, cascade and

@@ -3,6 +3,7 @@ import PostgreSQLScratchServer
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// The server goes away under a running store: what was saved stays saved, a save cut off
 /// midway leaves nothing behind and the context as it was, and once the server is back the next

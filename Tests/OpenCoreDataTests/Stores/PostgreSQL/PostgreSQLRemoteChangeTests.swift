@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// `NSPersistentStoreRemoteChange` on a PostgreSQL store: a commit by any coordinator connected to
 /// the database reaches every coordinator that asked for the notifications, through the server

@@ -3,6 +3,7 @@ import PostgreSQLScratchServer
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgreSQL
 
 /// The URL's `statement_timeout` and `sslmode` do what libpq's do: a statement that runs past the
 /// timeout fails with `NSPersistentStoreTimeoutError` and the store goes on working; `require`

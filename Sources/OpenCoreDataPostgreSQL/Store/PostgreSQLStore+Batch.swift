@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// `NSBatchUpdateRequest`, `NSBatchDeleteRequest` and `NSBatchInsertRequest` on a PostgreSQL
 /// store: each one transaction, in SQL on the server, that notifies listening coordinators when

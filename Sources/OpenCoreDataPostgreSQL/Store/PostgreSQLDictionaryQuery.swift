@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// A fetch with `.dictionaryResultType` as one PostgreSQL statement: the fetched key paths and
 /// expressions, `GROUP BY` with SQL's aggregates, distinct values, order, offset and limit, so the

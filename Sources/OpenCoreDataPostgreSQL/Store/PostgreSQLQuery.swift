@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// A fetch as PostgreSQL statements: the predicate, sort descriptors, offset and limit in SQL where
 /// `PostgreSQLPredicateCompiler` can express them exactly; otherwise the rows of the entity in SQL
 /// and the rest in memory, with the same result.

@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// Slot values as the PostgreSQL store's columns hold them (`PostgreSQLSchema`), and back.
 enum PostgreSQLValues {

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import OpenCoreData
 
 /// Tells when any coordinator, in any process on any machine, committed to a PostgreSQL store:
 /// every save notifies the store's channel inside its transaction (`pg_notify`, delivered only

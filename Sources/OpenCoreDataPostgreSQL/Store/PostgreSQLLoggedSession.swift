@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// A session that reports each statement it runs, as `-com.apple.CoreData.SQLDebug` asks of any
 /// store: its SQL, time and row count (level 1) and its bound values (level 3), and to the

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// The tables of a PostgreSQL store: Core Data's names (`Z<ENTITY>` with `Z_PK`, `Z_ENT`,
 /// `Z_OPT`, `Z_PRIMARYKEY`, `Z_METADATA`, the `Z_<n><RELATIONSHIP>` join tables), so that a
 /// user who reads a SQLite store's tables reads these, with column types that hold every value

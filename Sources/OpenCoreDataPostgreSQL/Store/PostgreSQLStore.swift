@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// A store in a PostgreSQL database: Core Data's tables (`PostgreSQLSchema`) in one schema per
 /// store, shared by every process and machine that adds the same URL. Saves are transactions with

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// The elements a to-many key path reaches, as the FROM and WHERE of a correlated subquery:
 /// `books.tags.label` from an author is the labels of the tags of the author's books.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// The server's and the connection's errors as Core Data's `NSError`s.
 enum PostgreSQLErrors {

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// How the columns of one hierarchy table become the slots of each of its entities, built once
 /// per store: `Z_PK, Z_ENT, Z_OPT` and then the table's columns, in the order `selectList` names them.
 struct PostgreSQLRowPlan {

@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// A lightweight migration of a PostgreSQL store, run in SQL on the server as the SQLite store
 /// runs one in its file (`SQLiteInPlaceMigration`), from the same store-neutral plans: a table

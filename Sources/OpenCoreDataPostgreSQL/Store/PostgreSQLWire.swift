@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 // What the PostgreSQL store needs of a connection to the server, and nothing more: statements with
 // bound parameters, their rows and counts, notifications. The store (schema, SQL, rows, locking)

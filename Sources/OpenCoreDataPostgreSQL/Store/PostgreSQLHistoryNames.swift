@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// The keys of the names in `ATRANSACTIONSTRING` (authors, context names, bundle and process names)
 /// that a store has seen committed, so that a save does not ask the server for the same few names

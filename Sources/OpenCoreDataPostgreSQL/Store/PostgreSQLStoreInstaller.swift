@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Registers the PostgreSQL store type with the connection driver `OpenCoreDataPostgreSQL`
 /// supplies; the store cannot open without one.
 package enum PostgreSQLStoreInstaller {
@@ -12,6 +14,6 @@ package enum PostgreSQLStoreInstaller {
     /// - Parameter driver: What opens sessions with the server.
     package static func install(driver: any PostgreSQLDriver) {
         self.driver.withLock { $0 = driver }
-        NSPersistentStoreCoordinator.registeredTypes.withLock { $0[typeName] = PostgreSQLStore.self }
+        NSPersistentStoreCoordinator.registerStoreClass(PostgreSQLStore.self, forStoreType: typeName)
     }
 }

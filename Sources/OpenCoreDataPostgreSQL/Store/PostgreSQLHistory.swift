@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// Persistent history on a PostgreSQL store, in the shape Apple's SQLite stores keep it
 /// (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`, numbered from `Z_PRIMARYKEY` rows 16001-16003),

@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// To-many key paths in SQL: `ANY`/`ALL` as `EXISTS`/`NOT EXISTS` of a correlated subquery,
 /// membership, collection operators as scalar subqueries, and `SUBQUERY` as a restricted

@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// Where a PostgreSQL store lives: server, login, database and schema, read from the store's URL
 /// (`postgres://user:password@host:5432/db?schema=app&sslmode=require`) with libpq's `PG*`

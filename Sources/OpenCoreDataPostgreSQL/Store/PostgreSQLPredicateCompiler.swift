@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// Compiles a predicate to a PostgreSQL condition, every value bound as a parameter (`$n`) and
 /// every key path checked against the model, for the forms SQL answers exactly as the in-memory

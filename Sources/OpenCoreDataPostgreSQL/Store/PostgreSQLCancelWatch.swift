@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import OpenCoreData
 
 /// Watches an asynchronous fetch's monitor while its statement runs on the server, and cancels
 /// the statement there (`pg_cancel_backend`) once the fetch is cancelled: the server stops

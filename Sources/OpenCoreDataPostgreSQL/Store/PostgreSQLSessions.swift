@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// The store's few sessions with the server: contexts on several queues read at once, each on a
 /// session of its own, and a save holds one for its transaction. A session the server dropped (a

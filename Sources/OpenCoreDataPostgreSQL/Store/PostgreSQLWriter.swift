@@ -1,4 +1,4 @@
-import Foundation
+import OpenCoreData
 
 /// The write half of a save on one session, inside the transaction `PostgreSQLStore.save` opened.
 final class PostgreSQLWriter: StoreWriter {
