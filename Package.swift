@@ -165,6 +165,9 @@ let package = Package(
             // SQLite's own integrity check. The scratch server: `todo --store postgres://…`.
             dependencies: ["OpenCoreData", "PostgreSQLScratchServer", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // A custom store (NSIncrementalStore) written against the public API only, as an app or
+        // a library writes one, with the tests of what Core Data documents for such stores.
+        .testTarget(name: "CustomStoreTests", dependencies: ["OpenCoreData"]),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: [

@@ -28,6 +28,9 @@ extension NSManagedObjectContext {
         }
         let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
         releaseUnreferencedObjectsIfDue()
+        if parent == nil, case let executors = coordinator.executors(of: entity, among: request.affectedStores), !executors.isEmpty {
+            return try fetch(request, entity: entity, through: executors, coordinator: coordinator)
+        }
         if request.resultType == .countResultType {
             return [NSNumber(value: try count(for: request)) as! T]
         }
@@ -103,6 +106,11 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
         }
         let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
+        if parent == nil, case let executors = coordinator.executors(of: entity, among: request.affectedStores), !executors.isEmpty {
+            let counting = request.copy(as: NSNumber.self)
+            counting.resultType = .countResultType
+            return try fetch(counting, entity: entity, through: executors, coordinator: coordinator).first?.intValue ?? 0
+        }
         let pending = request.includesPendingChanges && hasChanges
         if pending || parent != nil {
             return try fetchObjects(request, entity: entity, coordinator: coordinator).count
@@ -307,7 +315,11 @@ extension NSManagedObjectContext {
         }
         let row: StoreRow?
         do {
-            row = try reader(of: store).row(of: object.entity, primaryKey: object.primaryKey)
+            if let executor = persistentStoreCoordinator?.executor(of: store) {
+                row = try executor.row(for: object.objectID, in: self)
+            } else {
+                row = try reader(of: store).row(of: object.entity, primaryKey: object.primaryKey)
+            }
         } catch {
             return inaccessibleFault(object, "\(error)")
         }
@@ -341,6 +353,16 @@ extension NSManagedObjectContext {
             return ids.map { self.object(with: $0) }
         }
         guard object.primaryKey != 0, let store = object.store else { return [] }
+        if let executor = persistentStoreCoordinator?.executor(of: store) {
+            do {
+                return try executor.destinationIDs(of: relationship, for: object.objectID, in: self).map { self.object(with: $0) }
+            } catch {
+                let message = "CoreData could not fulfill the relationship '\(relationship.name)' of \(object.objectID): \(error)"
+                guard shouldDeleteInaccessibleFaults else { preconditionFailure(message) }
+                persistentStoreCoordinator?.logger.error("\(message); it reads as empty")
+                return []
+            }
+        }
         let references: [ObjectReference]
         do {
             references = try reader(of: store).relatedReferences(relationship, ofPrimaryKey: object.primaryKey)

@@ -82,7 +82,10 @@ extension NSManagedObjectContext {
         do {
             try coordinator.save(
                 writes.map { write in
-                    StoreSaveShare(store: write.store) { writer in
+                    if let executor = coordinator.executor(of: write.store) {
+                        return StoreSaveShare(store: write.store) { [unowned self] in try saveChanges(of: write, through: executor) }
+                    }
+                    return StoreSaveShare(store: write.store) { writer in
                         do {
                             try write.run(writer)
                         } catch let violation as UniquenessViolation {
@@ -109,6 +112,16 @@ extension NSManagedObjectContext {
             let count = inserted.count + updated.count
             SecondThread.release((consume posted, consume inserted, consume updated, consume writes, emptied), count: count)
         }
+    }
+
+    /// Writes `write`'s objects through a store that runs its own save request: permanent IDs
+    /// for the new objects first (the store keeps them under those), then the request.
+    private func saveChanges(of write: SaveWrite, through store: any RequestExecutingStore) throws {
+        try obtainPermanentIDs(for: write.inserted.filter(\.hasTemporaryID))
+        let request = NSSaveChangesRequest(
+            inserted: Set(write.inserted), updated: Set(write.updated), deleted: Set(write.deleted), locked: nil)
+        _ = try store.executeRequest(request, in: self)
+        write.insertedKeys = write.inserted.map(\.primaryKey)
     }
 
     /// Makes the saved objects clean and registered under their permanent IDs, posts the did-save

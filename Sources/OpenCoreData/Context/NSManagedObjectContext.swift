@@ -386,7 +386,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             return object
         }
         guard !objectID.isTemporaryID, let store = objectID.persistentStore,
-            let row = try reader(of: store).row(of: objectID.entity, primaryKey: objectID.primaryKey)
+            let row = try persistentStoreCoordinator?.executor(of: store).map({ try $0.row(for: objectID, in: self) })
+                ?? reader(of: store).row(of: objectID.entity, primaryKey: objectID.primaryKey)
         else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "The object \(objectID) does not exist in the store.",
@@ -420,6 +421,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in pending { byEntity[ObjectIdentifier(object.entity.layout!.root), default: []].append(object) }
         for (_, group) in byEntity {
             guard let store = coordinator.store(for: group[0].entity) else { continue }
+            if let executor = coordinator.executor(of: store) {
+                for (object, id) in zip(group, try executor.permanentIDs(for: group)) {
+                    object.assignPermanentID(store: store, primaryKey: id.primaryKey)
+                    registry[object.objectID.key] = object
+                }
+                continue
+            }
             let first = try coordinator.saver(of: store).reservePrimaryKeys(for: group[0].entity, count: group.count)
             for (offset, object) in group.enumerated() {
                 object.assignPermanentID(store: store, primaryKey: first + Int64(offset))

@@ -24,9 +24,31 @@ extension NSPersistentStoreCoordinator {
         let candidates = stores ?? persistentStores
         // Every store holds every entity in the usual case of one store with the default configuration.
         if candidates.count == 1, candidates[0].configurationName == "PF_DEFAULT_CONFIGURATION_NAME" {
-            return [try reader(of: candidates[0])]
+            return candidates[0] is any RequestExecutingStore ? [] : [try reader(of: candidates[0])]
         }
-        return try candidates.filter { $0.holds(entity) }.map { try reader(of: $0) }
+        return try candidates.filter { $0.holds(entity) && !($0 is any RequestExecutingStore) }.map { try reader(of: $0) }
+    }
+
+    /// The stores that hold `entity` and run requests themselves (custom stores): a fetch hands
+    /// them the request rather than asking for rows.
+    ///
+    /// - Parameters:
+    ///   - entity: The fetched entity.
+    ///   - stores: The request's `affectedStores`; nil for all of the coordinator's.
+    /// - Returns: Those stores, in the coordinator's store order.
+    func executors(of entity: NSEntityDescription, among stores: [NSPersistentStore]?) -> [any RequestExecutingStore] {
+        (stores ?? persistentStores).compactMap { store in
+            guard let executor = store as? any RequestExecutingStore, store.holds(entity) else { return nil }
+            return executor
+        }
+    }
+
+    /// `store` as a store that runs requests itself, if it is one.
+    ///
+    /// - Parameter store: A store of this coordinator.
+    /// - Returns: The store, or nil for a store the context reads rows from.
+    func executor(of store: NSPersistentStore) -> (any RequestExecutingStore)? {
+        store as? any RequestExecutingStore
     }
 
     /// The writing half of `store`'s contract.
@@ -72,10 +94,25 @@ extension NSPersistentStoreCoordinator {
     }
 }
 
-/// One store's share of a save: the store, and what to write in its transaction.
-package struct StoreSaveShare {
+/// One store's share of a save: the store, and what to write in its transaction (or, for a
+/// store that runs requests itself, the request to run).
+struct StoreSaveShare {
     let store: NSPersistentStore
     let write: (any StoreWriter) throws -> Void
+    /// For a store that runs requests itself: runs the share's save request.
+    let request: (() throws -> Void)?
+
+    init(store: NSPersistentStore, write: @escaping (any StoreWriter) throws -> Void) {
+        self.store = store
+        self.write = write
+        self.request = nil
+    }
+
+    init(store: NSPersistentStore, request: @escaping () throws -> Void) {
+        self.store = store
+        self.write = { _ in }
+        self.request = request
+    }
 }
 
 extension NSPersistentStoreCoordinator {
@@ -92,12 +129,20 @@ extension NSPersistentStoreCoordinator {
     /// - Complexity: O(shares) nested transactions.
     func save(_ shares: [StoreSaveShare]) throws {
         // Every store must save before any of them writes.
-        let savers = try shares.map { try saver(of: $0.store) }
+        let shares = shares.filter { $0.request == nil } + shares.filter { $0.request != nil }
+        let savers = try shares.map { $0.request == nil ? try saver(of: $0.store) : nil }
         var failure: (any Error)?
         func write(from index: Int) throws {
             guard index < shares.count else { return }
+            // A store that runs its own save request has no transaction to hold open: those run
+            // innermost, while every transactional store's is still open, so that their failure
+            // rolls the others back.
+            guard let saver = savers[index] else {
+                try shares[index].request!()
+                return try write(from: index + 1)
+            }
             do {
-                try savers[index].save { writer in
+                try saver.save { writer in
                     try shares[index].write(writer)
                     do {
                         try write(from: index + 1)

@@ -83,8 +83,13 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying {
     ///
     /// - Parameter zone: Ignored; kept for `NSCopying`.
     /// - Returns: A new `NSFetchRequest` of the same result type, configured as this one.
-    open func copy(with zone: NSZone? = nil) -> Any {
-        let copy = NSFetchRequest<ResultType>()
+    open func copy(with zone: NSZone? = nil) -> Any { copy(as: ResultType.self) }
+
+    /// This request as a request of another result type, configured the same: how a custom
+    /// store receives every fetch, as `NSFetchRequest<NSFetchRequestResult>` (Apple's generics
+    /// are erased at run time; Swift's are not, so the store gets a copy).
+    func copy<Other>(as other: Other.Type) -> NSFetchRequest<Other> {
+        let copy = NSFetchRequest<Other>()
         copy.entity = entity
         copy.storedEntityName = storedEntityName
         copy.predicate = predicate

@@ -1,0 +1,49 @@
+/// A fetch request answered in memory over a store's objects, as an atomic store answers it:
+/// the objects of the entity (and its subentities, if asked), filtered by the predicate and
+/// ordered by the sort descriptors as the context sees them, then offset and limit.
+struct InMemoryFetch {
+    let request: NSFetchRequest<NSFetchRequestResult>
+
+    init(_ request: NSFetchRequest<NSFetchRequestResult>) { self.request = request }
+
+    /// The answer to the request over the objects with `candidates` IDs: objects, IDs,
+    /// `[count]` or dictionaries of the stored values, as the request's result type says.
+    ///
+    /// - Throws: `NSCoreDataError` for a request without an entity.
+    /// - Complexity: O(n log n) in the number of candidates.
+    func answer(candidates: [NSManagedObjectID], in context: NSManagedObjectContext) throws -> [Any] {
+        guard let entity = request.entity else {
+            throw CoreDataError.make(NSCoreDataError, "A fetch request sent to a store must name an entity.")
+        }
+        let selected = candidates.filter { id in
+            id.entity === entity || (request.includesSubentities && id.entity.isKindOf(entity: entity))
+        }
+        var objects = selected.sorted { $0.primaryKey < $1.primaryKey }.map { context.object(with: $0) }
+        if let predicate = request.predicate { objects = objects.filter { predicate.evaluate(with: $0) } }
+        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+            objects.sort { a, b in
+                for descriptor in descriptors {
+                    let order = descriptor.compare(a, to: b)
+                    if order != .orderedSame { return order == .orderedAscending }
+                }
+                return a.objectID.primaryKey < b.objectID.primaryKey
+            }
+        }
+        if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
+        if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+        switch request.resultType {
+        case .countResultType: return [NSNumber(value: objects.count)]
+        case .managedObjectIDResultType: return objects.map(\.objectID)
+        case .dictionaryResultType:
+            let keys = (request.propertiesToFetch ?? Array(entity.attributesByName.keys)).compactMap {
+                ($0 as? NSPropertyDescription)?.name ?? ($0 as? String)
+            }
+            return objects.map { object in
+                var dictionary: [String: Any] = [:]
+                for key in keys { if let value = object.value(forKey: key) { dictionary[key] = value } }
+                return NSDictionary(dictionary: dictionary)
+            }
+        default: return objects
+        }
+    }
+}
