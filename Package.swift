@@ -165,15 +165,18 @@ let package = Package(
             // SQLite's own integrity check. The scratch server: `todo --store postgres://…`.
             dependencies: ["OpenCoreData", "PostgreSQLScratchServer", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // A custom store (NSIncrementalStore) written against the public API only, as an app or
-        // a library writes one, with the tests of what Core Data documents for such stores.
-        .testTarget(name: "CustomStoreTests", dependencies: ["OpenCoreData"]),
+        // Custom stores (a key-value NSIncrementalStore, a JSON-file NSAtomicStore) written against
+        // the public API only, as an app or a library writes one; the conformance suite runs on
+        // them too.
+        .target(name: "CustomStores", dependencies: ["OpenCoreData"], path: "Tests/CustomStores"),
+        .testTarget(name: "CustomStoreTests", dependencies: ["CustomStores", "OpenCoreData"]),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: [
                 "OpenCoreData",
                 "OpenCoreDataPostgreSQL",
                 "PostgreSQLScratchServer",
+                "CustomStores",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,5 @@
 import Foundation
+import CustomStores
 import OpenCoreData
 import Testing
 

@@ -34,6 +34,10 @@ extension NSManagedObjectContext {
             let objects = try fetchObjects(request, entity: entity, coordinator: coordinator)
             return BatchedFetchResult(context: self, batchSize: batchSize, wholeResult: objects)
         }
+        if !coordinator.executors(of: entity, among: request.affectedStores).isEmpty {
+            // A custom store answers with objects, not keys to read a batch at a time by.
+            return BatchedFetchResult(context: self, batchSize: batchSize, wholeResult: try fetch(request))
+        }
         releaseUnreferencedObjectsIfDue()
         let storeQuery = query(for: request, entity: entity, propertyValues: false)
         var references: [ObjectReference] = []

@@ -35,8 +35,17 @@ struct InMemoryFetch {
         case .countResultType: return [NSNumber(value: objects.count)]
         case .managedObjectIDResultType: return objects.map(\.objectID)
         case .dictionaryResultType:
-            let keys = (request.propertiesToFetch ?? Array(entity.attributesByName.keys)).compactMap {
-                ($0 as? NSPropertyDescription)?.name ?? ($0 as? String)
+            var keys: [String] = []
+            for property in request.propertiesToFetch ?? Array(entity.attributesByName.keys) {
+                // Stored attributes only: expressions and grouping are computed by a store that
+                // runs SQL, not over a custom store's objects.
+                let name = (property as? String) ?? ((property as? NSPropertyDescription).flatMap { $0 is NSExpressionDescription ? nil : $0.name })
+                guard let name, entity.attributesByName[name] != nil, request.propertiesToGroupBy?.isEmpty != false else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreUnsupportedRequestTypeError,
+                        "An atomic store's dictionary results hold stored attributes only, without grouping; \(property) is not one.")
+                }
+                keys.append(name)
             }
             return objects.map { object in
                 var dictionary: [String: Any] = [:]

@@ -57,7 +57,7 @@ open class NSAtomicStore: NSPersistentStore, RequestExecutingStore, @unchecked S
     }
 
     /// Copies an object's values into its node: attributes as they are, to-one destinations as
-    /// their nodes, to-many ones as sets of their nodes.
+    /// their nodes, to-many ones as sets of their nodes (ordered sets for ordered relationships).
     ///
     /// - Parameters:
     ///   - node: The object's node.
@@ -71,7 +71,8 @@ open class NSAtomicStore: NSPersistentStore, RequestExecutingStore, @unchecked S
             let value = managedObject.value(forKey: name)
             if relationship.isToMany {
                 let members = value.map { ManagedValueConversion.objects($0) } ?? []
-                cache[name] = NSSet(array: members.compactMap { ($0 as? NSManagedObject).flatMap { self.cacheNode(for: $0.objectID) } })
+                let nodes = members.compactMap { ($0 as? NSManagedObject).flatMap { self.cacheNode(for: $0.objectID) } }
+                cache[name] = relationship.isOrdered ? NSOrderedSet(array: nodes) : NSSet(array: nodes)
             } else if let destination = value as? NSManagedObject, let destinationNode = cacheNode(for: destination.objectID) {
                 cache[name] = destinationNode
             }
@@ -180,6 +181,7 @@ open class NSAtomicStore: NSPersistentStore, RequestExecutingStore, @unchecked S
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, in context: NSManagedObjectContext
     ) throws -> [NSManagedObjectID] {
         switch cacheNode(for: objectID)?.value(forKey: relationship.name) {
+        case let set as NSOrderedSet: set.compactMap { ($0 as? NSAtomicStoreCacheNode)?.objectID }
         case let set as NSSet: set.compactMap { ($0 as? NSAtomicStoreCacheNode)?.objectID }
         case let set as Set<NSAtomicStoreCacheNode>: set.map(\.objectID)
         case let array as [NSAtomicStoreCacheNode]: array.map(\.objectID)

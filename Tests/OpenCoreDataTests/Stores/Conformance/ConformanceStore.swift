@@ -1,3 +1,4 @@
+import CustomStores
 import Foundation
 import Testing
 
@@ -13,6 +14,15 @@ enum ConformanceStore: String, CaseIterable, Sendable, CustomTestStringConvertib
     case sqlite
     /// On the throwaway server `PostgreSQLServer` starts, a schema per stack.
     case postgreSQL
+    /// A custom `NSIncrementalStore` written against the public API only (`CustomStores`).
+    case keyValue
+    /// A custom `NSAtomicStore` written against the public API only: one JSON file.
+    case jsonFile
+
+    /// OpenCoreData's own stores, for the bodies that test what only they promise (optimistic
+    /// locking, uniqueness constraints, version hashes in the metadata): a custom store does
+    /// what its author writes.
+    static let builtIn: [ConformanceStore] = [.inMemory, .sqlite, .postgreSQL]
 
     var testDescription: String { rawValue }
 
@@ -21,22 +31,27 @@ enum ConformanceStore: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .inMemory: .inMemory
         case .sqlite: .sqlite
         case .postgreSQL: NSPersistentStore.StoreType(rawValue: PostgreSQLStoreInstaller.typeName)
+        case .keyValue: NSPersistentStore.StoreType(rawValue: KeyValueStore.storeType)
+        case .jsonFile: NSPersistentStore.StoreType(rawValue: JSONFileStore.storeType)
         }
     }
 
     /// Whether the store runs `NSBatchUpdateRequest`, `NSBatchDeleteRequest` and
     /// `NSBatchInsertRequest` (otherwise: `NSPersistentStoreUnsupportedRequestTypeError`).
-    var runsBatchRequests: Bool { self != .inMemory }
+    var runsBatchRequests: Bool { self == .sqlite || self == .postgreSQL }
 
     /// Whether the store records persistent history when asked.
-    var keepsHistory: Bool { self != .inMemory }
+    var keepsHistory: Bool { self == .sqlite || self == .postgreSQL }
 
     /// Whether the store's data outlives its coordinator, so that a second coordinator reads it.
-    var isPersistent: Bool { self != .inMemory }
+    var isPersistent: Bool { self != .inMemory && self != .keyValue }
 
     /// A store of this kind with `model`, in `directory`.
     func stack(_ model: NSManagedObjectModel, in directory: TemporaryDirectory, options: [AnyHashable: Any]? = nil) throws -> ConformanceStack {
         let url = self == .postgreSQL ? try PostgreSQLServer.required().storeURL() : directory.file("Conformance.store")
+        // Custom stores are registered as apps register them.
+        NSPersistentStoreCoordinator.registerStoreClass(KeyValueStore.self, forStoreType: KeyValueStore.storeType)
+        NSPersistentStoreCoordinator.registerStoreClass(JSONFileStore.self, forStoreType: JSONFileStore.storeType)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(type: type, at: url, options: options)
         return ConformanceStack(kind: self, model: model, url: url, options: options, coordinator: coordinator, store: store)

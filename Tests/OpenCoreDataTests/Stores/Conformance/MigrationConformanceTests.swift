@@ -9,7 +9,7 @@ import Testing
 /// without defaults, an entity added and one removed (so that entity numbers and the
 /// many-to-many table's name change), objects, keys and relationships kept.
 @Suite struct MigrationConformanceTests {
-    static let stores: [ConformanceStore] = ConformanceStore.allCases.filter(\.isPersistent)
+    static let stores: [ConformanceStore] = ConformanceStore.builtIn.filter(\.isPersistent)
 
     static let version1 = """
         <entity name="Item" representedClassName="NSManagedObject" syncable="YES">

@@ -96,7 +96,8 @@ import Testing
                 names.append(object.value(forKey: "name") as? String ?? "?")
             }
             #expect(expected.count == 15 && names == expected)
-            #expect(first == nil, "the first batch was released")
+            // A custom store answers with objects, which the result then holds whole.
+            if ConformanceStore.builtIn.contains(kind) { #expect(first == nil, "the first batch was released") }
         }
     }
 
@@ -189,7 +190,7 @@ import Testing
 
     /// Two contexts change the same object: the second save fails with 133020 under the error
     /// policy, and the store keeps the first; under property-object-trump it wins.
-    @Test(arguments: ConformanceStore.allCases)
+    @Test(arguments: ConformanceStore.builtIn)
     func conflictingSavesAreCaughtByOptimisticLocking(_ kind: ConformanceStore) throws {
         for policy in [NSErrorMergePolicy, NSMergeByPropertyObjectTrumpMergePolicy] {
             let directory = TemporaryDirectory()
@@ -230,7 +231,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ConformanceStore.allCases)
+    @Test(arguments: ConformanceStore.builtIn)
     func aBrokenUniquenessConstraintFailsWith133021AndWritesNothing(_ kind: ConformanceStore) throws {
         let directory = TemporaryDirectory()
         let stack = try kind.stack(TestModels.library(), in: directory)
@@ -300,6 +301,12 @@ import Testing
             grouped.propertiesToFetch = ["done", count]
             grouped.propertiesToGroupBy = ["done"]
             grouped.sortDescriptors = [NSSortDescriptor(key: "done", ascending: true)]
+            guard ConformanceStore.builtIn.contains(kind) else {
+                // Grouped dictionaries are a custom store's to compute; these two refuse them,
+                // and the refusal reaches the caller as an error, not a crash.
+                #expect(throws: NSError.self) { try reader.fetch(grouped) }
+                return
+            }
             let rows = try reader.fetch(grouped)
             #expect(rows.map { ($0["done"] as? Bool ?? false, ($0["count"] as? NSNumber)?.intValue ?? -1) }.map { "\($0.0) \($0.1)" } == ["false 13", "true 7"])
         }
@@ -350,7 +357,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ConformanceStore.allCases)
+    @Test(arguments: ConformanceStore.builtIn)
     func metadataNamesTheStoreAndKeepsTheAppsKeys(_ kind: ConformanceStore) throws {
         let directory = TemporaryDirectory()
         let stack = try kind.stack(TestModels.todo(), in: directory)

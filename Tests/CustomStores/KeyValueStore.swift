@@ -5,8 +5,8 @@ import OpenCoreData
 /// one: an `NSIncrementalStore` that keeps records in a dictionary by string reference, and answers
 /// fetches by evaluating the request against the objects it makes. Nothing here is OpenCoreData's
 /// own: the same file compiles against Apple's Core Data.
-final class KeyValueStore: NSIncrementalStore, @unchecked Sendable {
-    static let storeType = "KeyValueStore"
+public final class KeyValueStore: NSIncrementalStore, @unchecked Sendable {
+    public static let storeType = "KeyValueStore"
 
     /// One object's stored values: attributes by name, to-one destinations as references, to-many
     /// destinations as arrays of references.
@@ -20,15 +20,15 @@ final class KeyValueStore: NSIncrementalStore, @unchecked Sendable {
     private let lock = NSLock()
     private var records: [String: [String: Record]] = [:]
     /// What the store was asked, for the tests to see requests as the store saw them.
-    private(set) var fetchRequestsSeen: [NSFetchRequest<NSFetchRequestResult>] = []
-    private(set) var saveRequestsSeen: [NSSaveChangesRequest] = []
-    private(set) var registered: [NSManagedObjectID] = []
+    public private(set) var fetchRequestsSeen: [NSFetchRequest<NSFetchRequestResult>] = []
+    public private(set) var saveRequestsSeen: [NSSaveChangesRequest] = []
+    public private(set) var registered: [NSManagedObjectID] = []
 
-    override func loadMetadata() throws {
+    override public func loadMetadata() throws {
         metadata = [NSStoreTypeKey: Self.storeType, NSStoreUUIDKey: UUID().uuidString]
     }
 
-    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
+    override public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
         switch request.requestType {
         case .fetchRequestType:
             let fetch = request as! NSFetchRequest<NSFetchRequestResult>
@@ -85,7 +85,10 @@ final class KeyValueStore: NSIncrementalStore, @unchecked Sendable {
             if let value = object.value(forKey: name) { record.attributes[name] = value }
         }
         for (name, relationship) in object.entity.relationshipsByName {
-            if relationship.isToMany {
+            if relationship.isOrdered {
+                let members = (object.value(forKey: name) as? NSOrderedSet)?.array.compactMap { $0 as? NSManagedObject } ?? []
+                record.toMany[name] = members.map(reference(of:))
+            } else if relationship.isToMany {
                 let members = (object.value(forKey: name) as? Set<NSManagedObject>) ?? []
                 record.toMany[name] = members.map(reference(of:)).sorted()
             } else if let destination = object.value(forKey: name) as? NSManagedObject {
@@ -110,7 +113,7 @@ final class KeyValueStore: NSIncrementalStore, @unchecked Sendable {
         }
     }
 
-    override func newValuesForObject(with objectID: NSManagedObjectID, with context: NSManagedObjectContext) throws -> NSIncrementalStoreNode {
+    override public func newValuesForObject(with objectID: NSManagedObjectID, with context: NSManagedObjectContext) throws -> NSIncrementalStoreNode {
         let reference = referenceObject(for: objectID) as! String
         guard let record = lock.withLock({ records[objectID.entity.name!]?[reference] }) else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectReferentialIntegrityError)
@@ -123,7 +126,7 @@ final class KeyValueStore: NSIncrementalStore, @unchecked Sendable {
         return NSIncrementalStoreNode(objectID: objectID, withValues: values, version: record.version)
     }
 
-    override func newValue(
+    override public func newValue(
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
         with context: NSManagedObjectContext?
     ) throws -> Any {
@@ -136,11 +139,11 @@ final class KeyValueStore: NSIncrementalStore, @unchecked Sendable {
         return record?.toOne[relationship.name].map { newObjectID(for: destination, referenceObject: $0) } ?? NSNull()
     }
 
-    override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
+    override public func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
         array.map { newObjectID(for: $0.entity, referenceObject: UUID().uuidString) }
     }
 
-    override func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {
+    override public func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {
         lock.withLock { registered += objectIDs }
     }
 }
