@@ -19,6 +19,31 @@ package final class StoreReadMonitor: Sendable {
 
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
+    /// Whether a store has polled from inside a running statement, and the signal of the first
+    /// time: the event "the store is executing the read" (SQLite sorting before its first row,
+    /// for instance), which a test waits on rather than on a clock.
+    private let polled = Atomic<Bool>(false)
+    private let firstPoll = DispatchSemaphore(value: 0)
+
+    /// `isCancelled`, asked by a store from inside a running statement (SQLite's progress
+    /// handler); the first call signals `waitUntilStatementRuns`.
+    ///
+    /// - Returns: Whether the read was cancelled.
+    package func pollFromRunningStatement() -> Bool {
+        if !polled.load(ordering: .relaxed), !polled.exchange(true, ordering: .acquiringAndReleasing) { firstPoll.signal() }
+        return isCancelled
+    }
+
+    /// Waits until a store polls from inside a running statement of this read.
+    ///
+    /// - Parameter timeout: How long at most.
+    /// - Returns: Whether it did before the timeout.
+    func waitUntilStatementRuns(timeout: DispatchTime) -> Bool {
+        guard firstPoll.wait(timeout: timeout) == .success else { return false }
+        firstPoll.signal()
+        return true
+    }
+
     /// Throws `StoreReadCancelled` if the read was cancelled.
     package func checkCancellation() throws {
         if isCancelled { throw StoreReadCancelled(underlying: nil) }

@@ -75,7 +75,8 @@ import Testing
         let result = try execute(request, in: stack.context)
         #expect(probe.wait())
         result.cancel()
-        Thread.sleep(forTimeInterval: 0.05)
+        // Whatever the cancellation queued on the context's queue runs before this block.
+        stack.context.performAndWait {}
         #expect(probe.calls == 1)
         #expect(result.finalResult?.count == 100)
         #expect(result.operationError == nil)

@@ -45,8 +45,9 @@ import Testing
             return try context.execute(request) as! NSAsynchronousFetchResult<NSManagedObject>
         }
         if sorted {
-            // SQLite sorts a million rows before it returns the first: cancel during the sort.
-            Thread.sleep(forTimeInterval: 0.2)
+            // SQLite sorts a million rows before it returns the first: cancel once it runs the
+            // statement, during the sort.
+            #expect(result.monitor.waitUntilStatementRuns(timeout: .now() + 120))
         } else {
             let flowing = DispatchSemaphore(value: 0)
             result.observeCompletedUnitCount { count in if count >= 20_000 { flowing.signal() } }

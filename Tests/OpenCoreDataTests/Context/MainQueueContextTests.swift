@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import OpenCoreData
 
@@ -20,16 +21,14 @@ import Testing
             try view.save()
             return item.objectID
         }
+        // The view context tells of the merge with the objects it refreshed.
+        let changes = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: view)
         try await container.performBackgroundTask { context in
             context.object(with: item).setValue("renamed in the background", forKey: "name")
             try context.save()
         }
-        var name: String?
-        for _ in 0..<200 {
-            name = await view.perform(schedule: .enqueued) { view.object(with: item).value(forKey: "name") as? String }
-            if name == "renamed in the background" { break }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        await changes.waitUntilReceived(1)
+        let name = await view.perform { view.object(with: item).value(forKey: "name") as? String }
         #expect(name == "renamed in the background")
     }
 }

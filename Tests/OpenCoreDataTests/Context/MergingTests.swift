@@ -128,15 +128,16 @@ import Testing
             }
             try await group.waitForAll()
         }
+        // Merges are delivered asynchronously on the follower's queue: wait for the one that
+        // refreshes the watched object, the last save's.
+        let lastMerge = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, object: follower) { note in
+            (note.userInfo?[NSRefreshedObjectsKey] as? Set<NSManagedObject>)?.contains { $0.objectID == watchedID } == true
+        }
         try await stack.context.perform {
             stack.context.object(with: watchedID).setValue(true, forKey: "done")
             try stack.context.save()
         }
-        // Merges are delivered asynchronously on the follower's queue; wait for the last one.
-        for _ in 0..<200 {
-            if await follower.perform(schedule: .enqueued, { watched.value(forKey: "done") as? Bool == true }) { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await lastMerge.waitUntilReceived(1)
         let (count, names, done) = try await follower.perform {
             let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
             let all = try follower.fetch(request)

@@ -49,5 +49,5 @@ extension SQLiteStore {
 /// `sqlite3_step` stop with `SQLITE_INTERRUPT`.
 private func stopWhenCancelled(_ context: UnsafeMutableRawPointer?) -> Int32 {
     guard let context else { return 0 }
-    return Unmanaged<StoreReadMonitor>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+    return Unmanaged<StoreReadMonitor>.fromOpaque(context).takeUnretainedValue().pollFromRunningStatement() ? 1 : 0
 }
