@@ -90,7 +90,9 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void) {
         for description in persistentStoreDescriptions {
             do {
-                if description.type == NSSQLiteStoreType, let url = description.url,
+                // A store kept in a file (SQLite's) needs its folder.
+                if NSPersistentStoreCoordinator.registeredTypes.withLock({ $0[description.type] }) is any StoreFileOperations.Type,
+                    let url = description.url,
                     url.deletingLastPathComponent() == NSPersistentContainer.defaultDirectoryURL()
                 {
                     try FileManager.default.createDirectory(

@@ -101,10 +101,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// Store types by name, as `registerStoreClass` knows them.
-    static let registeredTypes = Locked<[String: NSPersistentStore.Type]>([
-        NSSQLiteStoreType: SQLiteStore.self,
-        NSInMemoryStoreType: InMemoryStore.self,
-    ])
+    static let registeredTypes = Locked<[String: NSPersistentStore.Type]>(BuiltInStores.types)
 
     /// The registered store types, by name: the built-in types and every registered one. Each
     /// value holds the address of the store's class as a 64-bit integer (objCType `Q`, read with

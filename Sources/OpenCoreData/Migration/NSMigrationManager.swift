@@ -80,8 +80,12 @@ open class NSMigrationManager: NSObject {
                 NSMigrationError, "A mapping-model migration writes a new store; the destination must differ from the source (\(sourceURL.path)).",
                 userInfo: ["reason": "Source and destination are the same store", "sourceURL": sourceURL])
         }
-        if mapping.isInferred, usesStoreSpecificMigrationManager, sourceType == NSSQLiteStoreType, destinationType == NSSQLiteStoreType {
-            try migrateInPlace(from: sourceURL, to: destinationURL, options: destinationOptions)
+        // A store type whose files can be copied, and which migrates in place when opened (the
+        // SQLite store), migrates a copy of the store in SQL.
+        if mapping.isInferred, usesStoreSpecificMigrationManager, sourceType == destinationType,
+            NSPersistentStoreCoordinator.registeredTypes.withLock({ $0[sourceType] }) is any StoreFileOperations.Type
+        {
+            try migrateInPlace(from: sourceURL, to: destinationURL, type: sourceType, options: destinationOptions)
             return
         }
         let existed = FileManager.default.fileExists(atPath: destinationURL.path)
@@ -207,20 +211,20 @@ open class NSMigrationManager: NSObject {
     }
 
     /// Copies the store and migrates the copy in place, in SQL.
-    private func migrateInPlace(from sourceURL: URL, to destinationURL: URL, options: [AnyHashable: Any]?) throws {
+    private func migrateInPlace(from sourceURL: URL, to destinationURL: URL, type: String, options: [AnyHashable: Any]?) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
         coordinator.migrationLog = log
         try coordinator.replacePersistentStore(
-            at: destinationURL, destinationOptions: options, withPersistentStoreFrom: sourceURL, sourceOptions: nil, type: .sqlite)
+            at: destinationURL, destinationOptions: options, withPersistentStoreFrom: sourceURL, sourceOptions: nil, ofType: type)
         var migrating = options ?? [:]
         migrating[NSMigratePersistentStoresAutomaticallyOption] = true
         migrating[NSInferMappingModelAutomaticallyOption] = true
         migrating[StagedMigrationRunner.sourceModelsOption] = [sourceModel]
         do {
-            let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: destinationURL, options: migrating)
+            let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: destinationURL, options: migrating)
             try coordinator.remove(store)
         } catch {
-            Self.discardStore(at: destinationURL, type: NSSQLiteStoreType)
+            Self.discardStore(at: destinationURL, type: type)
             throw CoreDataError.make(
                 NSMigrationError, "Cannot migrate store in-place: \((error as NSError).localizedDescription)",
                 userInfo: [
