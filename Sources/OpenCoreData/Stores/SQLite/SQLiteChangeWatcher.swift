@@ -33,6 +33,10 @@ final class SQLiteChangeWatcher: @unchecked Sendable {
     private var source: (any DispatchSourceProtocol)?
     private var descriptor: Int32 = -1
     private let watchedNames: Set<String>
+    /// How many looks have ended (a report's check with its retries, or a poll), for a test
+    /// that waits for the watcher to have looked rather than for a while: under its own lock.
+    private let looks = NSCondition()
+    private var looksEnded = 0
 
     /// Starts watching the store at `path`; `onChange` runs on a background queue after each
     /// commit. Nil when the file cannot be opened.
@@ -140,12 +144,40 @@ final class SQLiteChangeWatcher: @unchecked Sendable {
         if let version = dataVersion(), version != lastVersion {
             lastVersion = version
             onChange()
+            lookEnded()
             return
         }
-        guard let delay = retries.first else { return }
+        guard let delay = retries.first else { return lookEnded() }
         queue.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in
             self?.checkVersion(retries: Array(retries.dropFirst()))
         }
+    }
+
+    private func lookEnded() {
+        looks.lock()
+        looksEnded += 1
+        looks.broadcast()
+        looks.unlock()
+    }
+
+    /// How many looks have ended so far.
+    var lookCount: Int { looks.withLock { looksEnded } }
+
+    /// Waits until `count` looks have ended in all (a change found and announced, or none found
+    /// after the last retry).
+    ///
+    /// - Parameters:
+    ///   - count: The number of looks.
+    ///   - timeout: How long at most, in seconds.
+    /// - Returns: Whether they had before the timeout.
+    func waitForLooks(_ count: Int, timeout: TimeInterval = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        looks.lock()
+        defer { looks.unlock() }
+        while looksEnded < count {
+            if !looks.wait(until: deadline) { return looksEnded >= count }
+        }
+        return true
     }
 
     /// `PRAGMA data_version` on the watcher's connection: it changes when another connection

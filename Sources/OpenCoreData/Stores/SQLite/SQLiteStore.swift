@@ -16,7 +16,7 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
     /// Whether the store was added with `NSPersistentHistoryTrackingKey` (SQLiteStore+History).
     var historyTracked = false
     /// Reports commits for `NSPersistentStoreRemoteChange`, when the options ask for it.
-    private var changeWatcher: SQLiteChangeWatcher?
+    private(set) var changeWatcher: SQLiteChangeWatcher?
     private(set) var plans: [Int32: SQLiteHierarchyPlan] = [:]
     /// Model entity number → the Z_ENT this file uses for it, and back. Apple stores are read
     /// through Z_PRIMARYKEY names rather than assuming our numbering (docs/sqlite-format.md §13).

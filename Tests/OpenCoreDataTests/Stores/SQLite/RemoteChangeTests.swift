@@ -6,6 +6,11 @@ import Testing
 /// coordinator that opened it with the option, on a background queue, and nothing comes while
 /// nothing is written.
 @Suite struct RemoteChangeTests {
+    /// The change watcher of the coordinator's SQLite store, if it has one.
+    static func watcher(of coordinator: NSPersistentStoreCoordinator) -> SQLiteChangeWatcher? {
+        (coordinator.persistentStores.first as? SQLiteStore)?.changeWatcher
+    }
+
     /// Counts a coordinator's remote change notifications and keeps the last one.
     final class Listener: @unchecked Sendable {
         // @unchecked Sendable: fields under `lock`.
@@ -105,14 +110,17 @@ import Testing
         let (reader, _) = try Self.open(url, model: model)
         let readerHears = Listener(reader)
         _ = writer
-        Thread.sleep(forTimeInterval: 0.2)
+        let watcher = try #require(Self.watcher(of: reader))
+        // Two polls of a quiet store: nothing.
+        #expect(watcher.waitForLooks(watcher.lookCount + 2))
         #expect(readerHears.count == 0)
         try writerContext.performAndWait {
             NSEntityDescription.insertNewObject(forEntityName: "Item", into: writerContext).setValue("Milk", forKey: "name")
             try writerContext.save()
         }
         #expect(readerHears.wait(for: 1))
-        Thread.sleep(forTimeInterval: 0.2)
+        // Two more polls after the commit's: the commit is told once.
+        #expect(watcher.waitForLooks(watcher.lookCount + 2))
         #expect(readerHears.count == 1)
     }
 
@@ -127,7 +135,13 @@ import Testing
             _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
             try context.save()
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        // A write to the log's file that commits nothing (opened for writing and closed) makes
+        // the watcher look, with its retries, and find no commit.
+        let watcher = try #require(Self.watcher(of: writer))
+        let looked = watcher.lookCount
+        let log = try #require(FileHandle(forWritingAtPath: url.path + "-wal"))
+        try log.close()
+        #expect(watcher.waitForLooks(looked + 1))
         #expect(hears.count == 0)
         try context.performAndWait {
             NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("Eggs", forKey: "name")
@@ -146,7 +160,8 @@ import Testing
             NSEntityDescription.insertNewObject(forEntityName: "Item", into: stack.context).setValue("Eggs", forKey: "name")
             try stack.context.save()
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        // Without the option the store has no watcher, the only thing that posts the notification.
+        #expect(Self.watcher(of: stack.coordinator) == nil)
         #expect(hears.count == 0)
     }
 }
