@@ -137,7 +137,8 @@ let package = Package(
         // mangling for the accessors `@NSManaged` leaves undefined on Linux (issue 21). Crypto:
         // the MD5 the compiler mangles into a private declaration's name.
         .target(name: "ManagedObjectCodegenCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ManagedObjectCodegenCoreTests", dependencies: ["ManagedObjectCodegenCore"]),
+        // The scratch server's target also holds SpawnedProgram, how every test starts a program.
+        .testTarget(name: "ManagedObjectCodegenCoreTests", dependencies: ["ManagedObjectCodegenCore", "PostgreSQLScratchServer"]),
         // The plugin's tool: finds `@NSManaged` declarations and writes their accessors.
         .executableTarget(
             name: "managed-object-codegen",

@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import Testing
 
 @testable import ManagedObjectCodegenCore
@@ -27,9 +28,7 @@ import Testing
         let file = folder.appendingPathComponent("Models.swift")
         try Data(source.utf8).write(to: file)
         let output = folder.appendingPathComponent("ManagedAccessors.swift")
-        let process = Process()
-        process.executableURL = try tool()
-        var arguments = ["--module", "App", "--output", output.path, file.path]
+        var arguments = [try tool().path, "--module", "App", "--output", output.path, file.path]
         for (index, text) in others.enumerated() {
             let other = folder.appendingPathComponent("Other\(index).swift")
             try Data(text.utf8).write(to: other)
@@ -41,14 +40,11 @@ import Testing
             try Data(model.utf8).write(to: modelFolder.appendingPathComponent("contents"))
             arguments += ["--model", modelFolder.path]
         }
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let errors = folder.appendingPathComponent("errors").path
+        let status = try SpawnedProgram.start(arguments, stdout: folder.appendingPathComponent("output").path, stderr: errors).wait()
+        let text = String(decoding: FileManager.default.contents(atPath: errors) ?? Data(), as: UTF8.self)
         let generated = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        return (process.terminationStatus, text.replacingOccurrences(of: file.path, with: "Models.swift"), generated)
+        return (status, text.replacingOccurrences(of: file.path, with: "Models.swift"), generated)
     }
 
     @Test func supportedDeclarationsGetAccessorsUnderTheCompilersSymbols() throws {

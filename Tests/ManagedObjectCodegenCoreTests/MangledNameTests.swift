@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import Testing
 
 @testable import ManagedObjectCodegenCore
@@ -141,16 +142,10 @@ import Testing
     }
 
     static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("MangledNameTests-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let status = try SpawnedProgram.start(["/usr/bin/env", tool] + arguments, stdout: log).wait()
+        return (status, String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))
     }
 
     @Test func everyNameEqualsTheCompilers() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import GRDB
 import Testing
 
@@ -16,18 +17,12 @@ import Testing
     /// `within` seconds (or lets it finish first). Returns whether it was killed.
     @discardableResult
     private func killed(_ sandbox: TodoSandbox, _ arguments: [String], store: URL, within: Double) throws -> Bool {
-        let process = Process()
-        process.executableURL = try TodoSandbox.executable()
-        process.arguments = arguments + ["--store", store.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProgram.start([try TodoSandbox.executable().path] + arguments + ["--store", store.path], stdout: "/dev/null")
+        // A kill at a random moment: the randomness is the test, not a wait.
         Thread.sleep(forTimeInterval: Double.random(in: 0...within))
         let wasRunning = process.isRunning
-        if wasRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return wasRunning && process.terminationReason == .uncaughtSignal
+        if wasRunning { process.send(SIGKILL) }
+        return wasRunning && process.wait() == 128 + SIGKILL
     }
 
     /// How long the command takes when nothing kills it, on a store made by `make`: the window

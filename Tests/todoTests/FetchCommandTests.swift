@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import Testing
 
 #if canImport(Glibc)
@@ -49,14 +50,8 @@ import Darwin
         try sandbox.run("populate", "--count", "200000")
         let output = sandbox.folder.appendingPathComponent("fetch-output")
         let errors = sandbox.folder.appendingPathComponent("fetch-errors")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let process = Process()
-        process.executableURL = try TodoSandbox.executable()
-        process.arguments = ["fetch", "--async", "--store", sandbox.store.path]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let process = try SpawnedProgram.start(
+            [try TodoSandbox.executable().path, "fetch", "--async", "--store", sandbox.store.path], stdout: output.path, stderr: errors.path)
         // Interrupt as soon as the first progress line shows that rows are being read.
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning, Date() < deadline,
@@ -64,11 +59,10 @@ import Darwin
         {
             usleep(2_000)
         }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
+        process.send(SIGINT)
+        // An exit status, not a signal's (128 + the signal).
+        #expect(process.wait() == 1)
         let stderr = String(decoding: try Data(contentsOf: errors), as: UTF8.self)
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 1)
         #expect(stderr.hasPrefix("Error: Cancelled the fetch after "))
         #expect(stderr.contains(" of 200000 records; nothing was kept."))
     }

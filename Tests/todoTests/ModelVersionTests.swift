@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import GRDB
 import OpenCoreData
 import Testing
@@ -104,18 +105,14 @@ import Testing
         var migrated = 0, killed = 0
         for _ in 0..<30 {
             try restore()
-            let process = Process()
-            process.executableURL = try TodoSandbox.executable()
-            process.arguments = ["stats", "--store", store.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try SpawnedProgram.start([try TodoSandbox.executable().path, "stats", "--store", store.path], stdout: "/dev/null")
+            // A kill at a random moment of the migration: the randomness is the test, not a wait.
             Thread.sleep(forTimeInterval: Double.random(in: 0...window))
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.send(SIGKILL)
                 killed += 1
             }
-            process.waitUntilExit()
+            process.wait()
 
             let (integrity, rows) = try DatabaseQueue(path: store.path).read { db in
                 (try String.fetchOne(db, sql: "PRAGMA integrity_check"), try Int.fetchOne(db, sql: "SELECT count(*) FROM ZTSPITEM"))

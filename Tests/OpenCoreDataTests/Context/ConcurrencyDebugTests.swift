@@ -1,3 +1,5 @@
+import Foundation
+import PostgreSQLScratchServer
 import Testing
 @testable import OpenCoreData
 
@@ -8,20 +10,17 @@ import Testing
     static let childMarker = "OPENCOREDATA_TEST_CONCURRENCY_VIOLATION"
 
     @Test func debugFlagStopsAChildThatTouchesAnObjectOffItsQueue() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "violatingChildProcessEntryPoint"]
+        let directory = TemporaryDirectory()
         var environment = ProcessInfo.processInfo.environment
         environment["OPENCOREDATA_CONCURRENCY_DEBUG"] = "1"
         environment[Self.childMarker] = "1"
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
+        let errors = directory.file("errors").path
+        let child = try SpawnedProgram.start(
+            [CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter", "violatingChildProcessEntryPoint"],
+            environment: environment, stdout: directory.file("output").path, stderr: errors)
+        let status = child.wait()
+        let output = String(decoding: FileManager.default.contents(atPath: errors) ?? Data(), as: UTF8.self)
+        #expect(status != 0)
         #expect(output.contains("CoreData concurrency violation: value(forKey: \"name\")"))
         #expect(output.contains("TSPItem"))
         #expect(output.contains("'debugged'"))

@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLScratchServer
 import Testing
 
 @testable import OpenCoreData
@@ -26,18 +27,11 @@ import Testing
 
     /// Runs the worker with `arguments`; its standard output and exit status.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = try worker()
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        let directory = TemporaryDirectory()
+        let (output, errors) = (directory.file("output").path, directory.file("errors").path)
+        let status = try SpawnedProgram.start([try worker().path] + arguments, stdout: output, stderr: errors).wait()
+        let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+        return (status, read(output), read(errors))
     }
 
     @Test func threeProcessesAgreeAndLoseNoUpdate() throws {
