@@ -3,14 +3,20 @@ extension NSManagedObjectContext {
     /// Writes every insert, update and delete to the stores, all or nothing.
     ///
     /// Pending changes are processed (delete rules run), every changed object is validated, then
-    /// the store writes the changes in one transaction: primary keys from `Z_MAX`, rows inserted,
-    /// updated with an optimistic-locking check on `Z_OPT`, deleted, join rows adjusted.
+    /// the coordinator has each store write its objects in one transaction: primary keys from
+    /// `Z_MAX`, rows inserted, updated with an optimistic-locking check on `Z_OPT`, deleted, join
+    /// rows adjusted. With several stores (model configurations), every store's transaction stays
+    /// open until all have written, so a failure in one leaves all of them unchanged; a custom
+    /// store (`NSIncrementalStore`, `NSAtomicStore`) gets an `NSSaveChangesRequest` instead. A
+    /// child context's save pushes its changes to its parent, writing no store.
     ///
     /// - Throws: a validation error (1550–1680; `NSValidationMultipleErrorsError` with
     ///   `NSDetailedErrorsKey` for several), `NSValidationRelationshipDeniedDeleteError` for a deny
     ///   rule, `NSManagedObjectConstraintMergeError` for a broken uniqueness constraint,
     ///   `NSManagedObjectMergeError` for an optimistic-locking conflict, or a store error. After a
-    ///   failed save the store is unchanged and the context still holds its changes. The codes
+    ///   failed save every store is unchanged and the context still holds its changes, new objects
+    ///   with their temporary IDs (a custom store's keep the permanent IDs it gave them), so that
+    ///   saving again writes each object once. The codes
     ///   above are of `NSError`s in `NSCocoaErrorDomain`; `NSPersistentStoreSaveError` (134030),
     ///   in the same domain, means the context has no coordinator or the store was opened read-only.
     /// - Complexity: O(changed objects × properties).
