@@ -120,6 +120,9 @@ final class NIOPostgreSQLSession: PostgreSQLSession, @unchecked Sendable {
 
     func close() {
         guard !connection.isClosed else { return }
+        // On the connection's own event loop waiting cannot end (NIO stops the program): the
+        // last reference to a change listener can go inside its notification callback there.
+        guard !connection.eventLoop.inEventLoop else { return connection.close().whenComplete { _ in } }
         try? connection.close().wait()
     }
 
