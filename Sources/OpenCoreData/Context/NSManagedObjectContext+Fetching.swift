@@ -249,11 +249,8 @@ extension NSManagedObjectContext {
             (object.hasTemporaryID ? 1 : 0, object.primaryKey, insertionIndex[ObjectIdentifier(object)] ?? 0)
         }
         return merged.sorted { a, b in
-            for descriptor in descriptors {
-                let order = descriptor.compare(a, to: b)
-                if order != .orderedSame { return order == .orderedAscending }
-            }
-            return tieKey(a) < tieKey(b)
+            let order = descriptors.compare(a, b)
+            return order == .orderedSame ? tieKey(a) < tieKey(b) : order == .orderedAscending
         }
     }
 

@@ -18,11 +18,10 @@ extension NSManagedObjectContext {
         }
         switch request.resultType {
         case .countResultType:
-            let counted = answers.reduce(0) { $0 + ((($1 as? NSNumber)?.intValue) ?? ($1 as? Int) ?? 0) }
-            let pending = request.includesPendingChanges && hasChanges
-            let total = pending ? try pendingObjects(for: request, entity: entity, answers: answers, executors: executors).count : counted
-            let others = fromOthers.reduce(0) { $0 + ((($1 as? NSNumber)?.intValue) ?? 0) }
-            return [NSNumber(value: total + others) as! T]
+            func sum(_ counts: [Any]) -> Int { counts.reduce(0) { $0 + ((($1 as? NSNumber)?.intValue) ?? ($1 as? Int) ?? 0) } }
+            let counted = request.includesPendingChanges && hasChanges
+                ? try pendingObjects(for: request, entity: entity, answers: answers, executors: executors).count : sum(answers)
+            return [NSNumber(value: counted + sum(fromOthers)) as! T]
         case .dictionaryResultType:
             let dictionaries = answers.compactMap { answer -> NSDictionary? in
                 (answer as? NSDictionary) ?? (answer as? [String: Any]).map { NSDictionary(dictionary: $0) }

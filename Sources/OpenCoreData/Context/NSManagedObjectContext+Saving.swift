@@ -89,16 +89,18 @@ extension NSManagedObjectContext {
             try coordinator.save(
                 writes.map { write in
                     if let executor = coordinator.executor(of: write.store) {
-                        return StoreSaveShare(store: write.store) { [unowned self] in try saveChanges(of: write, through: executor) }
+                        return StoreSaveShare(store: write.store, work: .request { [unowned self] in try saveChanges(of: write, through: executor) })
                     }
-                    return StoreSaveShare(store: write.store) { writer in
-                        do {
-                            try write.run(writer)
-                        } catch let violation as UniquenessViolation {
-                            violating = write
-                            throw violation
-                        }
-                    }
+                    return StoreSaveShare(
+                        store: write.store,
+                        work: .rows { writer in
+                            do {
+                                try write.run(writer)
+                            } catch let violation as UniquenessViolation {
+                                violating = write
+                                throw violation
+                            }
+                        })
                 })
         } catch let violation as UniquenessViolation {
             if let violating { throw constraintError(violation, write: violating) }

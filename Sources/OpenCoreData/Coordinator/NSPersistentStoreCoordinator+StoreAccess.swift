@@ -97,22 +97,15 @@ extension NSPersistentStoreCoordinator {
 /// One store's share of a save: the store, and what to write in its transaction (or, for a
 /// store that runs requests itself, the request to run).
 struct StoreSaveShare {
+    enum Work {
+        /// Rows written through the store's writer, inside its transaction.
+        case rows((any StoreWriter) throws -> Void)
+        /// A save request the store runs itself (a custom store: no transaction to hold open).
+        case request(() throws -> Void)
+    }
+
     let store: NSPersistentStore
-    let write: (any StoreWriter) throws -> Void
-    /// For a store that runs requests itself: runs the share's save request.
-    let request: (() throws -> Void)?
-
-    init(store: NSPersistentStore, write: @escaping (any StoreWriter) throws -> Void) {
-        self.store = store
-        self.write = write
-        self.request = nil
-    }
-
-    init(store: NSPersistentStore, request: @escaping () throws -> Void) {
-        self.store = store
-        self.write = { _ in }
-        self.request = request
-    }
+    let work: Work
 }
 
 extension NSPersistentStoreCoordinator {
@@ -129,21 +122,26 @@ extension NSPersistentStoreCoordinator {
     /// - Complexity: O(shares) nested transactions.
     func save(_ shares: [StoreSaveShare]) throws {
         // Every store must save before any of them writes.
-        let shares = shares.filter { $0.request == nil } + shares.filter { $0.request != nil }
-        let savers = try shares.map { $0.request == nil ? try saver(of: $0.store) : nil }
+        var transactional: [(saver: any ChangeSavingStore, write: (any StoreWriter) throws -> Void)] = []
+        var requests: [() throws -> Void] = []
+        for share in shares {
+            switch share.work {
+            case .rows(let write): transactional.append((try saver(of: share.store), write))
+            case .request(let run): requests.append(run)
+            }
+        }
         var failure: (any Error)?
         func write(from index: Int) throws {
-            guard index < shares.count else { return }
-            // A store that runs its own save request has no transaction to hold open: those run
+            // Stores that run their own save request have no transaction to hold open: they run
             // innermost, while every transactional store's is still open, so that their failure
             // rolls the others back.
-            guard let saver = savers[index] else {
-                try shares[index].request!()
-                return try write(from: index + 1)
+            guard index < transactional.count else {
+                for run in requests { try run() }
+                return
             }
             do {
-                try saver.save { writer in
-                    try shares[index].write(writer)
+                try transactional[index].saver.save { writer in
+                    try transactional[index].write(writer)
                     do {
                         try write(from: index + 1)
                     } catch {

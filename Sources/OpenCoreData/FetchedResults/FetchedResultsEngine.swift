@@ -264,10 +264,8 @@ final class FetchedResultsEngine: @unchecked Sendable {
             incoming, in: &objects, names: &names, sectioned: isSectioned, sectionName: sectionName,
             before: { [descriptors = request.sortDescriptors ?? [], groupedByName] a, nameA, b, nameB in
                 if groupedByName, nameA != nameB { return nameA < nameB }
-                for descriptor in descriptors {
-                    let order = descriptor.compare(a, to: b)
-                    if order != .orderedSame { return order == .orderedAscending }
-                }
+                let order = descriptors.compare(a, b)
+                if order != .orderedSame { return order == .orderedAscending }
                 // Ties as the store returns them: by primary key, unsaved objects after saved ones.
                 return (a.hasTemporaryID ? 1 : 0, a.primaryKey) < (b.hasTemporaryID ? 1 : 0, b.primaryKey)
             })

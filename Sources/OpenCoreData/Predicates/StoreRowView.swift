@@ -67,11 +67,8 @@ extension StoreRowView {
         let model = store.persistentStoreCoordinator!.managedObjectModel
         let views = rows.map { StoreRowView(row: $0, model: model, store: store) }
         return views.sorted { a, b in
-            for descriptor in descriptors {
-                let order = descriptor.compare(a, to: b)
-                if order != .orderedSame { return order == .orderedAscending }
-            }
-            return a.row.primaryKey < b.row.primaryKey
+            let order = descriptors.compare(a, b)
+            return order == .orderedSame ? a.row.primaryKey < b.row.primaryKey : order == .orderedAscending
         }.map(\.row)
     }
 }

@@ -25,7 +25,6 @@ package protocol RequestExecutingStore: OpenableStore {
     ///
     /// - Throws: The store's errors.
     func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
-    /// Tells the store that a context holds objects with these IDs now, or no longer.
+    /// Tells the store that a context holds objects with these IDs now.
     func didRegister(_ objectIDs: [NSManagedObjectID])
-    func didUnregister(_ objectIDs: [NSManagedObjectID])
 }

@@ -22,11 +22,8 @@ struct InMemoryFetch {
         if let predicate = request.predicate { objects = objects.filter { predicate.evaluate(with: $0) } }
         if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
             objects.sort { a, b in
-                for descriptor in descriptors {
-                    let order = descriptor.compare(a, to: b)
-                    if order != .orderedSame { return order == .orderedAscending }
-                }
-                return a.objectID.primaryKey < b.objectID.primaryKey
+                let order = descriptors.compare(a, b)
+                return order == .orderedSame ? a.objectID.primaryKey < b.objectID.primaryKey : order == .orderedAscending
             }
         }
         if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }

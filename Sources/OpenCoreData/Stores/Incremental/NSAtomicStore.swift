@@ -180,14 +180,9 @@ open class NSAtomicStore: NSPersistentStore, RequestExecutingStore, @unchecked S
     package func destinationIDs(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, in context: NSManagedObjectContext
     ) throws -> [NSManagedObjectID] {
-        switch cacheNode(for: objectID)?.value(forKey: relationship.name) {
-        case let set as NSOrderedSet: set.compactMap { ($0 as? NSAtomicStoreCacheNode)?.objectID }
-        case let set as NSSet: set.compactMap { ($0 as? NSAtomicStoreCacheNode)?.objectID }
-        case let set as Set<NSAtomicStoreCacheNode>: set.map(\.objectID)
-        case let array as [NSAtomicStoreCacheNode]: array.map(\.objectID)
-        case let node as NSAtomicStoreCacheNode: [node.objectID]
-        default: []
-        }
+        // A set or an ordered set of nodes, an array, or a single node.
+        guard let value = cacheNode(for: objectID)?.value(forKey: relationship.name) else { return [] }
+        return ManagedValueConversion.objects(value).compactMap { ($0 as? NSAtomicStoreCacheNode)?.objectID }
     }
 
     package func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
@@ -195,5 +190,4 @@ open class NSAtomicStore: NSPersistentStore, RequestExecutingStore, @unchecked S
     }
 
     package func didRegister(_ objectIDs: [NSManagedObjectID]) {}
-    package func didUnregister(_ objectIDs: [NSManagedObjectID]) {}
 }

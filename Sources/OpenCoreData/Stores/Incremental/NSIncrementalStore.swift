@@ -144,15 +144,9 @@ open class NSIncrementalStore: NSPersistentStore, RequestExecutingStore, @unchec
     package func destinationIDs(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, in context: NSManagedObjectContext
     ) throws -> [NSManagedObjectID] {
-        switch try newValue(forRelationship: relationship, forObjectWith: objectID, with: context) {
-        case let ids as [NSManagedObjectID]: ids
-        case let ids as Set<NSManagedObjectID>: Array(ids)
-        case let id as NSManagedObjectID: [id]
-        case let array as NSArray: array.compactMap { $0 as? NSManagedObjectID }
-        case let set as NSSet: set.compactMap { $0 as? NSManagedObjectID }
-        case let array as [Any]: array.compactMap { $0 as? NSManagedObjectID }
-        default: []
-        }
+        // An array, a set or an ordered set of IDs; a to-one's single ID; NSNull for none.
+        let value = try newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+        return ManagedValueConversion.objects(value).compactMap { $0 as? NSManagedObjectID }
     }
 
     package func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
@@ -165,5 +159,4 @@ open class NSIncrementalStore: NSPersistentStore, RequestExecutingStore, @unchec
     }
 
     package func didRegister(_ objectIDs: [NSManagedObjectID]) { managedObjectContextDidRegisterObjects(with: objectIDs) }
-    package func didUnregister(_ objectIDs: [NSManagedObjectID]) { managedObjectContextDidUnregisterObjects(with: objectIDs) }
 }
