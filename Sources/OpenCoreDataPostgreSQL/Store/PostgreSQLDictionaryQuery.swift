@@ -22,38 +22,37 @@ struct PostgreSQLDictionaryQuery {
     }
 
     /// The statement, or nil when the fetch is computed in memory.
+    ///
+    /// - Throws: The relational layer's error for a key path or expression SQL cannot hold
+    ///   (`NSPersistentStoreUnsupportedRequestTypeError`, as the SQLite store's).
     func statement() throws -> Statement? {
         let plan = try PostgreSQLQuery(store: store, query: query).plan()
         guard plan.memoryPredicate == nil else { return nil }
         var compiler = plan.compiler
         compiler.aggregatesGroups = fetch.aggregates
         do {
-            var terms: [String] = []
+            var terms: [SQLFragment] = []
             var selected: [(name: String, reader: Reader)] = []
-            var named: [String: (sql: String, attribute: NSAttributeDescription?)] = [:]
+            var named: [String: (SQLFragment, SQLValueKind)] = [:]
             for column in fetch.columns {
-                let (sql, attribute, reader) = try compile(column, &compiler)
+                let (sql, kind, reader) = try compile(column, &compiler)
                 terms.append(sql)
                 switch reader {
                 case .object(let destination, true):
-                    terms.append("(SELECT x.Z_ENT FROM \(destination.layout!.root.layout!.tableName) x WHERE x.Z_PK = \(sql))")
+                    terms.append("(SELECT x.Z_ENT FROM \(raw: destination.layout!.root.layout!.tableName) x WHERE x.Z_PK = \(sql))")
                 case .evaluatedObject:
                     terms.append("t.Z_ENT")
                 default:
                     break
                 }
                 selected.append((column.name, reader))
-                named[column.name] = (sql, attribute)
+                named[column.name] = (sql, kind)
             }
-            var groups: [String] = []
+            var groups: [SQLFragment] = []
             for column in fetch.groupBy {
-                if let known = named[column.name] {
-                    groups.append(known.sql)
-                } else {
-                    groups.append(try compile(column, &compiler).0)
-                }
+                groups.append(try named[column.name]?.0 ?? compile(column, &compiler).0)
             }
-            var having: String?
+            var having: SQLFragment?
             if let predicate = fetch.having {
                 compiler.namedValues = named
                 having = try compiler.compile(predicate)
@@ -63,67 +62,67 @@ struct PostgreSQLDictionaryQuery {
             // order of their first row.
             if fetch.distinct, !fetch.aggregates { groups = terms }
             let grouped = fetch.aggregates || fetch.distinct
-            var order: [String] = []
+            var order: [SQLFragment] = []
             for descriptor in query.sortDescriptors {
                 guard let key = descriptor.key else { return nil }
-                let selector = (descriptor as? KeyedSortDescriptor)?.comparisonSelector
-                guard selector == nil || selector == SortComparison.compare.rawValue else { return nil }
-                let direction = descriptor.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST"
-                if let value = named[key] {
-                    let collation = value.attribute?.attributeType == .stringAttributeType ? " COLLATE \"C\"" : ""
-                    guard value.attribute.map({ ["number", "date", "string"].contains(PostgreSQLPredicateCompiler.valueClass($0)) }) ?? true else { return nil }
-                    order.append("\(value.sql)\(collation) \(direction)")
+                if let (value, kind) = named[key] {
+                    let selector = (descriptor as? KeyedSortDescriptor)?.comparisonSelector
+                    guard selector == nil || selector == SortComparison.compare.rawValue,
+                        let term = PostgreSQLQuery.orderTerm(value, kind, ascending: descriptor.ascending)
+                    else { return nil }
+                    order.append(term)
                 } else {
-                    guard !grouped, let term = try compiler.orderTerm(descriptor) else { return nil }
+                    guard !grouped, let term = try PostgreSQLQuery(store: store, query: query).orderTerm(descriptor, &compiler) else { return nil }
                     order.append(term)
                 }
             }
             order.append(grouped ? "min(t.Z_PK)" : "t.Z_PK")
             let table = store.plan(of: query.entity).table
-            var sql = "SELECT \(terms.joined(separator: ", ")) FROM \(table) t \(compiler.joinClause)\(plan.whereClause)"
-            if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
+            var sql: SQLFragment = "SELECT \(SQLFragment.joined(terms, separator: ", ")) FROM \(raw: table) t\(compiler.joins.sql)\(plan.whereClause)"
+            if !groups.isEmpty { sql += " GROUP BY \(SQLFragment.joined(groups, separator: ", "))" }
             if let having { sql += " HAVING \(having)" }
-            sql += " ORDER BY \(order.joined(separator: ", "))"
-            if query.fetchLimit > 0 { sql += " LIMIT \(query.fetchLimit)" }
-            if query.fetchOffset > 0 { sql += " OFFSET \(query.fetchOffset)" }
-            return Statement(sql: sql, binds: compiler.binds, selected: selected)
-        } catch is PostgreSQLPredicateCompiler.NotCompiled {
+            sql += " ORDER BY \(SQLFragment.joined(order, separator: ", "))"
+            if query.fetchLimit > 0 { sql += SQLFragment(raw: " LIMIT \(query.fetchLimit)") }
+            if query.fetchOffset > 0 { sql += SQLFragment(raw: " OFFSET \(query.fetchOffset)") }
+            let rendered = PostgreSQLDialect.render(sql)
+            return Statement(sql: rendered.sql, binds: rendered.binds, selected: selected)
+        } catch is SQLNeedsEvaluator {
             return nil
         }
     }
 
     private func compile(
-        _ column: DictionaryFetch.Column, _ compiler: inout PostgreSQLPredicateCompiler
-    ) throws -> (String, NSAttributeDescription?, Reader) {
+        _ column: DictionaryFetch.Column, _ compiler: inout SQLPredicateCompiler
+    ) throws -> (SQLFragment, SQLValueKind, Reader) {
         switch column {
         case .keyPath(let path):
-            guard case .column(let sql, let attribute) = try compiler.resolve(path, from: compiler.scope) else {
-                throw PostgreSQLPredicateCompiler.NotCompiled()
+            let (sql, kind) = try compiler.sortValue(path)
+            return (sql, kind, reader(for: kind, type: .undefinedAttributeType))
+        case .expression(let name, let expression, let type):
+            if case .evaluatedObject = expression.storage { return ("t.Z_PK", .object(compiler.entity), .evaluatedObject) }
+            let placeholder = NSComparisonPredicate(
+                leftExpression: expression, rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .equalTo)
+            guard case .value(let sql, let kind) = try compiler.operand(expression, of: placeholder) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreUnsupportedRequestTypeError,
+                    "The expression \(PredicateFormatter.format(expression)) of \(name) does not give one value per row or group.",
+                    userInfo: ["key": name])
             }
-            return (sql, attribute, try reader(attribute, .undefinedAttributeType, path: path))
-        case .expression(_, let expression, let type):
-            if case .evaluatedObject = expression.storage { return ("t.Z_PK", nil, .evaluatedObject) }
-            guard case .column(let sql, let attribute) = try compiler.operand(expression) else { throw PostgreSQLPredicateCompiler.NotCompiled() }
-            let path: String? = if case .keyPath(let path) = expression.storage { path } else { nil }
-            return (sql, attribute, try reader(attribute, type, path: path))
+            return (sql, kind, reader(for: kind, type: type))
         }
     }
 
-    /// An attribute's value as itself (unless the expression asks for another type), a to-one
-    /// key as an object ID of its destination.
-    private func reader(_ attribute: NSAttributeDescription?, _ type: NSAttributeType, path: String?) throws -> Reader {
-        if let attribute {
-            return type == .undefinedAttributeType || type == attribute.attributeType ? .attribute(attribute) : .typed(type)
+    /// An attribute's value as itself (unless the expression asks for another type), a key as
+    /// an object ID of its entity.
+    private func reader(for kind: SQLValueKind, type: NSAttributeType) -> Reader {
+        switch kind {
+        case .attribute(let attribute) where type == .undefinedAttributeType || type == attribute.attributeType:
+            return .attribute(attribute)
+        case .object(let destination) where type == .undefinedAttributeType || type == .objectIDAttributeType:
+            return .object(destination, entityColumn: destination.layout!.root.layout!.hierarchyNumbers.count > 1)
+        default:
+            return .typed(type)
         }
-        guard type == .undefinedAttributeType || type == .objectIDAttributeType, let path else { return .typed(type) }
-        var entity = query.entity
-        for part in path.split(separator: ".") {
-            guard let relationship = entity.relationshipsByName[String(part)], !relationship.isToMany,
-                let destination = relationship.destinationEntity
-            else { throw PostgreSQLPredicateCompiler.NotCompiled() }
-            entity = destination
-        }
-        return .object(entity, entityColumn: entity.layout!.root.layout!.hierarchyNumbers.count > 1)
     }
 
     /// The dictionaries of the statement's rows; nil values are left out, as Core Data leaves them out.

@@ -1,8 +1,8 @@
 import OpenCoreData
 
 /// A fetch as PostgreSQL statements: the predicate, sort descriptors, offset and limit in SQL where
-/// `PostgreSQLPredicateCompiler` can express them exactly; otherwise the rows of the entity in SQL
-/// and the rest in memory, with the same result.
+/// the relational layer's `SQLPredicateCompiler` can express them in PostgreSQL's dialect;
+/// otherwise the rows of the entity in SQL and the rest in memory, with the same result.
 struct PostgreSQLQuery {
     let store: PostgreSQLStore
     let query: StoreQuery
@@ -11,35 +11,37 @@ struct PostgreSQLQuery {
 
     /// The SQL of the fetch, and what is left to do in memory.
     struct Plan {
-        var from: String
-        var conditions: [String]
-        var binds: [PostgreSQLValue]
-        var order: [String]?
+        var from: SQLFragment
+        var conditions: [SQLFragment]
+        var order: [SQLFragment]?
         /// The predicate when SQL could not express it.
         var memoryPredicate: NSPredicate?
-        /// The compiler that made the conditions, for more of the same statement (its binds and
-        /// joins go on).
-        var compiler: PostgreSQLPredicateCompiler
+        /// The compiler that made the conditions, for more of the same statement (its joins go on).
+        var compiler: SQLPredicateCompiler
 
-        var whereClause: String { conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ") }
+        var whereClause: SQLFragment { conditions.isEmpty ? "" : " WHERE \(SQLFragment.joined(conditions, separator: " AND "))" }
         var inSQL: Bool { memoryPredicate == nil && order != nil }
     }
 
     func plan() throws -> Plan {
         let entity = query.entity
         let table = store.plan(of: entity).table
-        var compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t", binds: leadingBinds)
-        var conditions: [String] = []
+        let names = SQLAliases()
+        func freshCompiler() -> SQLPredicateCompiler {
+            SQLPredicateCompiler(entity: entity, alias: "t", store: store, dialect: PostgreSQLDialect(), names: names)
+        }
+        var compiler = freshCompiler()
+        var conditions: [SQLFragment] = []
         let numbers = query.includesSubentities ? entity.layout!.hierarchyNumbers : [entity.layout!.entityNumber]
         if numbers != entity.layout!.root.layout!.hierarchyNumbers {
-            conditions.append("t.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
+            conditions.append(SQLFragment(raw: "t.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"))
         }
         var memoryPredicate: NSPredicate?
         if let predicate = query.predicate {
             do {
-                conditions.append(try compiler.compile(predicate))
-            } catch is PostgreSQLPredicateCompiler.NotCompiled {
-                compiler = PostgreSQLPredicateCompiler(entity: entity, alias: "t", binds: leadingBinds)
+                conditions.append("(\(try compiler.compile(predicate)))")
+            } catch is SQLNeedsEvaluator {
+                compiler = freshCompiler()
                 // The terms of an AND that SQL can hold still filter on the server; only the
                 // others are evaluated in memory, over fewer rows.
                 var remaining: [NSPredicate] = []
@@ -47,8 +49,8 @@ struct PostgreSQLQuery {
                 for term in terms {
                     let before = compiler
                     do {
-                        conditions.append(try compiler.compile(term))
-                    } catch is PostgreSQLPredicateCompiler.NotCompiled {
+                        conditions.append("(\(try compiler.compile(term)))")
+                    } catch is SQLNeedsEvaluator {
                         compiler = before
                         remaining.append(term)
                     }
@@ -56,24 +58,50 @@ struct PostgreSQLQuery {
                 memoryPredicate = remaining.count == 1 ? remaining[0] : NSCompoundPredicate(andPredicateWithSubpredicates: remaining)
             }
         }
-        var order: [String]? = []
+        var order: [SQLFragment]? = []
         if memoryPredicate == nil {
             for descriptor in query.sortDescriptors {
-                do {
-                    guard let term = try compiler.orderTerm(descriptor) else {
-                        order = nil
-                        break
-                    }
-                    order!.append(term)
-                } catch is PostgreSQLPredicateCompiler.NotCompiled {
+                guard let term = try orderTerm(descriptor, &compiler) else {
                     order = nil
                     break
                 }
+                order!.append(term)
             }
         }
         return Plan(
-            from: "\(table) t \(compiler.joinClause)", conditions: conditions, binds: compiler.binds, order: order,
-            memoryPredicate: memoryPredicate, compiler: compiler)
+            from: "\(raw: table) t\(compiler.joins.sql)", conditions: conditions, order: order, memoryPredicate: memoryPredicate,
+            compiler: compiler)
+    }
+
+    /// The ORDER BY term of a sort descriptor, or nil when SQL cannot order as the descriptor
+    /// does (a comparison selector, a value of no order): the store then sorts in memory.
+    ///
+    /// - Throws: The relational layer's error for a key the model does not know, or a to-many.
+    func orderTerm(_ descriptor: NSSortDescriptor, _ compiler: inout SQLPredicateCompiler) throws -> SQLFragment? {
+        guard let key = descriptor.key else { return nil }
+        let selector = (descriptor as? KeyedSortDescriptor)?.comparisonSelector
+        guard selector == nil || selector == SortComparison.compare.rawValue else { return nil }
+        let (value, kind) = try compiler.sortValue(key)
+        return Self.orderTerm(value, kind, ascending: descriptor.ascending)
+    }
+
+    /// `value` ordered as the SQLite store orders it (nils first, text by Unicode scalars,
+    /// objects by key, bytes and UUIDs byte by byte), or nil for a transformable value.
+    static func orderTerm(_ value: SQLFragment, _ kind: SQLValueKind, ascending: Bool) -> SQLFragment? {
+        let direction = ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST"
+        switch kind.valueClass {
+        case .number, .date, .object, .data, .uuid: return "\(value) \(raw: direction)"
+        case .string, .url: return "\(PostgreSQLDialect().inScalarOrder(value)) \(raw: direction)"
+        case .opaque: return nil
+        }
+    }
+
+    /// `ORDER BY` the terms and then the key, with the fetch's limit and offset.
+    private func ordered(_ terms: [SQLFragment]) -> SQLFragment {
+        var sql: SQLFragment = " ORDER BY \(SQLFragment.joined(terms + [SQLFragment(raw: "t.Z_PK")], separator: ", "))"
+        if query.fetchLimit > 0 { sql += SQLFragment(raw: " LIMIT \(query.fetchLimit)") }
+        if query.fetchOffset > 0 { sql += SQLFragment(raw: " OFFSET \(query.fetchOffset)") }
+        return sql
     }
 
     /// The rows of the fetch, in order.
@@ -81,16 +109,11 @@ struct PostgreSQLQuery {
         let plan = try plan()
         let rowPlan = store.plan(of: query.entity)
         let values = query.includesPropertyValues || !plan.inSQL
-        var sql = "SELECT \(rowPlan.selectList("t", values: values)) FROM \(plan.from)\(plan.whereClause)"
-        if plan.inSQL {
-            // Equal sort keys (and no sort at all) in the order rows were made, as SQLite's rowid order.
-            sql += " ORDER BY " + (plan.order! + ["t.Z_PK"]).joined(separator: ", ")
-            if query.fetchLimit > 0 { sql += " LIMIT \(query.fetchLimit)" }
-            if query.fetchOffset > 0 { sql += " OFFSET \(query.fetchOffset)" }
-        } else {
-            sql += " ORDER BY t.Z_PK"
-        }
-        var rows = rowPlan.rows(try session.run(sql, plan.binds).rows, withValues: values)
+        var sql: SQLFragment = "SELECT \(raw: rowPlan.selectList("t", values: values)) FROM \(plan.from)\(plan.whereClause)"
+        // Equal sort keys (and no sort at all) in the order rows were made, as SQLite's rowid order.
+        sql += plan.inSQL ? ordered(plan.order!) : " ORDER BY t.Z_PK"
+        let statement = PostgreSQLDialect.render(sql, after: leadingBinds)
+        var rows = rowPlan.rows(try session.run(statement.sql, statement.binds).rows, withValues: values)
         guard !plan.inSQL else { return rows }
         if let predicate = plan.memoryPredicate { rows = StoreRowView.filter(rows, predicate, store: store) }
         rows = StoreRowView.sort(rows, by: query.sortDescriptors, store: store)
@@ -111,13 +134,9 @@ struct PostgreSQLQuery {
             let list = "{" + keys.map(String.init).joined(separator: ",") + "}"
             return ("SELECT \(columns) FROM \(table) t WHERE t.Z_PK = ANY($\(leadingBinds.count + 1)::int8[])", leadingBinds + [.text(list)])
         }
-        var sql = "SELECT \(columns) FROM \(plan.from)\(plan.whereClause)"
-        if !plan.order!.isEmpty || query.fetchLimit > 0 || query.fetchOffset > 0 {
-            sql += " ORDER BY " + (plan.order! + ["t.Z_PK"]).joined(separator: ", ")
-            if query.fetchLimit > 0 { sql += " LIMIT \(query.fetchLimit)" }
-            if query.fetchOffset > 0 { sql += " OFFSET \(query.fetchOffset)" }
-        }
-        return (sql, plan.binds)
+        var sql: SQLFragment = "SELECT \(raw: columns) FROM \(plan.from)\(plan.whereClause)"
+        if !plan.order!.isEmpty || query.fetchLimit > 0 || query.fetchOffset > 0 { sql += ordered(plan.order!) }
+        return PostgreSQLDialect.render(sql, after: leadingBinds)
     }
 
     /// The fetch's WHERE clause over `<table> t` (empty for every row), when a batch request can
@@ -125,24 +144,24 @@ struct PostgreSQLQuery {
     /// limit. A statement on the table itself spares the server a join with a selection of keys.
     func directCondition() throws -> (clause: String, binds: [PostgreSQLValue])? {
         let plan = try plan()
-        guard plan.inSQL, plan.order!.isEmpty, query.fetchLimit == 0, query.fetchOffset == 0,
-            plan.from == "\(store.plan(of: query.entity).table) t "
-        else { return nil }
-        return (plan.whereClause, plan.binds)
+        guard plan.inSQL, plan.order!.isEmpty, query.fetchLimit == 0, query.fetchOffset == 0, plan.compiler.joins.sql.isEmpty else { return nil }
+        let rendered = PostgreSQLDialect.render(plan.whereClause, after: leadingBinds)
+        return (rendered.sql, rendered.binds)
     }
 
     /// How many rows the fetch returns.
     func count(on session: any PostgreSQLSession) throws -> Int {
         let plan = try plan()
         guard plan.memoryPredicate == nil else { return try rows(on: session).count }
-        var sql = "SELECT count(*) FROM \(plan.from)\(plan.whereClause)"
+        var sql: SQLFragment = "SELECT count(*) FROM \(plan.from)\(plan.whereClause)"
         if query.fetchLimit > 0 || query.fetchOffset > 0 {
-            var inner = "SELECT 1 FROM \(plan.from)\(plan.whereClause)"
-            if query.fetchLimit > 0 { inner += " LIMIT \(query.fetchLimit)" }
-            if query.fetchOffset > 0 { inner += " OFFSET \(query.fetchOffset)" }
+            var inner: SQLFragment = "SELECT 1 FROM \(plan.from)\(plan.whereClause)"
+            if query.fetchLimit > 0 { inner += SQLFragment(raw: " LIMIT \(query.fetchLimit)") }
+            if query.fetchOffset > 0 { inner += SQLFragment(raw: " OFFSET \(query.fetchOffset)") }
             sql = "SELECT count(*) FROM (\(inner)) counted"
         }
-        let result = try session.run(sql, plan.binds)
+        let statement = PostgreSQLDialect.render(sql, after: leadingBinds)
+        let result = try session.run(statement.sql, statement.binds)
         return result.rows.first.flatMap { $0.first }.flatMap(PostgreSQLValues.integer).map(Int.init) ?? 0
     }
 }

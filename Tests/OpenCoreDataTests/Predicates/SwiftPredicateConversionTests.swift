@@ -64,7 +64,7 @@ import Testing
         in stack: TestStack, sourceLocation: SourceLocation
     ) throws {
         if let store = stack.store as? SQLiteStore {
-            var compiler = SQLPredicateCompiler(entity: T.entity(), alias: "t0", store: store, names: SQLAliases())
+            var compiler = SQLPredicateCompiler(entity: T.entity(), alias: "t0", store: store, dialect: SQLiteDialect(), names: SQLAliases())
             #expect(throws: Never.self, "compiles to SQL: \(converted)", sourceLocation: sourceLocation) { _ = try compiler.compile(converted) }
         }
         try stack.context.performAndWait {

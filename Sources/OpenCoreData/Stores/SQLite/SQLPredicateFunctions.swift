@@ -9,38 +9,25 @@ import GRDBSQLite
 /// because GRDB reads text arguments as C strings, cutting them at the first NUL character; these
 /// read every text with its length, as the store reads its rows.
 enum SQLPredicateFunctions {
-    /// `OCD_FOLD(text, flags)`: the text with case and / or diacritics folded; NULL stays NULL.
-    static let foldName = "OCD_FOLD"
-    /// `OCD_MATCHES(text, pattern, flags)`: 1 when the whole text matches the ICU regular
-    /// expression, else 0 (NULL text included).
-    static let matchesName = "OCD_MATCHES"
-    /// `OCD_STRING(text, pattern, operator, flags)`: BEGINSWITH, ENDSWITH, CONTAINS or LIKE (by
-    /// `NSComparisonPredicate.Operator` raw value) as the evaluator decides it; 0 for NULL.
-    static let stringName = "OCD_STRING"
-
-    /// `OCD_IS_ASCII(text)`: 1 when the text is ASCII with no NUL character (SQLite's LIKE and
-    /// GLOB then fold and compare it as the evaluator does), else 0.
-    static let isASCIIName = "OCD_IS_ASCII"
-    /// `OCD_IS_SINGLE_LINE(text)`: 1 when the text holds neither a NUL character nor one of ICU's
-    /// line terminators (LF, VT, FF, CR, NEL, LS, PS), so that a regular expression's `.` matches
-    /// each of its characters; else 0.
-    static let isSingleLineName = "OCD_IS_SINGLE_LINE"
-
-    /// 1 for case-insensitive, 2 for diacritic-insensitive, as the functions read them.
-    static func flags(_ caseInsensitive: Bool, _ diacriticInsensitive: Bool) -> Int {
-        (caseInsensitive ? 1 : 0) | (diacriticInsensitive ? 2 : 0)
-    }
+    /// `OCD_FOLD(text, flags)`, `OCD_MATCHES(text, pattern, flags)`, `OCD_STRING(text, pattern,
+    /// operator, flags)`, `OCD_IS_ASCII(text)` and `OCD_IS_SINGLE_LINE(text)`, as
+    /// `SQLEvaluatorFunctions` describes them. `OCD_IS_ASCII` is 1 for ASCII with no NUL (SQLite's
+    /// LIKE and GLOB then fold and compare it as the evaluator does); `OCD_IS_SINGLE_LINE` is 1
+    /// for text with neither a NUL character nor one of ICU's line terminators (LF, VT, FF, CR,
+    /// NEL, LS, PS).
+    static let names = SQLEvaluatorFunctions(
+        fold: "OCD_FOLD", matches: "OCD_MATCHES", string: "OCD_STRING", isASCII: "OCD_IS_ASCII", isSingleLine: "OCD_IS_SINGLE_LINE")
 
     /// Registers the functions and collations on one connection.
     static func register(on db: Database) {
         let connection = db.sqliteConnection
         let deterministic = SQLITE_UTF8 | SQLITE_DETERMINISTIC
-        sqlite3_create_function_v2(connection, foldName, 2, deterministic, nil, { context, _, arguments in
+        sqlite3_create_function_v2(connection, names.fold, 2, deterministic, nil, { context, _, arguments in
             guard let text = SQLPredicateFunctions.text(arguments?[0]) else { return sqlite3_result_null(context) }
             let flags = sqlite3_value_int(arguments?[1])
             SQLPredicateFunctions.result(ValueComparison.fold(text, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0), context)
         }, nil, nil, nil)
-        sqlite3_create_function_v2(connection, matchesName, 3, deterministic, nil, { context, _, arguments in
+        sqlite3_create_function_v2(connection, names.matches, 3, deterministic, nil, { context, _, arguments in
             guard let text = SQLPredicateFunctions.text(arguments?[0]), let pattern = SQLPredicateFunctions.text(arguments?[1]) else {
                 return sqlite3_result_int(context, 0)
             }
@@ -48,7 +35,7 @@ enum SQLPredicateFunctions {
             let matches = RegexCache.shared.matches(text, pattern: pattern, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
             sqlite3_result_int(context, matches ? 1 : 0)
         }, nil, nil, nil)
-        sqlite3_create_function_v2(connection, stringName, 4, deterministic, nil, { context, _, arguments in
+        sqlite3_create_function_v2(connection, names.string, 4, deterministic, nil, { context, _, arguments in
             guard let text = SQLPredicateFunctions.text(arguments?[0]), let pattern = SQLPredicateFunctions.text(arguments?[1]),
                 let type = NSComparisonPredicate.Operator(rawValue: UInt(sqlite3_value_int(arguments?[2])))
             else { return sqlite3_result_int(context, 0) }
@@ -58,11 +45,11 @@ enum SQLPredicateFunctions {
         }, nil, nil, nil)
         // These two run on every row a pattern is tested on: a byte loop in one call, where
         // SQLite's own `length()`, `CAST` and `instr()` took a call each (about 30 ns apiece).
-        sqlite3_create_function_v2(connection, isASCIIName, 1, deterministic, nil, { context, _, arguments in
+        sqlite3_create_function_v2(connection, names.isASCII, 1, deterministic, nil, { context, _, arguments in
             let bytes = SQLPredicateFunctions.bytes(arguments?[0])
             sqlite3_result_int(context, bytes.map { $0.allSatisfy { $0 != 0 && $0 < 0x80 } } == true ? 1 : 0)
         }, nil, nil, nil)
-        sqlite3_create_function_v2(connection, isSingleLineName, 1, deterministic, nil, { context, _, arguments in
+        sqlite3_create_function_v2(connection, names.isSingleLine, 1, deterministic, nil, { context, _, arguments in
             let bytes = SQLPredicateFunctions.bytes(arguments?[0])
             sqlite3_result_int(context, bytes.map(SQLPredicateFunctions.isSingleLine) == true ? 1 : 0)
         }, nil, nil, nil)

@@ -24,7 +24,7 @@ struct SQLiteQueryBuilder {
         let table = entity.layout!.root.layout!.tableName
         var conditions: [SQLFragment] = []
         if let filter = entityFilter(entity, includesSubentities: query.includesSubentities, alias: table) { conditions.append(filter) }
-        var compiler = SQLPredicateCompiler(entity: entity, alias: table, store: store, names: SQLAliases())
+        var compiler = SQLPredicateCompiler(entity: entity, alias: table, store: store, dialect: SQLiteDialect(), names: SQLAliases())
         if let predicate = query.predicate {
             let condition = try compiler.compile(predicate)
             if condition.sql != "1" { conditions.append(condition) }

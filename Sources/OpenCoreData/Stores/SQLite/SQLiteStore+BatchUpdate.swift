@@ -15,7 +15,7 @@ extension SQLiteStore {
             includesSubentities: request.includesSubentities, includesPropertyValues: false)
         // Everything is compiled (and every value checked) before the transaction begins.
         let source = try SQLiteQueryBuilder(store: self).source(query)
-        var setter = SQLPredicateCompiler(entity: entity, alias: table, store: self, names: source.compiler.joins.names)
+        var setter = SQLPredicateCompiler(entity: entity, alias: table, store: self, dialect: SQLiteDialect(), names: source.compiler.joins.names)
         var assignments: [SQLFragment] = []
         for (attribute, value) in request.assignments {
             assignments.append("\(raw: attribute.columnName!) = \(try setter.assignment(value, to: attribute))")

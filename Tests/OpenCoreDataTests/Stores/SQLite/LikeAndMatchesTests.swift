@@ -72,8 +72,8 @@ import Testing
         Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: ">="),
         Case(format: "NOT (value MATCHES %@)", pattern: "Item 1.*", sqlHas: ">="),
         // `text.*`: the range decides, but for strings with a line terminator or a NUL.
-        Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: SQLPredicateFunctions.isSingleLineName),
-        Case(format: "NOT (value MATCHES %@)", pattern: "Item .*", sqlHas: SQLPredicateFunctions.isSingleLineName),
+        Case(format: "value MATCHES %@", pattern: "Item 1.*", sqlHas: SQLPredicateFunctions.names.isSingleLine),
+        Case(format: "NOT (value MATCHES %@)", pattern: "Item .*", sqlHas: SQLPredicateFunctions.names.isSingleLine),
         Case(format: "value MATCHES %@", pattern: "Item.*", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1\n.*", sqlHas: ">="),
         Case(format: "value MATCHES %@", pattern: "Item 1", sqlHas: ">="),
@@ -117,7 +117,7 @@ import Testing
         if let sqlHas = row.sqlHas {
             #expect(select.contains(sqlHas), "\(select)")
             // A range answers alone; GLOB and LIKE keep the evaluator for the values they cannot judge.
-            if sqlHas == ">=", !row.format.contains("MATCHES") { #expect(!select.contains(SQLPredicateFunctions.stringName), "\(select)") }
+            if sqlHas == ">=", !row.format.contains("MATCHES") { #expect(!select.contains(SQLPredicateFunctions.names.string), "\(select)") }
         }
     }
 

@@ -1,14 +1,14 @@
 import Foundation
 
-/// Core Data's LIKE and MATCHES patterns as SQLite can answer them without calling back into
+/// Core Data's LIKE and MATCHES patterns as SQL can answer them without calling back into
 /// Swift: the literal text a pattern begins with (a range of the column), and a LIKE pattern as
 /// a GLOB pattern. Both only for patterns compared without case or diacritic folding, where the
 /// evaluator compares Unicode scalars as SQLite compares UTF-8.
-enum SQLLikePattern {
+package enum SQLLikePattern {
     /// The literal text before the first wildcard of a LIKE pattern (`*` any run, `?` one
     /// character, `\\` escapes the next); the whole pattern when it has no wildcard. Nil when
     /// the prefix is empty.
-    static func literalPrefix(_ pattern: String) -> String? {
+    package static func literalPrefix(_ pattern: String) -> String? {
         var prefix = ""
         var escaping = false
         for scalar in pattern.unicodeScalars {
@@ -31,7 +31,7 @@ enum SQLLikePattern {
     /// The GLOB pattern selecting what the LIKE pattern selects: the same wildcards, GLOB's own
     /// special characters (and LIKE's escaped wildcards) taken literally through one-character
     /// classes. Nil for a pattern with a NUL character, where GLOB would stop.
-    static func glob(_ pattern: String) -> String? {
+    package static func glob(_ pattern: String) -> String? {
         guard !pattern.unicodeScalars.contains("\u{0}") else { return nil }
         return translate(pattern, any: "*", one: "?", literal: literal)
     }
@@ -70,16 +70,29 @@ enum SQLLikePattern {
     /// a LIKE pattern (`%`, `_`, `\\` escaping) when case is folded, else a GLOB pattern
     /// (diacritic folding alone leaves ASCII as it is). Nil for a pattern with a non-ASCII or NUL
     /// character.
-    static func asciiCondition(_ type: NSComparisonPredicate.Operator, _ pattern: String, caseInsensitive: Bool) -> String? {
+    package static func asciiCondition(_ type: NSComparisonPredicate.Operator, _ pattern: String, caseInsensitive: Bool) -> String? {
         guard pattern.unicodeScalars.allSatisfy({ $0.value > 0 && $0.value < 0x80 }) else { return nil }
-        let literal: (Unicode.Scalar) -> String = caseInsensitive ? { "%_\\".unicodeScalars.contains($0) ? "\\\($0)" : String($0) } : { Self.literal($0) }
-        let any = caseInsensitive ? "%" : "*"
+        if caseInsensitive { return like(type, pattern) }
         let text = pattern.unicodeScalars.map(literal).joined()
         switch type {
-        case .beginsWith: return text + any
-        case .endsWith: return any + text
-        case .contains: return any + text + any
-        case .like: return caseInsensitive ? translate(pattern, any: "%", one: "_", literal: literal) : glob(pattern)
+        case .beginsWith: return text + "*"
+        case .endsWith: return "*" + text
+        case .contains: return "*" + text + "*"
+        case .like: return glob(pattern)
+        default: return nil
+        }
+    }
+
+    /// The SQL LIKE pattern (`%`, `_`, escaped by `\\`) selecting, character by character, what
+    /// BEGINSWITH, ENDSWITH, CONTAINS or LIKE with `pattern` selects; nil for another operator.
+    package static func like(_ type: NSComparisonPredicate.Operator, _ pattern: String) -> String? {
+        let literal: (Unicode.Scalar) -> String = { "%_\\".unicodeScalars.contains($0) ? "\\\($0)" : String($0) }
+        let text = pattern.unicodeScalars.map(literal).joined()
+        switch type {
+        case .beginsWith: return text + "%"
+        case .endsWith: return "%" + text
+        case .contains: return "%" + text + "%"
+        case .like: return translate(pattern, any: "%", one: "_", literal: literal)
         default: return nil
         }
     }
@@ -87,7 +100,7 @@ enum SQLLikePattern {
     /// The literal text every string a regular expression (ICU's syntax, matched against the
     /// whole string as MATCHES does) must begin with; nil when there is none, or when the
     /// expression has an alternative (`|`) that could begin otherwise.
-    static func regexLiteralPrefix(_ pattern: String) -> String? {
+    package static func regexLiteralPrefix(_ pattern: String) -> String? {
         guard !pattern.unicodeScalars.contains("|") else { return nil }
         var prefix = String.UnicodeScalarView()
         for scalar in pattern.unicodeScalars {

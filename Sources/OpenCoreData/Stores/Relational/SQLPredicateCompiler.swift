@@ -1,4 +1,4 @@
-import GRDB
+import Foundation
 
 /// Compiles a predicate to a SQL condition with every value bound as a parameter and every key
 /// path checked against the model.
@@ -9,48 +9,61 @@ import GRDB
 /// constant are emitted plain, without the `IS NOT NULL` guards that cost a count a tenth.
 /// To-one key paths become LEFT JOINs; to-many key paths, `ANY`/`ALL`/`NONE`, `@count` and the other
 /// collection operators, and `SUBQUERY` become correlated subqueries (`SQLCollection`). String
-/// operators fold with the SQL functions of `SQLPredicateFunctions`, which call the evaluator's own
+/// operators fold with the dialect's `SQLEvaluatorFunctions`, which call the evaluator's own
 /// folding. A predicate the store cannot express in SQL is refused with Core Data's
-/// `NSPersistentStoreUnsupportedRequestTypeError`, never evaluated in memory over the table.
-struct SQLPredicateCompiler {
-    let entity: NSEntityDescription
+/// `NSPersistentStoreUnsupportedRequestTypeError`, never evaluated in memory over the table; one
+/// that needs the evaluator's functions where the dialect has none throws `SQLNeedsEvaluator`.
+///
+/// Both SQL stores compile with it: what differs between their SQL is the `SQLDialect`.
+package struct SQLPredicateCompiler {
+    package let entity: NSEntityDescription
     /// The alias of the table row holding the evaluated object in this scope.
-    let alias: String
+    package let alias: String
     /// Whether that row may be missing (inside a SUBQUERY over a nil to-one).
     let aliasMayBeNull: Bool
-    let store: SQLiteStore
+    /// The store whose rows the statement reads: an object of another store matches no row.
+    let store: NSPersistentStore
+    package let dialect: any SQLDialect
     /// The LEFT JOINs of this scope's FROM clause.
-    var joins: SQLJoins
+    package var joins: SQLJoins
     /// SUBQUERY iterator variables in scope.
     var variables: [String: Scope] = [:]
     /// Names a HAVING clause or a sort descriptor may use (as a key path or a `$variable`) for
     /// the values a dictionary fetch computes.
-    var namedValues: [String: (SQLFragment, SQLValueKind)] = [:]
+    package var namedValues: [String: (SQLFragment, SQLValueKind)] = [:]
     /// In a grouped dictionary fetch, `sum:`, `count:`, `min:`, `max:` and `average:` of a
     /// scalar key path aggregate the group (`SUM(x)`) instead of being refused.
-    var aggregatesGroups = false
+    package var aggregatesGroups = false
     /// How many `NOT`s (or `ALL`s, which compile to `NOT EXISTS … NOT`) enclose the condition
     /// being compiled: where it is 0, a NULL result selects nothing, like a 0.
     var negationDepth = 0
 
     /// Where key paths start: a table alias holding objects of an entity.
-    struct Scope {
+    package struct Scope {
         let alias: String
         let entity: NSEntityDescription
         let mayBeNull: Bool
     }
 
-    init(entity: NSEntityDescription, alias: String, aliasMayBeNull: Bool = false, store: SQLiteStore, names: SQLAliases) {
+    package init(
+        entity: NSEntityDescription, alias: String, aliasMayBeNull: Bool = false, store: NSPersistentStore, dialect: any SQLDialect,
+        names: SQLAliases
+    ) {
         self.entity = entity
         self.alias = alias
         self.aliasMayBeNull = aliasMayBeNull
         self.store = store
+        self.dialect = dialect
         self.joins = SQLJoins(names: names)
     }
 
-    private var scope: Scope { Scope(alias: alias, entity: entity, mayBeNull: aliasMayBeNull) }
+    package var scope: Scope { Scope(alias: alias, entity: entity, mayBeNull: aliasMayBeNull) }
 
-    mutating func compile(_ predicate: Foundation.NSPredicate) throws -> SQLFragment {
+    /// The conditions that always and never hold, in the dialect's words.
+    var always: SQLFragment { SQLFragment(raw: dialect.alwaysTrue) }
+    var never: SQLFragment { SQLFragment(raw: dialect.alwaysFalse) }
+
+    package mutating func compile(_ predicate: Foundation.NSPredicate) throws -> SQLFragment {
         // Compound first: Linux's Foundation makes every compound predicate equal FALSEPREDICATE.
         if let compound = predicate as? NSCompoundPredicate {
             let negates = compound.compoundPredicateType == .not
@@ -58,16 +71,16 @@ struct SQLPredicateCompiler {
             defer { if negates { negationDepth -= 1 } }
             let parts = try compound.subpredicates.map { "(\(try compile($0)))" as SQLFragment }
             switch compound.compoundPredicateType {
-            case .and: return parts.isEmpty ? "1" : SQLFragment.joined(parts, separator: " AND ")
-            case .or: return parts.isEmpty ? "0" : SQLFragment.joined(parts, separator: " OR ")
-            case .not: return "NOT \(parts.first ?? "1")"
+            case .and: return parts.isEmpty ? always : SQLFragment.joined(parts, separator: " AND ")
+            case .or: return parts.isEmpty ? never : SQLFragment.joined(parts, separator: " OR ")
+            case .not: return "NOT \(parts.first ?? always)"
             @unknown default: break
             }
         }
         if let comparison = predicate as? NSComparisonPredicate { return try compile(comparison) }
         switch PredicateKind(predicate) {
-        case .truePredicate: return "1"
-        case .falsePredicate: return "0"
+        case .truePredicate: return always
+        case .falsePredicate: return never
         case .block, .other: throw unsupported(predicate, "block predicates run only in memory")
         }
     }
@@ -75,7 +88,7 @@ struct SQLPredicateCompiler {
     func unsupported(_ predicate: Foundation.NSPredicate, _ reason: String) -> NSError {
         CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError,
-            "The SQLite store can't run the predicate \(PredicateFormatter.format(predicate)) on entity \(entity.name ?? "?"): \(reason).",
+            "The \(dialect.storeName) store can't run the predicate \(PredicateFormatter.format(predicate)) on entity \(entity.name ?? "?"): \(reason).",
             userInfo: ["predicate": predicate, "entity": entity.name ?? ""])
     }
 
@@ -87,7 +100,7 @@ struct SQLPredicateCompiler {
         var type = predicate.predicateOperatorType
         let options = predicate.options
         if case .constant = left, case .constant = right {
-            return PredicateEvaluator.evaluate(predicate, object: nil, bindings: nil) ? "1" : "0"
+            return PredicateEvaluator.evaluate(predicate, object: nil, bindings: nil) ? always : never
         }
         if predicate.comparisonPredicateModifier != .direct, case .elements(let collection) = left {
             return try quantified(collection, all: predicate.comparisonPredicateModifier == .all, type, right, predicate)
@@ -124,7 +137,7 @@ struct SQLPredicateCompiler {
     // MARK: Operands
 
     /// What an expression compiles to.
-    enum Operand {
+    package enum Operand {
         case constant(Any?)
         /// A scalar SQL value (a column, a scalar subquery) and how its values are stored.
         case value(SQLFragment, SQLValueKind)
@@ -132,7 +145,7 @@ struct SQLPredicateCompiler {
         case elements(SQLCollection)
     }
 
-    mutating func operand(_ expression: NSExpression, of predicate: Foundation.NSPredicate) throws -> Operand {
+    package mutating func operand(_ expression: NSExpression, of predicate: Foundation.NSPredicate) throws -> Operand {
         switch expression.storage {
         case .constant(let value):
             return .constant(value)
@@ -192,7 +205,7 @@ struct SQLPredicateCompiler {
     /// it meets (and what follows it in the path).
     ///
     /// - Throws: `NSCoreDataError` naming the entity and key when the path is not in the model.
-    mutating func resolve(_ path: String, from start: Scope, _ predicate: Foundation.NSPredicate) throws -> Operand {
+    package mutating func resolve(_ path: String, from start: Scope, _ predicate: Foundation.NSPredicate) throws -> Operand {
         let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var current = start.entity
         var currentAlias = start.alias
@@ -200,8 +213,12 @@ struct SQLPredicateCompiler {
             if part.hasPrefix("@") {
                 throw unsupported(predicate, "the collection operator \(part) in \(path) follows no to-many relationship")
             }
-            let property = try modelProperty(part, of: current)
             let isLast = index == parts.count - 1
+            // `self` at the end of a path is the object reached, as the evaluator reads it.
+            if part == "self", isLast, current.propertiesByName[part] == nil {
+                return .value(SQLFragment(raw: "\(currentAlias).Z_PK"), .object(current))
+            }
+            let property = try modelProperty(part, of: current)
             switch property {
             case let attribute as NSAttributeDescription:
                 guard isLast else { throw notThroughToOne(path, part) }
@@ -296,7 +313,7 @@ extension SQLPredicateCompiler {
     /// collection operator such as `books.@count`.
     ///
     /// - Throws: `NSCoreDataError` for a key the model does not know; 134091 for a to-many key path.
-    mutating func sortValue(_ keyPath: String) throws -> (SQLFragment, SQLValueKind) {
+    package mutating func sortValue(_ keyPath: String) throws -> (SQLFragment, SQLValueKind) {
         if let named = namedValues[keyPath] { return named }
         // `resolve` reports through a predicate; the sort key stands in one.
         let placeholder = NSComparisonPredicate(
@@ -306,7 +323,7 @@ extension SQLPredicateCompiler {
             if let underlying { info[NSUnderlyingErrorKey] = underlying }
             return CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError,
-                "The SQLite store can't sort entity \(entity.name ?? "?") by \(keyPath): sort keys go through to-one relationships, or end with a collection operator such as @count.",
+                "The \(dialect.storeName) store can't sort entity \(entity.name ?? "?") by \(keyPath): sort keys go through to-one relationships, or end with a collection operator such as @count.",
                 userInfo: info)
         }
         let resolved: Operand

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The elements a to-many key path reaches, as the FROM and WHERE of a correlated subquery:
 /// `books.tags.label` from an author is the labels of the tags of the author's books.
 ///
@@ -5,7 +7,7 @@
 /// object reached through each to-many (duplicates kept), and one NULL element for an object whose
 /// to-one on the way is nil. Every step after the first is a LEFT JOIN, with a condition that drops
 /// the empty to-many of a non-nil object but keeps the NULL row of a nil one.
-struct SQLCollection {
+package struct SQLCollection {
     private(set) var from: SQLFragment
     private(set) var conditions: [SQLFragment]
     /// The alias and entity of the objects reached so far.

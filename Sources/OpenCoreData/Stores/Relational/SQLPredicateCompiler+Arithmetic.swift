@@ -1,3 +1,5 @@
+import Foundation
+
 extension SQLPredicateCompiler {
     /// `a + b`, `a - b`, `a * b` and `a / constant` over numbers, as the evaluator computes them:
     /// integers overflow into floating point in both, a nil or non-number operand gives nil, and
@@ -18,11 +20,11 @@ extension SQLPredicateCompiler {
             else {
                 throw unsupported(predicate, "division is compiled to SQL only by a constant other than zero")
             }
-            return .value("(CAST(\(a) AS REAL) / \(bind: value))", .number)
+            return .value("(\(dialect.floatingPoint(a)) / \(bind: .real(value)))", .number)
         }
         let b = try number(right, predicate)
         let symbol = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*"][name]!
-        return .value("(\(a) \(raw: symbol) \(b))", .number)
+        return .value("(\(dialect.arithmeticOperand(a)) \(raw: symbol) \(b))", .number)
     }
 
     /// An arithmetic operand: a number, or NULL where the evaluator would find no number.
@@ -30,9 +32,9 @@ extension SQLPredicateCompiler {
         switch operand {
         case .constant(let value):
             switch ValueComparison.normalize(value) {
-            case let x as Int64: return "\(bind: x)"
-            case let x as Double: return "\(bind: x)"
-            case let x as Decimal: return "\(bind: NSDecimalNumber(decimal: x).doubleValue)"
+            case let x as Int64: return "\(bind: .integer(x))"
+            case let x as Double: return "\(bind: .real(x))"
+            case let x as Decimal: return "\(bind: .real(NSDecimalNumber(decimal: x).doubleValue))"
             default: return "NULL"
             }
         case .value(let value, let kind):

@@ -24,7 +24,7 @@ extension SQLPredicateCompiler {
         }
         let body: SQLFragment = all ? "NOT \(collection.exists("NOT (\(condition))"))" : collection.exists(condition)
         guard let source = collection.nullableSource else { return body }
-        return "(CASE WHEN \(source) IS NULL THEN \(raw: nilResult ? 1 : 0) ELSE \(body) END)"
+        return "(CASE WHEN \(source) IS NULL THEN \(nilResult ? always : never) ELSE \(body) END)"
     }
 
     /// `collection CONTAINS value` and `value IN collection`: some element equals the value.
@@ -39,7 +39,7 @@ extension SQLPredicateCompiler {
         let body = collection.exists(condition)
         guard let source = collection.nullableSource else { return body }
         // In memory a nil collection contains nothing.
-        return "(CASE WHEN \(source) IS NULL THEN 0 ELSE \(body) END)"
+        return "(CASE WHEN \(source) IS NULL THEN \(never) ELSE \(body) END)"
     }
 
     /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x` as a scalar subquery. The results equal
@@ -54,10 +54,10 @@ extension SQLPredicateCompiler {
         switch op {
         case .sum, .average:
             guard kind.valueClass == .number else { throw unsupported(predicate, "@sum and @avg are compiled to SQL over number attributes") }
-            return .value(collection.scalar(op == .sum ? "TOTAL(\(element))" : "COALESCE(AVG(\(element)), 0)"), .number)
+            return .value(collection.scalar(op == .sum ? dialect.total(element) : "COALESCE(AVG(\(element)), 0)"), .number)
         default:
             guard kind.valueClass != .opaque else { throw unsupported(predicate, "transformable values have no order in SQL") }
-            return .value(collection.scalar("\(raw: op == .min ? "MIN" : "MAX")(\(element))"), kind)
+            return .value(collection.scalar("\(raw: op == .min ? "MIN" : "MAX")(\(ordered(element, kind)))"), kind)
         }
     }
 
@@ -71,8 +71,13 @@ extension SQLPredicateCompiler {
             return .value("\(raw: op == .sum ? "SUM" : "AVG")(\(value))", .number)
         default:
             guard kind.valueClass != .opaque else { throw unsupported(predicate, "transformable values have no order in SQL") }
-            return .value("\(raw: op == .min ? "MIN" : "MAX")(\(value))", kind)
+            return .value("\(raw: op == .min ? "MIN" : "MAX")(\(ordered(value, kind)))", kind)
         }
+    }
+
+    /// `value` in the evaluator's order: strings by Unicode scalars.
+    func ordered(_ value: SQLFragment, _ kind: SQLValueKind) -> SQLFragment {
+        kind.valueClass == .string ? dialect.inScalarOrder(value) : value
     }
 
     /// `SUBQUERY(collection, $x, predicate)`: the collection's elements restricted by the
@@ -88,7 +93,7 @@ extension SQLPredicateCompiler {
         }
         let element = Scope(alias: collection.alias, entity: collection.entity, mayBeNull: collection.elementsMayBeNull)
         var nested = SQLPredicateCompiler(
-            entity: element.entity, alias: element.alias, aliasMayBeNull: element.mayBeNull, store: store, names: joins.names)
+            entity: element.entity, alias: element.alias, aliasMayBeNull: element.mayBeNull, store: store, dialect: dialect, names: joins.names)
         nested.variables = variables
         nested.variables[variable] = element
         let condition = try nested.compile(inner)

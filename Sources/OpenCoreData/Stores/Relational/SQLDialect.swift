@@ -1,0 +1,67 @@
+import Foundation
+
+/// What sets one SQL store's language apart from another's, for the parts of a statement the
+/// relational layer writes once for both: conditions, subqueries and aggregates.
+///
+/// A dialect answers for the semantics the in-memory evaluator defines: text compared by
+/// Unicode scalars, two nils equal, a condition that is never NULL under a `NOT`.
+package protocol SQLDialect: Sendable {
+    /// The store's name in error messages: "SQLite".
+    var storeName: String { get }
+    /// The conditions that always and never hold: `1` and `0`, or `TRUE` and `FALSE`.
+    var alwaysTrue: String { get }
+    var alwaysFalse: String { get }
+    /// The operators comparing two values, NULL included, as equal or not: `IS` and `IS NOT`, or
+    /// `IS NOT DISTINCT FROM` and `IS DISTINCT FROM`.
+    var identical: String { get }
+    var notIdentical: String { get }
+    /// The functions that call the evaluator's own code from SQL; nil when the dialect has none,
+    /// and a condition needing one cannot run in SQL (`SQLNeedsEvaluator`).
+    var evaluator: SQLEvaluatorFunctions? { get }
+
+    /// `text`, ordered and compared by Unicode scalars as the evaluator orders strings.
+    func inScalarOrder(_ text: SQLFragment) -> SQLFragment
+    /// `value` as a floating-point number, for a division.
+    func floatingPoint(_ value: SQLFragment) -> SQLFragment
+    /// `value` in a type in which `+`, `-` and `*` do not fail on overflow.
+    func arithmeticOperand(_ value: SQLFragment) -> SQLFragment
+    /// The sum of `value` over the rows, 0 for none: SQLite's `TOTAL`.
+    func total(_ value: SQLFragment) -> SQLFragment
+    /// A test of a text `column` by BEGINSWITH, ENDSWITH, CONTAINS or LIKE with `pattern`, without
+    /// folding, comparing Unicode scalars; nil to leave it to the evaluator's function.
+    ///
+    /// - Parameters:
+    ///   - type: The string operator.
+    ///   - column: The text tested; a row where it is NULL may give NULL.
+    ///   - pattern: The operator's pattern, in Core Data's LIKE syntax for `.like`.
+    ///   - evaluated: The evaluator's test, when the dialect has the functions.
+    /// - Returns: The condition, or nil.
+    func scalarTest(
+        _ type: NSComparisonPredicate.Operator, _ column: SQLFragment, _ pattern: String, evaluated: SQLFragment?
+    ) -> SQLFragment?
+}
+
+/// The names of the SQL functions through which a dialect calls the evaluator's own Swift code,
+/// so that folding and regular expressions agree with memory to the character.
+package struct SQLEvaluatorFunctions: Sendable {
+    /// `fold(text, flags)`: the text with case and / or diacritics folded; NULL stays NULL.
+    package var fold: String
+    /// `matches(text, pattern, flags)`: 1 when the whole text matches the ICU expression.
+    package var matches: String
+    /// `string(text, pattern, operator, flags)`: BEGINSWITH, ENDSWITH, CONTAINS or LIKE (by
+    /// `NSComparisonPredicate.Operator` raw value) as the evaluator decides it; 0 for NULL.
+    package var string: String
+    /// `isASCII(text)`: 1 when the text is ASCII with no NUL character.
+    package var isASCII: String
+    /// `isSingleLine(text)`: 1 when no character of the text stops a regular expression's `.`.
+    package var isSingleLine: String
+
+    /// 1 for case-insensitive, 2 for diacritic-insensitive, as the functions read them.
+    package static func flags(_ caseInsensitive: Bool, _ diacriticInsensitive: Bool) -> Int {
+        (caseInsensitive ? 1 : 0) | (diacriticInsensitive ? 2 : 0)
+    }
+}
+
+/// Thrown by the predicate compiler when a condition needs the evaluator's functions and the
+/// dialect has none: the store may evaluate the predicate in memory instead.
+package struct SQLNeedsEvaluator: Error {}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// SQLite's SQL: conditions are 0 or 1, `IS` compares NULLs, text compares as UTF-8 bytes (the
+/// evaluator's scalar order) without a collation, and the evaluator's functions are registered
+/// on every connection (`SQLPredicateFunctions`).
+struct SQLiteDialect: SQLDialect {
+    var storeName: String { "SQLite" }
+    var alwaysTrue: String { "1" }
+    var alwaysFalse: String { "0" }
+    var identical: String { "IS" }
+    var notIdentical: String { "IS NOT" }
+    var evaluator: SQLEvaluatorFunctions? { SQLPredicateFunctions.names }
+
+    func inScalarOrder(_ text: SQLFragment) -> SQLFragment { text }
+    func floatingPoint(_ value: SQLFragment) -> SQLFragment { "CAST(\(value) AS REAL)" }
+    // SQLite turns an integer that overflows into a floating-point number, as the evaluator does.
+    func arithmeticOperand(_ value: SQLFragment) -> SQLFragment { value }
+    func total(_ value: SQLFragment) -> SQLFragment { "TOTAL(\(value))" }
+
+    func scalarTest(
+        _ type: NSComparisonPredicate.Operator, _ column: SQLFragment, _ pattern: String, evaluated: SQLFragment?
+    ) -> SQLFragment? {
+        // A LIKE pattern is a GLOB pattern, with no call into Swift per row; BEGINSWITH,
+        // ENDSWITH and CONTAINS are left to the evaluator.
+        guard type == .like, let evaluated, let glob = SQLLikePattern.glob(pattern) else { return nil }
+        // GLOB stops at a NUL character; a value holding one is left to the evaluator.
+        return "(CASE WHEN instr(\(column), char(0)) > 0 THEN \(evaluated) ELSE \(column) GLOB \(bind: .text(glob)) END)"
+    }
+}
