@@ -32,6 +32,22 @@ package enum BatchInsertConflict {
     }
 
     /// Core Data's error for a batch insert refused by `NSErrorMergePolicy`.
+    /// Whether the existing row gives way to the row that broke `constraint`; false keeps it.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity inserted.
+    ///   - constraint: The uniqueness constraint the row broke.
+    ///   - values: The row's values, for the error.
+    /// - Returns: True to overwrite the existing row, false to leave it as it is.
+    /// - Throws: Core Data's constraint error (`error(_:_:values:)`) under `.fail`.
+    package func overwrites(_ entity: NSEntityDescription, _ constraint: [NSPropertyDescription], values: @autoclosure () -> [String: Any]) throws -> Bool {
+        switch self {
+        case .fail: throw Self.error(entity, constraint, values: values())
+        case .keepExisting: return false
+        case .overwrite: return true
+        }
+    }
+
     package static func error(_ entity: NSEntityDescription, _ constraint: [NSPropertyDescription], values: [String: Any]) -> NSError {
         let names = constraint.map(\.name)
         let conflict = NSConstraintConflict(

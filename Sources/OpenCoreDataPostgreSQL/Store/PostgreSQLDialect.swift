@@ -5,11 +5,9 @@ import OpenCoreData
 /// the evaluator's order), numbered `$n` parameters, and no evaluator functions: a condition that
 /// needs one (case or diacritic folding, `MATCHES`) is evaluated in memory by the store.
 struct PostgreSQLDialect: SQLDialect {
-    var storeName: String { "PostgreSQL" }
-    var alwaysTrue: String { "TRUE" }
-    var alwaysFalse: String { "FALSE" }
-    var identical: String { "IS NOT DISTINCT FROM" }
-    var notIdentical: String { "IS DISTINCT FROM" }
+    var words: SQLWords {
+        SQLWords(storeName: "PostgreSQL", alwaysTrue: "TRUE", alwaysFalse: "FALSE", identical: "IS NOT DISTINCT FROM", notIdentical: "IS DISTINCT FROM")
+    }
     var evaluator: SQLEvaluatorFunctions? { nil }
 
     func inScalarOrder(_ text: SQLFragment) -> SQLFragment { "\(text) COLLATE \"C\"" }

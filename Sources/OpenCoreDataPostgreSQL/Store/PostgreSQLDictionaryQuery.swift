@@ -29,43 +29,16 @@ struct PostgreSQLDictionaryQuery {
         let plan = try PostgreSQLQuery(store: store, query: query).plan()
         guard plan.memoryPredicate == nil else { return nil }
         var compiler = plan.compiler
-        compiler.aggregatesGroups = fetch.aggregates
         do {
-            var terms: [SQLFragment] = []
-            var selected: [(name: String, reader: Reader)] = []
-            var named: [String: (SQLFragment, SQLValueKind)] = [:]
-            for column in fetch.columns {
-                let (sql, kind, reader) = try compile(column, &compiler)
-                terms.append(sql)
-                switch reader {
-                case .object(let destination, true):
-                    terms.append("(SELECT x.Z_ENT FROM \(raw: destination.layout!.root.layout!.tableName) x WHERE x.Z_PK = \(sql))")
-                case .evaluatedObject:
-                    terms.append("t.Z_ENT")
-                default:
-                    break
-                }
-                selected.append((column.name, reader))
-                named[column.name] = (sql, kind)
-            }
-            var groups: [SQLFragment] = []
-            for column in fetch.groupBy {
-                groups.append(try named[column.name]?.0 ?? compile(column, &compiler).0)
-            }
-            var having: SQLFragment?
-            if let predicate = fetch.having {
-                compiler.namedValues = named
-                having = try compiler.compile(predicate)
-                compiler.namedValues = [:]
-            }
+            let selection = try SQLDictionarySelection(fetch, compiler: &compiler)
             // Distinct values as groups of every selected value, so that they can come in the
             // order of their first row.
-            if fetch.distinct, !fetch.aggregates { groups = terms }
+            let groups = fetch.distinct && !fetch.aggregates ? selection.terms : selection.groups
             let grouped = fetch.aggregates || fetch.distinct
             var order: [SQLFragment] = []
             for descriptor in query.sortDescriptors {
                 guard let key = descriptor.key else { return nil }
-                if let (value, kind) = named[key] {
+                if let (value, kind) = selection.named[key] {
                     let selector = (descriptor as? KeyedSortDescriptor)?.comparisonSelector
                     guard selector == nil || selector == SortComparison.compare.rawValue,
                         let term = PostgreSQLQuery.orderTerm(value, kind, ascending: descriptor.ascending)
@@ -78,50 +51,16 @@ struct PostgreSQLDictionaryQuery {
             }
             order.append(grouped ? "min(t.Z_PK)" : "t.Z_PK")
             let table = store.plan(of: query.entity).table
-            var sql: SQLFragment = "SELECT \(SQLFragment.joined(terms, separator: ", ")) FROM \(raw: table) t\(compiler.joins.sql)\(plan.whereClause)"
+            var sql: SQLFragment = "SELECT \(SQLFragment.joined(selection.terms, separator: ", ")) FROM \(raw: table) t\(compiler.joins.sql)\(plan.whereClause)"
             if !groups.isEmpty { sql += " GROUP BY \(SQLFragment.joined(groups, separator: ", "))" }
-            if let having { sql += " HAVING \(having)" }
+            if let having = selection.having { sql += " HAVING \(having)" }
             sql += " ORDER BY \(SQLFragment.joined(order, separator: ", "))"
             if query.fetchLimit > 0 { sql += SQLFragment(raw: " LIMIT \(query.fetchLimit)") }
             if query.fetchOffset > 0 { sql += SQLFragment(raw: " OFFSET \(query.fetchOffset)") }
             let rendered = PostgreSQLDialect.render(sql)
-            return Statement(sql: rendered.sql, binds: rendered.binds, selected: selected)
+            return Statement(sql: rendered.sql, binds: rendered.binds, selected: selection.selected)
         } catch is SQLNeedsEvaluator {
             return nil
-        }
-    }
-
-    private func compile(
-        _ column: DictionaryFetch.Column, _ compiler: inout SQLPredicateCompiler
-    ) throws -> (SQLFragment, SQLValueKind, Reader) {
-        switch column {
-        case .keyPath(let path):
-            let (sql, kind) = try compiler.sortValue(path)
-            return (sql, kind, reader(for: kind, type: .undefinedAttributeType))
-        case .expression(let name, let expression, let type):
-            if case .evaluatedObject = expression.storage { return ("t.Z_PK", .object(compiler.entity), .evaluatedObject) }
-            let placeholder = NSComparisonPredicate(
-                leftExpression: expression, rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .equalTo)
-            guard case .value(let sql, let kind) = try compiler.operand(expression, of: placeholder) else {
-                throw CoreDataError.make(
-                    NSPersistentStoreUnsupportedRequestTypeError,
-                    "The expression \(PredicateFormatter.format(expression)) of \(name) does not give one value per row or group.",
-                    userInfo: ["key": name])
-            }
-            return (sql, kind, reader(for: kind, type: type))
-        }
-    }
-
-    /// An attribute's value as itself (unless the expression asks for another type), a key as
-    /// an object ID of its entity.
-    private func reader(for kind: SQLValueKind, type: NSAttributeType) -> Reader {
-        switch kind {
-        case .attribute(let attribute) where type == .undefinedAttributeType || type == attribute.attributeType:
-            return .attribute(attribute)
-        case .object(let destination) where type == .undefinedAttributeType || type == .objectIDAttributeType:
-            return .object(destination, entityColumn: destination.layout!.root.layout!.hierarchyNumbers.count > 1)
-        default:
-            return .typed(type)
         }
     }
 

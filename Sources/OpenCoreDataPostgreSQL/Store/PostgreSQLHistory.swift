@@ -6,23 +6,27 @@ import OpenCoreData
 /// lock of their `Z_PRIMARYKEY` row, held to the commit, so numbers rise in commit order across
 /// every process: a token read after a notification selects exactly the later transactions.
 enum PostgreSQLHistory {
-    static let changeEntity: Int64 = 16001
-    static let transactionEntity: Int64 = 16002
-    static let stringEntity: Int64 = 16003
-
-    /// The history tables, with `tombstones` tombstone columns. A tombstone column holds values of
-    /// different attributes in different rows, so it keeps each as text (`tombstoneText`).
+    /// The history tables, with `tombstones` tombstone columns, and their `Z_PRIMARYKEY` rows. A
+    /// tombstone column holds values of different attributes in different rows, so it keeps each
+    /// as text (`tombstoneText`). Of Apple's indexes on `ATRANSACTION` only the timestamp's, for
+    /// history fetched by date: each index slows every write that records history.
     static func statements(tombstones: Int) -> [String] {
-        let tombstoneColumns = (0..<tombstones).map { ", ZTOMBSTONE\($0) text" }.joined()
-        return [
-            "CREATE TABLE ACHANGE (Z_PK int8 PRIMARY KEY, Z_ENT int8, Z_OPT int8, ZCHANGETYPE int8, ZENTITY int8, ZENTITYPK int8, ZTRANSACTIONID int8, ZCOLUMNS bytea\(tombstoneColumns))",
-            "CREATE TABLE ATRANSACTION (Z_PK int8 PRIMARY KEY, Z_ENT int8, Z_OPT int8, ZAUTHORTS int8, ZBUNDLEIDTS int8, ZCONTEXTNAMETS int8, ZPROCESSIDTS int8, ZTIMESTAMP float8, ZAUTHOR text, ZBUNDLEID text, ZCONTEXTNAME text, ZPROCESSID text, ZQUERYGEN bytea)",
-            "CREATE TABLE ATRANSACTIONSTRING (Z_PK int8 PRIMARY KEY, Z_ENT int8, Z_OPT int8, ZNAME text)",
-            "CREATE INDEX ACHANGE_ZTRANSACTIONID_INDEX ON ACHANGE (ZTRANSACTIONID)",
+        let keys = HistoryEntityNumbers.primaryKeyRows.map { "(\($0.0), '\($0.1)', 0, 0)" }.joined(separator: ", ")
+        return HistoryTableLayout.createTables(tombstones: tombstones, type: type) + [
             "CREATE INDEX ATRANSACTION_ZTIMESTAMP_INDEX ON ATRANSACTION (ZTIMESTAMP)",
             "CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME)",
-            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 0), (16002, 'TRANSACTION', 0, 0), (16003, 'TRANSACTIONSTRING', 0, 0) ON CONFLICT DO NOTHING",
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES \(keys) ON CONFLICT DO NOTHING",
         ]
+    }
+
+    private static func type(_ kind: HistoryTableLayout.Kind) -> String {
+        switch kind {
+        case .key: "int8 PRIMARY KEY"
+        case .integer: "int8"
+        case .real: "float8"
+        case .text, .tombstone: "text"
+        case .blob: "bytea"
+        }
     }
 
     /// Creates the tables when the store's schema lacks them, inside the caller's transaction.
@@ -48,7 +52,7 @@ enum PostgreSQLHistory {
         guard !draft.changes.isEmpty else { return nil }
         let (number, first) = try allocateTransaction(changes: draft.changes.count, on: session)
         let transaction: [PostgreSQLValue] = [
-            .integer(number), .integer(transactionEntity), try intern(draft.author, names, session), try intern(HistoryProcess.bundleID, names, session),
+            .integer(number), .integer(HistoryEntityNumbers.transaction), try intern(draft.author, names, session), try intern(HistoryProcess.bundleID, names, session),
             try intern(draft.contextName, names, session), try intern(HistoryProcess.processName, names, session),
             .real(Date().timeIntervalSinceReferenceDate),
         ]
@@ -78,7 +82,7 @@ enum PostgreSQLHistory {
                 }
                 let values = tombstones[index] ?? []
                 let row: [PostgreSQLValue] = [
-                    .integer(first + Int64(index)), .integer(changeEntity), .integer(Int64(change.changeType.rawValue)),
+                    .integer(first + Int64(index)), .integer(HistoryEntityNumbers.change), .integer(Int64(change.changeType.rawValue)),
                     .integer(Int64(change.entity.layout!.entityNumber)), .integer(change.primaryKey), .integer(number), columns,
                 ] + (0..<width).map { $0 < values.count ? values[$0] : .null }
                 let marks = row.indices.map { "$\(binds.count + $0 + 1)" }
@@ -101,11 +105,11 @@ enum PostgreSQLHistory {
         let known = "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = $1"
         var found = try session.run(known, [.text(name)]).rows.first?.first
         if found == nil {
-            let key = try allocate(stringEntity, count: 1, on: session)
+            let key = try allocate(HistoryEntityNumbers.string, count: 1, on: session)
             // Another process may add the same name meanwhile: the unique index keeps one.
             _ = try session.run(
                 "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES ($1, $2, NULL, $3) ON CONFLICT DO NOTHING",
-                [.integer(key), .integer(stringEntity), .text(name)])
+                [.integer(key), .integer(HistoryEntityNumbers.string), .text(name)])
             found = try session.run(known, [.text(name)]).rows.first?.first
         }
         guard let found, let key = PostgreSQLValues.integer(found) else { return .null }
@@ -118,13 +122,13 @@ enum PostgreSQLHistory {
     private static func allocateTransaction(changes: Int, on session: any PostgreSQLSession) throws -> (number: Int64, firstChange: Int64) {
         let result = try session.run(
             "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + CASE Z_ENT WHEN $1 THEN 1 ELSE $2 END WHERE Z_ENT IN ($1, $3) RETURNING Z_ENT, Z_MAX",
-            [.integer(transactionEntity), .integer(Int64(changes)), .integer(changeEntity)])
+            [.integer(HistoryEntityNumbers.transaction), .integer(Int64(changes)), .integer(HistoryEntityNumbers.change)])
         var number: Int64?
         var lastChange: Int64?
         for row in result.rows where row.count == 2 {
             switch PostgreSQLValues.integer(row[0]) {
-            case transactionEntity?: number = PostgreSQLValues.integer(row[1])
-            case changeEntity?: lastChange = PostgreSQLValues.integer(row[1])
+            case HistoryEntityNumbers.transaction?: number = PostgreSQLValues.integer(row[1])
+            case HistoryEntityNumbers.change?: lastChange = PostgreSQLValues.integer(row[1])
             default: break
             }
         }

@@ -12,18 +12,13 @@ import OpenCoreData
 /// a server or process that stops meanwhile, leaves the store as it was, and every other process
 /// sees the old store or the new one, never a mixture.
 struct PostgreSQLInPlaceMigration {
-    /// Frozen, with their table and column names.
-    let source: NSManagedObjectModel
-    let destination: NSManagedObjectModel
-    let mapping: NSMappingModel
+    /// What every store's migration shares: the models, the mapping, the progress and the log.
+    let steps: InPlaceMigrationSteps
     /// The store's metadata, kept but for what describes the model.
     let metadata: [String: Any]
     let uuid: String
     /// The store's URL, for the errors.
     let url: URL
-    /// Advanced one unit per table altered or rebuilt and one per closing step.
-    var progress: Progress?
-    var log = MigrationLog.off
 
     /// Migrates the store whose schema is first on `session`'s search path; the caller runs it in
     /// a transaction.
@@ -44,11 +39,10 @@ struct PostgreSQLInPlaceMigration {
         // Old tables move to a schema of their own, indexes and all; the schema goes at the end.
         let holding = "z_migrating_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         _ = try session.run("CREATE SCHEMA \(holding)", [])
-        let steps = InPlaceMigrationSteps(source: source, destination: destination, mapping: mapping, progress: progress, log: log)
         _ = try steps.run(
-            on: Store(session: session, holding: holding, schemaStatements: PostgreSQLSchema.statements(for: destination.entitiesInStoreOrder)))
+            on: Store(session: session, holding: holding, schemaStatements: PostgreSQLSchema.statements(for: steps.destination.entitiesInStoreOrder)))
         try rewriteMetadata(session)
-        progress?.completedUnitCount += 1
+        steps.progress?.completedUnitCount += 1
     }
 
     /// The store's schema, for the steps every store shares.
@@ -126,7 +120,7 @@ struct PostgreSQLInPlaceMigration {
 
         func primaryKeyRows() throws -> PrimaryKeyRows {
             var keys = PrimaryKeyRows()
-            let result = try session.run("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < $1", [.integer(PostgreSQLHistory.changeEntity)])
+            let result = try session.run("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < $1", [.integer(HistoryEntityNumbers.change)])
             for row in result.rows {
                 guard row.count == 3, case .integer(let number) = row[0] else { continue }
                 let name: String = if case .text(let text) = row[1] { text } else { "" }
@@ -137,7 +131,7 @@ struct PostgreSQLInPlaceMigration {
         }
 
         func replacePrimaryKeys(_ rows: [PrimaryKeyRows.Row]) throws {
-            _ = try session.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < $1", [.integer(PostgreSQLHistory.changeEntity)])
+            _ = try session.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < $1", [.integer(HistoryEntityNumbers.change)])
             for row in rows {
                 _ = try session.run(
                     "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES ($1, $2, $3, $4)",
@@ -150,7 +144,7 @@ struct PostgreSQLInPlaceMigration {
     private func rewriteMetadata(_ session: any PostgreSQLSession) throws {
         var updated = metadata
         let made = StoreMetadata.make(
-            for: destination, entities: destination.entitiesInStoreOrder, uuid: uuid, type: PostgreSQLStoreInstaller.typeName)
+            for: steps.destination, entities: steps.destination.entitiesInStoreOrder, uuid: uuid, type: PostgreSQLStoreInstaller.typeName)
         for (key, value) in made { updated[key] = value }
         _ = try session.run("UPDATE Z_METADATA SET Z_PLIST = $1 WHERE Z_VERSION = 1", [.bytes(try StoreMetadata.encode(updated))])
     }

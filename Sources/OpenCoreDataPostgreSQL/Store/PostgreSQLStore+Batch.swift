@@ -146,17 +146,11 @@ extension PostgreSQLStore {
     /// constraints the rows go many to a statement; with them, one at a time, and a row that
     /// breaks one goes as the merge policy says (`BatchInsertConflict`).
     func runBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome {
-        let entity = request.entity
-        let rows = request.rows
-        let root = entity.layout!.root
-        let table = root.layout!.tableName
-        let attributes = rows.attributes
-        let constraints = entity.storedUniquenessConstraints
-        let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map { $0.columnName! }).joined(separator: ", ")
-        let perRow = attributes.count + 1
         // PostgreSQL binds at most 65,535 parameters to a statement.
-        let perStatement = constraints.isEmpty ? max(1, min(500, 65_535 / perRow)) : 1
-        let wantsIDs = request.result == .objectIDs
+        let plan = BatchInsertPlan(request, maxRows: 500, maxParameters: 65_535)
+        let (entity, root, table, attributes, constraints) = (plan.entity, plan.root, plan.table, plan.attributes, plan.constraints)
+        let (rows, perStatement, wantsIDs) = (request.rows, plan.rowsPerStatement, plan.wantsIDs)
+        let columns = plan.columns.joined(separator: ", ")
         return try write { session in
             let locked = try session.run("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = $1 FOR UPDATE", [.integer(Int64(root.layout!.entityNumber))])
             guard let maxKey = locked.rows.first.flatMap({ $0.first }).flatMap(PostgreSQLValues.integer), maxKey >= 0, maxKey < Int64.max / 2 else {
@@ -196,24 +190,18 @@ extension PostgreSQLStore {
             }
             func resolve(_ slots: SlotRow, session: any PostgreSQLSession, into outcome: inout StoreBatchOutcome, updated: inout Set<Int64>) throws {
                 let (constraint, existing) = try existingRow(table, entity, constraints, slots, session)
-                switch BatchInsertConflict(policy: request.policy) {
-                case .fail:
-                    throw BatchInsertConflict.error(entity, constraint, values: rows.snapshot(slots))
-                case .keepExisting:
-                    return
-                case .overwrite:
-                    var binds: [PostgreSQLValue] = []
-                    var assignments: [String] = []
-                    for attribute in attributes {
-                        binds.append(PostgreSQLValues.value(slots[attribute.slot], attribute: attribute))
-                        assignments.append("\(attribute.columnName!) = \(PostgreSQLValues.parameter(binds.count, for: attribute))")
-                    }
-                    binds.append(.integer(existing))
-                    _ = try session.run("UPDATE \(table) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK = $\(binds.count)", binds)
-                    if existing <= maxKey, updated.insert(existing).inserted {
-                        outcome.count += 1
-                        if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: existing)) }
-                    }
+                guard try BatchInsertConflict(policy: request.policy).overwrites(entity, constraint, values: rows.snapshot(slots)) else { return }
+                var binds: [PostgreSQLValue] = []
+                var assignments: [String] = []
+                for attribute in attributes {
+                    binds.append(PostgreSQLValues.value(slots[attribute.slot], attribute: attribute))
+                    assignments.append("\(attribute.columnName!) = \(PostgreSQLValues.parameter(binds.count, for: attribute))")
+                }
+                binds.append(.integer(existing))
+                _ = try session.run("UPDATE \(table) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK = $\(binds.count)", binds)
+                if existing <= maxKey, updated.insert(existing).inserted {
+                    outcome.count += 1
+                    if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: existing)) }
                 }
             }
             var slots = rows.defaults

@@ -153,9 +153,9 @@ final class PostgreSQLStore: NSPersistentStore, RowReadingStore, ChangeSavingSto
             _ = try session.run("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("OpenCoreData." + endpoint.schema)])
             let current = try Self.readSchema(session, endpoint: endpoint)
             guard !StoreMetadata.hashesMatch(current, entities: entities) else { return current }
+            let steps = InPlaceMigrationSteps(source: plan.source, destination: model, mapping: plan.mapping, progress: progress, log: log)
             try PostgreSQLInPlaceMigration(
-                source: plan.source, destination: model, mapping: plan.mapping, metadata: current,
-                uuid: current[NSStoreUUIDKey] as? String ?? UUID().uuidString, url: url!, progress: progress, log: log
+                steps: steps, metadata: current, uuid: current[NSStoreUUIDKey] as? String ?? UUID().uuidString, url: url!
             ).run(on: session)
             return try Self.readSchema(session, endpoint: endpoint)
         }
@@ -353,7 +353,7 @@ final class PostgreSQLStore: NSPersistentStore, RowReadingStore, ChangeSavingSto
                 // Delivered to every listening coordinator when, and only if, the transaction commits.
                 // With history, the payload carries the last transaction number (this one's, under
                 // its row lock), so that listeners make the notification's token without a query.
-                let payload = historyTracked ? "$2 || ' ' || (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(PostgreSQLHistory.transactionEntity))" : "$2"
+                let payload = historyTracked ? "$2 || ' ' || (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(HistoryEntityNumbers.transaction))" : "$2"
                 _ = try session.run("SELECT pg_notify($1, \(payload))", [.text(channel), .text(identifier ?? "")])
                 return result
             }
@@ -409,7 +409,7 @@ final class PostgreSQLStore: NSPersistentStore, RowReadingStore, ChangeSavingSto
     func lastHistoryNumber() throws -> Int64 {
         guard historyTracked else { throw Self.historyNotTracked() }
         return try read { session in
-            try session.run("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = $1", [.integer(PostgreSQLHistory.transactionEntity)])
+            try session.run("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = $1", [.integer(HistoryEntityNumbers.transaction)])
                 .rows.first?.first.flatMap(PostgreSQLValues.integer) ?? 0
         }
     }

@@ -34,12 +34,12 @@ package protocol InPlaceMigrationStore {
 /// The caller runs it in one transaction and rewrites the metadata afterwards.
 package struct InPlaceMigrationSteps {
     /// Frozen, with their table and column names.
-    let source: NSManagedObjectModel
-    let destination: NSManagedObjectModel
+    package let source: NSManagedObjectModel
+    package let destination: NSManagedObjectModel
     let mapping: NSMappingModel
     /// Advanced one unit per table altered or rebuilt and one per closing step but the
     /// metadata's, which the caller counts.
-    var progress: Progress?
+    package var progress: Progress?
     /// Where each table's change is told (`MigrationDebug`).
     var log = MigrationLog.off
     /// A table that only loses columns keeps them (`NSPersistentStoreDeferredLightweightMigrationOptionKey`).

@@ -6,15 +6,8 @@ import Foundation
 /// A dialect answers for the semantics the in-memory evaluator defines: text compared by
 /// Unicode scalars, two nils equal, a condition that is never NULL under a `NOT`.
 package protocol SQLDialect: Sendable {
-    /// The store's name in error messages: "SQLite".
-    var storeName: String { get }
-    /// The conditions that always and never hold: `1` and `0`, or `TRUE` and `FALSE`.
-    var alwaysTrue: String { get }
-    var alwaysFalse: String { get }
-    /// The operators comparing two values, NULL included, as equal or not: `IS` and `IS NOT`, or
-    /// `IS NOT DISTINCT FROM` and `IS DISTINCT FROM`.
-    var identical: String { get }
-    var notIdentical: String { get }
+    /// The dialect's fixed words.
+    var words: SQLWords { get }
     /// The functions that call the evaluator's own code from SQL; nil when the dialect has none,
     /// and a condition needing one cannot run in SQL (`SQLNeedsEvaluator`).
     var evaluator: SQLEvaluatorFunctions? { get }
@@ -39,6 +32,27 @@ package protocol SQLDialect: Sendable {
     func scalarTest(
         _ type: NSComparisonPredicate.Operator, _ column: SQLFragment, _ pattern: String, evaluated: SQLFragment?
     ) -> SQLFragment?
+}
+
+/// The fixed words of a dialect.
+package struct SQLWords: Sendable {
+    /// The store's name in error messages: "SQLite".
+    package var storeName: String
+    /// The conditions that always and never hold: `1` and `0`, or `TRUE` and `FALSE`.
+    package var alwaysTrue: String
+    package var alwaysFalse: String
+    /// The operators comparing two values, NULL included, as equal or not: `IS` and `IS NOT`, or
+    /// `IS NOT DISTINCT FROM` and `IS DISTINCT FROM`.
+    package var identical: String
+    package var notIdentical: String
+
+    package init(storeName: String, alwaysTrue: String, alwaysFalse: String, identical: String, notIdentical: String) {
+        self.storeName = storeName
+        self.alwaysTrue = alwaysTrue
+        self.alwaysFalse = alwaysFalse
+        self.identical = identical
+        self.notIdentical = notIdentical
+    }
 }
 
 /// The names of the SQL functions through which a dialect calls the evaluator's own Swift code,

@@ -81,7 +81,7 @@ extension SQLPredicateCompiler {
             guard let value else { return "\(column) IS\(raw: type == .notEqualTo ? " NOT" : "") NULL" }
             guard let bound = try stored(value) else { return type == .equalTo ? never : always }
             if plain, type == .equalTo { return "\(subject) = \(bind: bound)" }
-            return "\(subject) \(raw: type == .equalTo ? dialect.identical : dialect.notIdentical) \(bind: bound)"
+            return "\(subject) \(raw: type == .equalTo ? dialect.words.identical : dialect.words.notIdentical) \(bind: bound)"
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             guard let value, valueClass != .object, let bound = try stored(value) else { return never }
             if plain { return "\(ordered) \(raw: PredicateFormatter.operatorName(type)) \(bind: bound)" }
@@ -213,7 +213,7 @@ extension SQLPredicateCompiler {
             let negation = type == .notEqualTo ? "NOT " : ""
             // Values that never compare are still equal when both are nil.
             guard comparable else { return "\(raw: negation)(\(a) IS NULL AND \(b) IS NULL)" }
-            return "\(raw: negation)(\(fold(a)) \(raw: dialect.identical) \(fold(b)))"
+            return "\(raw: negation)(\(fold(a)) \(raw: dialect.words.identical) \(fold(b)))"
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             guard comparable, classA != .object else { return never }
             let left = classA == .string && !folds ? dialect.inScalarOrder(a) : fold(a)

@@ -60,8 +60,8 @@ package struct SQLPredicateCompiler {
     package var scope: Scope { Scope(alias: alias, entity: entity, mayBeNull: aliasMayBeNull) }
 
     /// The conditions that always and never hold, in the dialect's words.
-    var always: SQLFragment { SQLFragment(raw: dialect.alwaysTrue) }
-    var never: SQLFragment { SQLFragment(raw: dialect.alwaysFalse) }
+    var always: SQLFragment { SQLFragment(raw: dialect.words.alwaysTrue) }
+    var never: SQLFragment { SQLFragment(raw: dialect.words.alwaysFalse) }
 
     package mutating func compile(_ predicate: Foundation.NSPredicate) throws -> SQLFragment {
         // Compound first: Linux's Foundation makes every compound predicate equal FALSEPREDICATE.
@@ -88,7 +88,7 @@ package struct SQLPredicateCompiler {
     func unsupported(_ predicate: Foundation.NSPredicate, _ reason: String) -> NSError {
         CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError,
-            "The \(dialect.storeName) store can't run the predicate \(PredicateFormatter.format(predicate)) on entity \(entity.name ?? "?"): \(reason).",
+            "The \(dialect.words.storeName) store can't run the predicate \(PredicateFormatter.format(predicate)) on entity \(entity.name ?? "?"): \(reason).",
             userInfo: ["predicate": predicate, "entity": entity.name ?? ""])
     }
 
@@ -323,7 +323,7 @@ extension SQLPredicateCompiler {
             if let underlying { info[NSUnderlyingErrorKey] = underlying }
             return CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError,
-                "The \(dialect.storeName) store can't sort entity \(entity.name ?? "?") by \(keyPath): sort keys go through to-one relationships, or end with a collection operator such as @count.",
+                "The \(dialect.words.storeName) store can't sort entity \(entity.name ?? "?") by \(keyPath): sort keys go through to-one relationships, or end with a collection operator such as @count.",
                 userInfo: info)
         }
         let resolved: Operand

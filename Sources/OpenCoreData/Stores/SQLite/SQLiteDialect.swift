@@ -4,11 +4,7 @@ import Foundation
 /// evaluator's scalar order) without a collation, and the evaluator's functions are registered
 /// on every connection (`SQLPredicateFunctions`).
 struct SQLiteDialect: SQLDialect {
-    var storeName: String { "SQLite" }
-    var alwaysTrue: String { "1" }
-    var alwaysFalse: String { "0" }
-    var identical: String { "IS" }
-    var notIdentical: String { "IS NOT" }
+    var words: SQLWords { SQLWords(storeName: "SQLite", alwaysTrue: "1", alwaysFalse: "0", identical: "IS", notIdentical: "IS NOT") }
     var evaluator: SQLEvaluatorFunctions? { SQLPredicateFunctions.names }
 
     func inScalarOrder(_ text: SQLFragment) -> SQLFragment { text }

@@ -17,77 +17,16 @@ struct SQLiteDictionaryQuery {
     func statement(_ query: StoreQuery, _ fetch: DictionaryFetch) throws -> (SQLFragment, [Selected]) {
         let builder = SQLiteQueryBuilder(store: store)
         var source = try builder.source(query)
-        source.compiler.aggregatesGroups = fetch.aggregates
-        var terms: [SQLFragment] = []
-        var selected: [Selected] = []
-        var named: [String: (SQLFragment, SQLValueKind)] = [:]
-        for column in fetch.columns {
-            let (sql, kind, reader) = try compile(column, &source.compiler, table: source.table)
-            terms.append(sql)
-            if case .object(let destination, true) = reader {
-                // The concrete entity of the destination, for its object ID.
-                terms.append(SQLFragment(raw: "(SELECT X.Z_ENT FROM \(destination.layout!.tableName) X WHERE X.Z_PK = \(sql))"))
-            }
-            if case .evaluatedObject = reader { terms.append(SQLFragment(raw: "\(source.table).Z_ENT")) }
-            selected.append(Selected(name: column.name, reader: reader))
-            named[column.name] = (sql, kind)
-        }
-        var groups: [SQLFragment] = []
-        for column in fetch.groupBy {
-            if let known = named[column.name] {
-                groups.append(known.0)
-            } else {
-                let (sql, kind, _) = try compile(column, &source.compiler, table: source.table)
-                groups.append(sql)
-                named[column.name] = (sql, kind)
-            }
-        }
-        source.compiler.namedValues = named
-        var having: SQLFragment?
-        if let predicate = fetch.having { having = try source.compiler.compile(predicate) }
+        let selection = try SQLDictionarySelection(fetch, compiler: &source.compiler)
         let grouped = fetch.aggregates || fetch.distinct
         let order = try builder.orderBy(query.sortDescriptors, &source.compiler, table: grouped ? nil : source.table)
-        var sql: SQLFragment = "SELECT \(raw: fetch.distinct ? "DISTINCT " : "")\(SQLFragment.joined(terms, separator: ", "))"
+        var sql: SQLFragment = "SELECT \(raw: fetch.distinct ? "DISTINCT " : "")\(SQLFragment.joined(selection.terms, separator: ", "))"
         sql += " FROM \(raw: source.table)\(source.compiler.joins.sql)\(source.whereClause)"
-        if !groups.isEmpty { sql += " GROUP BY \(SQLFragment.joined(groups, separator: ", "))" }
-        if let having { sql += " HAVING \(having)" }
+        if !selection.groups.isEmpty { sql += " GROUP BY \(SQLFragment.joined(selection.groups, separator: ", "))" }
+        if let having = selection.having { sql += " HAVING \(having)" }
         if !order.isEmpty { sql += " ORDER BY \(order)" }
         sql += builder.limit(query)
-        return (sql, selected)
-    }
-
-    private func compile(
-        _ column: DictionaryFetch.Column, _ compiler: inout SQLPredicateCompiler, table: String
-    ) throws -> (SQLFragment, SQLValueKind, Reader) {
-        switch column {
-        case .keyPath(let path):
-            let (sql, kind) = try compiler.sortValue(path)
-            return (sql, kind, reader(for: kind, type: .undefinedAttributeType))
-        case .expression(let name, let expression, let type):
-            if case .evaluatedObject = expression.storage {
-                return (SQLFragment(raw: "\(table).Z_PK"), .object(compiler.entity), .evaluatedObject)
-            }
-            let placeholder = NSComparisonPredicate(
-                leftExpression: expression, rightExpression: NSExpression(forConstantValue: nil), modifier: .direct, type: .equalTo)
-            guard case .value(let sql, let kind) = try compiler.operand(expression, of: placeholder) else {
-                throw CoreDataError.make(
-                    NSPersistentStoreUnsupportedRequestTypeError,
-                    "The expression \(PredicateFormatter.format(expression)) of \(name) does not give one value per row or group.",
-                    userInfo: ["key": name])
-            }
-            return (sql, kind, reader(for: kind, type: type))
-        }
-    }
-
-    private func reader(for kind: SQLValueKind, type: NSAttributeType) -> Reader {
-        switch kind {
-        case .attribute(let attribute) where type == .undefinedAttributeType || type == attribute.attributeType:
-            return .attribute(attribute)
-        case .object(let destination) where type == .undefinedAttributeType || type == .objectIDAttributeType:
-            return .object(destination, entityColumn: destination.layout!.root.layout!.hierarchyNumbers.count > 1)
-        default:
-            return .typed(type)
-        }
+        return (sql, selection.selected.map { Selected(name: $0.name, reader: $0.reader) })
     }
 
     /// The dictionary of the current row; nil values are left out, as Core Data leaves them out.

@@ -3,19 +3,10 @@ import GRDB
 /// The persistent history tables in Apple's layout (docs/compatibility.md, "Persistent history"):
 /// an ancillary model of three entities numbered from 16001, stored in `A`-prefixed tables.
 enum SQLiteHistorySchema {
-    static let changeEntity: Int64 = 16001
-    static let transactionEntity: Int64 = 16002
-    static let stringEntity: Int64 = 16003
-
     /// The tables' and indexes' DDL as Apple's Core Data writes it, with `tombstones` tombstone
     /// columns (blobs, after `ZCOLUMNS`).
     static func statements(tombstones: Int) -> [String] {
-        let tombstoneColumns = (0..<tombstones).map { ", ZTOMBSTONE\($0) BLOB" }.joined()
-        return [
-            "CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB\(tombstoneColumns) )",
-            "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB )",
-            "CREATE TABLE ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )",
-            "CREATE INDEX ACHANGE_ZTRANSACTIONID_INDEX ON ACHANGE (ZTRANSACTIONID)",
+        HistoryTableLayout.createTables(tombstones: tombstones, type: type) + [
             "CREATE INDEX ATRANSACTION_ZAUTHORTS_INDEX ON ATRANSACTION (ZAUTHORTS)",
             "CREATE INDEX ATRANSACTION_ZBUNDLEIDTS_INDEX ON ATRANSACTION (ZBUNDLEIDTS)",
             "CREATE INDEX ATRANSACTION_ZCONTEXTNAMETS_INDEX ON ATRANSACTION (ZCONTEXTNAMETS)",
@@ -26,13 +17,20 @@ enum SQLiteHistorySchema {
         ]
     }
 
-    /// The `Z_PRIMARYKEY` rows of the history entities.
-    static let primaryKeyRows = [(changeEntity, "CHANGE"), (transactionEntity, "TRANSACTION"), (stringEntity, "TRANSACTIONSTRING")]
+    private static func type(_ kind: HistoryTableLayout.Kind) -> String {
+        switch kind {
+        case .key: "INTEGER PRIMARY KEY"
+        case .integer: "INTEGER"
+        case .real: "FLOAT"
+        case .text: "VARCHAR"
+        case .blob, .tombstone: "BLOB"
+        }
+    }
 
     /// Creates the history tables and their `Z_PRIMARYKEY` rows, inside the caller's transaction.
     static func create(in db: Database, tombstones: Int) throws {
         for sql in statements(tombstones: tombstones) { try db.execute(sql: sql) }
-        for (number, name) in primaryKeyRows {
+        for (number, name) in HistoryEntityNumbers.primaryKeyRows {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO Z_PRIMARYKEY(Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)", arguments: [number, name])
         }

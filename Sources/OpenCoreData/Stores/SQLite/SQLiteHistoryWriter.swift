@@ -14,14 +14,14 @@ struct SQLiteHistoryWriter {
     @discardableResult
     func write(_ draft: HistoryTransactionDraft, tombstones: [Int: [DatabaseValue]] = [:]) throws -> Int64? {
         guard !draft.changes.isEmpty else { return nil }
-        let number = try allocate(SQLiteHistorySchema.transactionEntity, count: 1)
+        let number = try allocate(HistoryEntityNumbers.transaction, count: 1)
         try insertTransaction(number, of: draft)
         let width = tombstones.values.map(\.count).max() ?? 0
         let tombstoneNames = (0..<width).map { ", ZTOMBSTONE\($0)" }.joined()
         let tombstoneMarks = String(repeating: ", ?", count: width)
         let statement = try db.makeStatement(
             sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneNames)) VALUES (?, ?, NULL, ?, ?, ?, ?, ?\(tombstoneMarks))")
-        var key = try allocate(SQLiteHistorySchema.changeEntity, count: draft.changes.count)
+        var key = try allocate(HistoryEntityNumbers.change, count: draft.changes.count)
         // A batch update's rows share their entity and slots: the bitmap is made once for them.
         var lastBitmap: (entity: NSEntityDescription, slots: [Int]?, value: DatabaseValue)?
         var orders: [ObjectIdentifier: [NSPropertyDescription]] = [:]
@@ -62,7 +62,7 @@ struct SQLiteHistoryWriter {
             }
             if lastEntity?.entity !== change.entity { lastEntity = (change.entity, Int64(store.storeNumber(change.entity))) }
             sqlite3_bind_int64(handle, 1, key)
-            sqlite3_bind_int64(handle, 2, SQLiteHistorySchema.changeEntity)
+            sqlite3_bind_int64(handle, 2, HistoryEntityNumbers.change)
             sqlite3_bind_int64(handle, 3, Int64(change.changeType.rawValue))
             sqlite3_bind_int64(handle, 4, lastEntity!.number)
             sqlite3_bind_int64(handle, 5, change.primaryKey)
@@ -147,7 +147,7 @@ struct SQLiteHistoryWriter {
     private func writeInserts(of entity: NSEntityDescription, keys: ClosedRange<Int64>, firstChange: Int64, transaction: Int64) throws {
         let table = entity.layout!.root.layout!.tableName
         let arguments: StatementArguments = [
-            SQLiteHistorySchema.changeEntity, NSPersistentHistoryChangeType.insert.rawValue,
+            HistoryEntityNumbers.change, NSPersistentHistoryChangeType.insert.rawValue,
             Int64(store.storeNumber(entity)), transaction, keys.lowerBound, keys.upperBound,
         ]
         let columns = "Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS"
@@ -208,8 +208,8 @@ struct SQLiteHistoryWriter {
     ///   - changed: The names of the properties the update sets, for each row's bitmap.
     ///   - entities: The entities the rows may belong to.
     func writeUpdates(_ draft: HistoryTransactionDraft, rows: SQLFragment, changed: Set<String>, entities: [NSEntityDescription]) throws -> Int {
-        let taken = try keysTaken(SQLiteHistorySchema.changeEntity)
-        let number = try keysTaken(SQLiteHistorySchema.transactionEntity) + 1
+        let taken = try keysTaken(HistoryEntityNumbers.change)
+        let number = try keysTaken(HistoryEntityNumbers.transaction) + 1
         // The change rows take SQLite's own next keys (the largest key plus one), which numbering
         // them in the statement (`row_number()`) would have doubled the cost of. A placeholder
         // at the last key `Z_PRIMARYKEY` gave out makes them follow it when newer rows are gone.
@@ -223,7 +223,7 @@ struct SQLiteHistoryWriter {
         bitmap += " END"
         let insert: SQLFragment = """
             INSERT INTO ACHANGE (Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) \
-            SELECT \(raw: Int(SQLiteHistorySchema.changeEntity)), NULL, \(raw: NSPersistentHistoryChangeType.update.rawValue), \
+            SELECT \(raw: Int(HistoryEntityNumbers.change)), NULL, \(raw: NSPersistentHistoryChangeType.update.rawValue), \
             R.Z_ENT, R.Z_PK, \(bind: number), \(bitmap) FROM (\(rows)) R
             """
         try db.execute(sql: insert.sql, arguments: insert.arguments)
@@ -231,8 +231,8 @@ struct SQLiteHistoryWriter {
         let last = db.lastInsertedRowID
         try removePlaceholder(of: next)
         guard count > 0 else { return 0 }
-        try setKeysTaken(SQLiteHistorySchema.changeEntity, max(last, taken))
-        try setKeysTaken(SQLiteHistorySchema.transactionEntity, number)
+        try setKeysTaken(HistoryEntityNumbers.change, max(last, taken))
+        try setKeysTaken(HistoryEntityNumbers.transaction, number)
         try insertTransaction(number, of: draft)
         return count
     }
@@ -245,7 +245,7 @@ struct SQLiteHistoryWriter {
                 VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                number, SQLiteHistorySchema.transactionEntity, try intern(draft.author), try intern(HistoryProcess.bundleID),
+                number, HistoryEntityNumbers.transaction, try intern(draft.author), try intern(HistoryProcess.bundleID),
                 try intern(draft.contextName), try intern(HistoryProcess.processName), Date().timeIntervalSinceReferenceDate,
             ])
     }
@@ -256,10 +256,10 @@ struct SQLiteHistoryWriter {
         if let key = try Int64.fetchOne(db, sql: "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", arguments: [name]) {
             return key
         }
-        let key = try allocate(SQLiteHistorySchema.stringEntity, count: 1)
+        let key = try allocate(HistoryEntityNumbers.string, count: 1)
         try db.execute(
             sql: "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, NULL, ?)",
-            arguments: [key, SQLiteHistorySchema.stringEntity, name])
+            arguments: [key, HistoryEntityNumbers.string, name])
         return key
     }
 

@@ -10,22 +10,13 @@ import GRDB
 /// entity numbers and `Z_METADATA` (same UUID) are rewritten. All of it in one SQLite transaction:
 /// a migration that fails, or a process killed meanwhile, leaves the store as it was.
 struct SQLiteInPlaceMigration {
-    /// Frozen, with their table and column names.
-    let source: NSManagedObjectModel
-    let destination: NSManagedObjectModel
-    let mapping: NSMappingModel
+    /// What every store's migration shares: the models, the mapping, the progress and the log;
+    /// with `defersTableCopies` (`NSPersistentStoreDeferredLightweightMigrationOptionKey`), a
+    /// table that only loses columns keeps them until `finishDeferredLightweightMigration()`.
+    let steps: InPlaceMigrationSteps
     /// The store's metadata, kept but for what describes the model.
     let metadata: [String: Any]
     let uuid: String
-    /// Advanced one unit per table altered or rebuilt and one per closing step (many-to-many
-    /// tables, indexes, keys and metadata); made by the caller on its own thread, so that it is a
-    /// child of the `Progress` current there.
-    var progress: Progress?
-    /// Where each table's change is told (`MigrationDebug`).
-    var log = MigrationLog.off
-    /// `NSPersistentStoreDeferredLightweightMigrationOptionKey`: a table that only loses columns
-    /// keeps them until `finishDeferredLightweightMigration()`, instead of being copied now.
-    var defersTableCopies = false
 
     /// Migrates the store `db` holds; the caller runs it in a transaction.
     ///
@@ -45,13 +36,11 @@ struct SQLiteInPlaceMigration {
         // Work an earlier migration deferred is done first: its leftover columns would meet this
         // migration's.
         if SQLiteDeferredMigration.isPending(in: metadata) {
-            try SQLiteDeferredMigration.rebuildTables(of: source.entitiesInStoreOrder, in: db)
+            try SQLiteDeferredMigration.rebuildTables(of: steps.source.entitiesInStoreOrder, in: db)
         }
-        let steps = InPlaceMigrationSteps(
-            source: source, destination: destination, mapping: mapping, progress: progress, log: log, defersTableCopies: defersTableCopies)
-        let deferred = try steps.run(on: Store(db: db, schemaStatements: SQLiteSchema.statements(for: destination.entitiesInStoreOrder)))
+        let deferred = try steps.run(on: Store(db: db, schemaStatements: SQLiteSchema.statements(for: steps.destination.entitiesInStoreOrder)))
         try rewriteMetadata(db, deferred: deferred)
-        progress?.completedUnitCount += 1
+        steps.progress?.completedUnitCount += 1
     }
 
     /// The file, for the steps every store shares.
@@ -94,7 +83,7 @@ struct SQLiteInPlaceMigration {
         /// The history's rows (16001 and up, an ancillary model's) keep their counters.
         func primaryKeyRows() throws -> PrimaryKeyRows {
             var keys = PrimaryKeyRows()
-            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity]) {
+            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [HistoryEntityNumbers.change]) {
                 guard let number = Int64.fromDatabaseValue(row["Z_ENT"]) else { continue }
                 keys.rows[number] = (String.fromDatabaseValue(row["Z_NAME"]) ?? "", Int64.fromDatabaseValue(row["Z_MAX"]) ?? 0)
             }
@@ -102,7 +91,7 @@ struct SQLiteInPlaceMigration {
         }
 
         func replacePrimaryKeys(_ rows: [PrimaryKeyRows.Row]) throws {
-            try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [SQLiteHistorySchema.changeEntity])
+            try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < ?", arguments: [HistoryEntityNumbers.change])
             for row in rows {
                 try db.execute(
                     sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
@@ -133,7 +122,7 @@ struct SQLiteInPlaceMigration {
     /// The cached model of the source goes: it no longer describes the file.
     private func rewriteMetadata(_ db: Database, deferred: Bool) throws {
         var updated = metadata
-        for (key, value) in SQLiteMetadata.make(for: destination, entities: destination.entitiesInStoreOrder, uuid: uuid) {
+        for (key, value) in SQLiteMetadata.make(for: steps.destination, entities: steps.destination.entitiesInStoreOrder, uuid: uuid) {
             updated[key] = value
         }
         updated[NSPersistentStoreDeferredLightweightMigrationOptionKey] = deferred ? true : nil

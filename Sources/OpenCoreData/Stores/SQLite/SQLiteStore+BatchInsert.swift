@@ -11,19 +11,12 @@ extension SQLiteStore {
     /// constraints or transformable attributes, and on two cores, the rows are written on another
     /// thread while the caller makes the next ones (`insertPipelined`).
     func runBatchInsert(_ request: StoreBatchInsert) throws -> StoreBatchOutcome {
-        let entity = request.entity
-        let rows = request.rows
-        let root = entity.layout!.root
-        let table = root.layout!.tableName
-        let attributes = rows.attributes
-        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map { $0.columnName! }
-        let values = "(?, \(storeNumber(entity)), 1\(String(repeating: ", ?", count: attributes.count)))"
-        let insertSQL = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-        let constraints = entity.storedUniquenessConstraints
-        let parametersPerRow = Int32(attributes.count + 1)
         // 999 is the fewest parameters a statement may have in any SQLite build.
-        let perStatement = constraints.isEmpty ? max(1, min(Self.rowsPerStatement, 999 / Int(parametersPerRow))) : 1
-        let wantsIDs = request.result == .objectIDs
+        let plan = BatchInsertPlan(request, maxRows: Self.rowsPerStatement, maxParameters: 999)
+        let (entity, root, table, attributes, constraints) = (plan.entity, plan.root, plan.table, plan.attributes, plan.constraints)
+        let (rows, perStatement, wantsIDs) = (request.rows, plan.rowsPerStatement, plan.wantsIDs)
+        let values = "(?, \(storeNumber(entity)), 1\(String(repeating: ", ?", count: attributes.count)))"
+        let insertSQL = "INSERT INTO \(table) (\(plan.columns.joined(separator: ", "))) VALUES "
         let rootNumber = storeNumber(root)
 
         return try batchWrite("NSBatchInsertRequest") { db in
@@ -103,17 +96,11 @@ extension SQLiteStore {
             }
             guard extended == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ else { throw writer.failure(extended, insert) }
             let (constraint, existing) = try existingRow(table, constraints, slots, db)
-            switch BatchInsertConflict(policy: request.policy) {
-            case .fail:
-                throw BatchInsertConflict.error(entity, constraint, values: rows.snapshot(slots))
-            case .keepExisting:
-                continue
-            case .overwrite:
-                try overwrite(table, existing, attributes, slots, db)
-                if existing < firstKey, updated.insert(existing).inserted {
-                    if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: existing)) }
-                    outcome.count += 1
-                }
+            guard try BatchInsertConflict(policy: request.policy).overwrites(entity, constraint, values: rows.snapshot(slots)) else { continue }
+            try overwrite(table, existing, attributes, slots, db)
+            if existing < firstKey, updated.insert(existing).inserted {
+                if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: existing)) }
+                outcome.count += 1
             }
         }
         // The existing rows a merge policy overwrote, by key.

@@ -126,7 +126,7 @@ extension SQLiteStore {
     func lastHistoryTransactionNumber() throws -> Int64 {
         try requireHistory()
         return try historyRead { db in
-            try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [SQLiteHistorySchema.transactionEntity]) ?? 0
+            try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [HistoryEntityNumbers.transaction]) ?? 0
         }
     }
 

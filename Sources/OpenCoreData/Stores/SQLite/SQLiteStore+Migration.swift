@@ -21,10 +21,10 @@ extension SQLiteStore {
                 }
                 let current = try StoreMetadata.decode(plist: plist, uuid: uuid)
                 if !StoreMetadata.hashesMatch(current, entities: entities) {
-                    try SQLiteInPlaceMigration(
-                        source: plan.source, destination: model, mapping: plan.mapping, metadata: current, uuid: uuid, progress: progress, log: log,
-                        defersTableCopies: Self.flag(NSPersistentStoreDeferredLightweightMigrationOptionKey, in: options)
-                    ).run(in: db, path: path)
+                    let steps = InPlaceMigrationSteps(
+                        source: plan.source, destination: model, mapping: plan.mapping, progress: progress, log: log,
+                        defersTableCopies: Self.flag(NSPersistentStoreDeferredLightweightMigrationOptionKey, in: options))
+                    try SQLiteInPlaceMigration(steps: steps, metadata: current, uuid: uuid).run(in: db, path: path)
                 }
                 guard let (newPlist, newUUID) = try SQLiteMetadata.row(in: db) else { return .rollback }
                 result = try StoreMetadata.decode(plist: newPlist, uuid: newUUID)
