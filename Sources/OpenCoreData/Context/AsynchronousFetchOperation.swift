@@ -33,6 +33,8 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     private let storeQuery: StoreQuery
     private let kind: Kind
     private let monitor: StoreReadMonitor
+    /// The generation the context reads, which the read on another thread must see too.
+    private let generation: NSQueryGenerationToken?
     /// The request's `estimatedResultCount`, or 0.
     private let estimate: Int64
     /// Whether the stores were asked without offset and limit, which then apply after pending
@@ -98,6 +100,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         fetchRequest = request.fetchRequest
         entity = try fetchRequest.resolvedEntity(in: coordinator.managedObjectModel)
         stores = try context.readers(for: fetchRequest, entity: entity, coordinator: coordinator)
+        generation = try context.generationToEnter() ?? QueryGenerationScope.token
         let pending = fetchRequest.includesPendingChanges && context.hasChanges
         switch fetchRequest.resultType {
         case .dictionaryResultType: kind = .dictionaries
@@ -137,6 +140,10 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     // MARK: 1. Reading, off the context's queue
 
     private func read() {
+        QueryGenerationScope.$token.withValue(generation) { readInGeneration() }
+    }
+
+    private func readInGeneration() {
         do {
             try monitor.checkCancellation()
             let meter = RowMeter { [self] rows in reportRowsRead(rows) }

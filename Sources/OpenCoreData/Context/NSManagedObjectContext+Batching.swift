@@ -83,6 +83,9 @@ extension NSManagedObjectContext {
     /// Reads the values of every object of `batch` in one query, leaving them as faults that fill
     /// from those values without another query.
     func loadBatch(_ batch: FetchBatch) throws {
+        if parent == nil, let generation = try generationToEnter() {
+            return try QueryGenerationScope.$token.withValue(generation) { try loadBatch(batch) }
+        }
         var rowsReadAhead: [StoreRow]?
         if let pending = batch.pending {
             batch.pending = nil

@@ -26,6 +26,9 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
         }
+        if parent == nil, let generation = try generationToEnter() {
+            return try QueryGenerationScope.$token.withValue(generation) { try fetch(request) }
+        }
         let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
         releaseUnreferencedObjectsIfDue()
         if parent == nil, case let executors = coordinator.executors(of: entity, among: request.affectedStores), !executors.isEmpty {
@@ -104,6 +107,9 @@ extension NSManagedObjectContext {
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
+        }
+        if parent == nil, let generation = try generationToEnter() {
+            return try QueryGenerationScope.$token.withValue(generation) { try count(for: request) }
         }
         let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
         if parent == nil, case let executors = coordinator.executors(of: entity, among: request.affectedStores), !executors.isEmpty {
@@ -315,7 +321,7 @@ extension NSManagedObjectContext {
             if let executor = persistentStoreCoordinator?.executor(of: store) {
                 row = try executor.row(for: object.objectID, in: self)
             } else {
-                row = try reader(of: store).row(of: object.entity, primaryKey: object.primaryKey)
+                row = try readingQueryGeneration { try reader(of: store).row(of: object.entity, primaryKey: object.primaryKey) }
             }
         } catch {
             return inaccessibleFault(object, "\(error)")
@@ -362,7 +368,7 @@ extension NSManagedObjectContext {
         }
         let references: [ObjectReference]
         do {
-            references = try reader(of: store).relatedReferences(relationship, ofPrimaryKey: object.primaryKey)
+            references = try readingQueryGeneration { try reader(of: store).relatedReferences(relationship, ofPrimaryKey: object.primaryKey) }
         } catch {
             // Only a damaged file or a failing disk gets here; treated as an inaccessible fault is.
             let message = "CoreData could not fulfill the relationship '\(relationship.name)' of \(object.objectID): \(error)"

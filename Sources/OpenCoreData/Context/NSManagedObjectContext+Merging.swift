@@ -32,6 +32,8 @@ extension NSManagedObjectContext {
     }
 
     func mergeSaved(_ ids: SavedObjectIDs) {
+        // A pinned context merging a save reads the generation that holds it.
+        advanceQueryGeneration()
         // Rows read ahead may predate the save being merged.
         if !ids.updated.isEmpty || !ids.deleted.isEmpty { dropReadAhead() }
         var refreshed: [NSManagedObject] = []

@@ -111,6 +111,8 @@ extension NSManagedObjectContext {
         }
         applyResolutions(resolutions, to: [inserted, updated, deleted].joined())
         let stillDeleted = resolutions.isEmpty ? deleted : deleted.filter { $0.isDeleted }
+        // A pinned context reads what it saved, and what others saved before it.
+        advanceQueryGeneration()
         let emptied = finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, writes: writes, posted: posted)
         applyResolvedVersions(resolutions, to: [inserted, updated].joined())
         // Only when every object these hold is still registered: no deletion, nothing inserted

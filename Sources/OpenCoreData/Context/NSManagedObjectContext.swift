@@ -102,6 +102,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
     /// Objects refreshed since the last objects-did-change notification.
     var eventRefreshed: [NSManagedObject] = []
+    /// The generation of the stores this context reads (`setQueryGenerationFrom(_:)`).
+    var queryGeneration = QueryGenerationState.unpinned
     /// Objects inserted in an earlier event and deleted since the last notification.
     var eventDroppedInserts: [NSManagedObject] = []
     /// What the last objects-did-change notification listed, for the save that posted it to
@@ -387,7 +389,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         guard !objectID.isTemporaryID, let store = objectID.persistentStore,
             let row = try persistentStoreCoordinator?.executor(of: store).map({ try $0.row(for: objectID, in: self) })
-                ?? reader(of: store).row(of: objectID.entity, primaryKey: objectID.primaryKey)
+                ?? readingQueryGeneration({ try reader(of: store).row(of: objectID.entity, primaryKey: objectID.primaryKey) })
         else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "The object \(objectID) does not exist in the store.",
@@ -558,6 +560,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingDeletions.removeAll()
         dropReadAhead()
         resetEvent()
+        advanceQueryGeneration()
         // A caller resets to free memory: what earlier saves left to release aside is gone too.
         SecondThread.waitForReleases()
     }

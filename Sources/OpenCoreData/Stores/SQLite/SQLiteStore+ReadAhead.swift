@@ -8,7 +8,8 @@ extension SQLiteStore {
     /// Queues a read of the rows of `primaryKeys` on the store's read-ahead queue; nil where a
     /// second thread would not help.
     func readAhead(of entity: NSEntityDescription, primaryKeys: [Int64]) -> PendingRows? {
-        guard SecondThread.helps, pool != nil else { return nil }
+        // A pinned context's generation is known on its own thread only.
+        guard SecondThread.helps, pool != nil, pinnedSnapshot == nil else { return nil }
         let pending = PendingRows(writes: writes.load(ordering: .acquiring)) {
             try self.rows(of: entity, primaryKeys: primaryKeys)
         }

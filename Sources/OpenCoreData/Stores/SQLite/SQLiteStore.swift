@@ -326,11 +326,13 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
     /// the row or drop the reference rather than look up an entity that does not exist.
     func modelNumber(_ storeNumber: Int32) -> Int32 { modelNumberOf[storeNumber] ?? 0 }
 
-    /// A read on one of the pool's connections. SQLite's errors leave as Core Data's
+    /// A read on one of the pool's connections, or on the pinned generation's snapshot when the
+    /// context reading is pinned to one (`NSQueryGenerationToken`). SQLite's errors leave as Core Data's
     /// (`SQLiteFileCheck.operationError`): the coordinator and contexts know no SQLite, and a
     /// damaged file's error reaches the app as the `NSError` it catches.
     func storeRead<T>(_ body: (Database) throws -> T) throws -> T {
         do {
+            if let snapshot = pinnedSnapshot { return try snapshot.read(body) }
             return try pool!.read(body)
         } catch let error as DatabaseError {
             throw SQLiteFileCheck.operationError(error, path: url!.path, timeout: Self.timeout(in: options))
