@@ -480,7 +480,7 @@ final class SaveWrite {
                 guard let relationship = property as? NSRelationshipDescription else { continue }
                 if relationship.isToMany { found.toManySlots.append(relationship.slot) } else { found.toOneSlots.append(relationship.slot) }
                 if relationship.isOrdered { found.writesOrders = true }
-                if relationship.joinTable != nil { found.writesJoins = true }
+                if relationship.isManyToMany { found.writesJoins = true }
             }
             entityFacts[ObjectIdentifier(entity)] = found
             facts = found
@@ -514,7 +514,7 @@ final class SaveWrite {
         for object in [inserted, updated].joined() where facts(for: object.entity).writesOrders {
             for property in object.entity.properties {
                 guard let relationship = property as? NSRelationshipDescription, relationship.isOrdered,
-                    let column = relationship.inverseRelationship?.orderColumnName,
+                    relationship.inverseRelationship?.isToMany == false,
                     case .toMany(let current) = object.slots[relationship.slot]
                 else { continue }
                 if let committed = object.committed, case .toMany(let old) = committed[relationship.slot],
@@ -524,19 +524,18 @@ final class SaveWrite {
                 }
                 for (index, member) in current.objects.enumerated() {
                     guard let memberKey = key(of: member) else { continue }
-                    try writer.setOrder(entity: member.entity, column: column, primaryKey: memberKey, position: Int64(index + 1) * 1024)
+                    try writer.setOrder(in: relationship, member: member.entity, primaryKey: memberKey, position: Int64(index + 1) * 1024)
                 }
             }
         }
     }
 
-    /// Many-to-many pairs: all of an inserted object's, and the difference for updated ones. Each
-    /// pair is written once, from the side that owns the join table.
+    /// Many-to-many pairs: all of an inserted object's, and the difference for updated ones, from
+    /// each side; the store keeps each pair once.
     private func writeJoins(_ writer: any StoreWriter) throws {
         for object in [inserted, updated].joined() where facts(for: object.entity).writesJoins {
             for property in object.entity.properties {
-                guard let relationship = property as? NSRelationshipDescription, let join = relationship.joinTable,
-                    join.isOwner || relationship.inverseRelationship == nil,
+                guard let relationship = property as? NSRelationshipDescription, relationship.isManyToMany,
                     case .toMany(let current) = object.slots[relationship.slot]
                 else { continue }
                 var before: [NSManagedObject] = []
@@ -545,10 +544,10 @@ final class SaveWrite {
                 }
                 let source = key(of: object)!
                 for destination in current.objects where !before.contains(where: { $0 === destination }) {
-                    if let target = key(of: destination) { try writer.insertJoin(join, source: source, destination: target) }
+                    if let target = key(of: destination) { try writer.insertPair(of: relationship, source: source, destination: target) }
                 }
                 for destination in before where !current.contains(destination) {
-                    if let target = key(of: destination) { try writer.deleteJoin(join, source: source, destination: target) }
+                    if let target = key(of: destination) { try writer.deletePair(of: relationship, source: source, destination: target) }
                 }
             }
         }

@@ -19,6 +19,10 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     /// Whether the relationship holds a set of objects rather than one.
     open var isToMany: Bool { maxCount != 1 }
 
+    /// Whether the relationship and its inverse (if any) are both to-many: its pairs belong to
+    /// neither side's objects alone.
+    package var isManyToMany: Bool { isToMany && inverseRelationship?.isToMany != false }
+
     /// `Z<n>_<NAME>`: the column holding the destination's entity number, present when the
     /// destination has subentities (docs/sqlite-format.md §5.1).
     package var entityColumnName: String?

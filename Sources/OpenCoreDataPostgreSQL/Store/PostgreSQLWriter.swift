@@ -221,19 +221,22 @@ final class PostgreSQLWriter: StoreWriter {
         return result.rows.first.flatMap { $0.first }.flatMap(PostgreSQLValues.integer)
     }
 
-    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
+    func setOrder(in relationship: NSRelationshipDescription, member: NSEntityDescription, primaryKey: Int64, position: Int64) throws {
+        guard let column = relationship.orderColumn else { return }
         try sendPendingRows()
-        try run("UPDATE \(entity.layout!.tableName) SET \(column) = $1 WHERE Z_PK = $2", [.integer(position), .integer(primaryKey)], entity: nil, primaryKey: 0)
+        try run("UPDATE \(member.layout!.tableName) SET \(column) = $1 WHERE Z_PK = $2", [.integer(position), .integer(primaryKey)], entity: nil, primaryKey: 0)
     }
 
-    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+    func insertPair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {
+        guard let table = relationship.pairTable else { return }
         try sendPendingRows()
         try run(
             "INSERT INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES ($1, $2) ON CONFLICT DO NOTHING",
             [.integer(source), .integer(destination)], entity: nil, primaryKey: 0)
     }
 
-    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+    func deletePair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {
+        guard let table = relationship.pairTable else { return }
         try sendPendingRows()
         try run(
             "DELETE FROM \(table.name) WHERE \(table.sourceColumn) = $1 AND \(table.destinationColumn) = $2",

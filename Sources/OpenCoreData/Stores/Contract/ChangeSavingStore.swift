@@ -35,11 +35,13 @@ package protocol StoreWriter {
     /// The key of a row of `entity`'s hierarchy, other than `excluding`, whose `slots` hold the
     /// same values as `values` (a uniqueness constraint's columns).
     func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64?
-    /// Records a row's position in an ordered to-many (its `Z_FOK_` column).
-    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws
-    /// Adds or removes a many-to-many pair.
-    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
-    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws
+    /// Records a member's position in the ordered to-many `relationship` (Core Data's store keeps
+    /// it in the member's row, in the `Z_FOK_` column of its to-one inverse).
+    func setOrder(in relationship: NSRelationshipDescription, member: NSEntityDescription, primaryKey: Int64, position: Int64) throws
+    /// Adds or removes a pair of the many-to-many `relationship`, given from each side whose
+    /// objects changed: the store keeps each pair once (Core Data's join table belongs to one side).
+    func insertPair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws
+    func deletePair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws
     /// Names who writes, for the transaction's persistent history: a store that tracks history
     /// records it with the changes, and calls `recorded` with the transaction's number once
     /// written; others ignore it.

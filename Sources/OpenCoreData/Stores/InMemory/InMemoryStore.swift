@@ -186,15 +186,18 @@ private final class InMemoryWriter: StoreWriter {
     }
 
 
-    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
+    func setOrder(in relationship: NSRelationshipDescription, member: NSEntityDescription, primaryKey: Int64, position: Int64) throws {
+        guard let column = relationship.orderColumn else { return }
         orders[column + "/\(primaryKey)"] = position
     }
 
-    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+    func insertPair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {
+        guard let table = relationship.pairTable else { return }
         joins[table.name, default: []].insert(JoinPair(table, source: source, destination: destination))
     }
 
-    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+    func deletePair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {
+        guard let table = relationship.pairTable else { return }
         joins[table.name]?.remove(JoinPair(table, source: source, destination: destination))
     }
 

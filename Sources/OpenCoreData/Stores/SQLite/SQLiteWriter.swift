@@ -246,17 +246,20 @@ final class SQLiteWriter: StoreWriter {
         return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : nil
     }
 
-    func setOrder(entity: NSEntityDescription, column: String, primaryKey: Int64, position: Int64) throws {
-        try execute("UPDATE \(entity.layout!.tableName) SET \(column) = ? WHERE Z_PK = ?", position, primaryKey)
+    func setOrder(in relationship: NSRelationshipDescription, member: NSEntityDescription, primaryKey: Int64, position: Int64) throws {
+        guard let column = relationship.orderColumn else { return }
+        try execute("UPDATE \(member.layout!.tableName) SET \(column) = ? WHERE Z_PK = ?", position, primaryKey)
     }
 
-    func insertJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+    func insertPair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {
+        guard let table = relationship.pairTable else { return }
         try execute(
             "INSERT OR IGNORE INTO \(table.name) (\(table.sourceColumn), \(table.destinationColumn)) VALUES (?, ?)",
             source, destination)
     }
 
-    func deleteJoin(_ table: JoinTable, source: Int64, destination: Int64) throws {
+    func deletePair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {
+        guard let table = relationship.pairTable else { return }
         try execute(
             "DELETE FROM \(table.name) WHERE \(table.sourceColumn) = ? AND \(table.destinationColumn) = ?",
             source, destination)
