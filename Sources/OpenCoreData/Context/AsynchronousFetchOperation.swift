@@ -67,23 +67,12 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// Per store, the new objects by primary key until they are published: pages shaped as the
     /// registry's, which take them in whole pages.
     private var staging: [ObjectIdentifier: (store: NSPersistentStore, table: PrimaryKeyTable)] = [:]
-    /// The staged pages to publish, and how far publishing is.
-    private var publishing: [(store: NSPersistentStore, table: PrimaryKeyTable, page: Int64)] = []
-    private var published = 0
     /// Keys (by store) of staged objects whose row the context registered another object for
     /// meanwhile; that object takes their place in the results.
     private var taken: [ObjectIdentifier: Set<Int64>] = [:]
-    /// Runs of `created` being searched for the objects in `taken`, and where the search is.
-    private var replacing: [Range<Int>] = []
-    private var replacingRun = 0
-    private var replacingPosition = 0
     private var rowsRead = 0
-    /// Set once the last rows have arrived.
-    private var allRowsRead = false
-    /// Whether a block that goes on registering is queued: one is enough.
-    private var registrationQueued = false
-    /// Set once the fetch has completed or failed, so that no queued block carries on.
-    private var ended = false
+    /// Where the fetch stands: registering, publishing, replacing, ended.
+    private var phase = AsynchronousFetchPhase.start
 
     /// Rows the read hands over at a time: reading and registering then run side by side, on two
     /// threads, instead of one after the other.
@@ -254,7 +243,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// would make the first slice copy them all.
     private func receive(_ handoff: RowsHandoff) {
         var received = handoff.take()
-        guard !ended else { return Self.releaseElsewhere(received) }
+        guard !phase.isEnded else { return Self.releaseElsewhere(received) }
         if rowsRead == 0, estimate > 0 {
             objects.reserveCapacity(Int(estimate))
             if buildsTyped { typed.reserveCapacity(Int(estimate)) }
@@ -263,31 +252,28 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         groups.append(contentsOf: received)
         // `groups` must hold the only reference: registering moves values out of the rows in place.
         received = []
-        if !registrationQueued { registerSome() }
+        if phase.registersNow { registerSome() }
     }
 
     private func readingFinished() {
-        allRowsRead = true
-        if !registrationQueued { registerSome() }
+        if phase.readFinished() { registerSome() }
     }
 
     private func registerSome() {
-        guard !ended else { return }
+        guard case .registering(let readDone, _) = phase else { return }
         // Cancelled while the read goes on: the read, interrupted, reports it at once (and says
         // that it stopped the statement).
         if monitor.isCancelled {
-            if allRowsRead { fail(nil) }
+            if readDone { fail(nil) }
             return
         }
         let deadline = DispatchTime.now().uptimeNanoseconds + registrationSlice
         while groupIndex < groups.count {
             guard registerRows(until: deadline) else {
                 // Behind whatever was queued meanwhile.
-                if !ended {
-                    registrationQueued = true
+                if phase.yieldRegistration() {
                     queue.async {
-                        self.registrationQueued = false
-                        self.registerSome()
+                        if self.phase.resumeRegistration() { self.registerSome() }
                     }
                 }
                 return
@@ -299,11 +285,11 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         // Caught up with the read: the groups done so far are empty.
         groups = []
         groupIndex = 0
-        if allRowsRead {
-            // In the table's order, unsorted: a debug build's generic sort of a million-row
-            // fetch's 4,000 page numbers held the queue for 7 ms, and any order will do.
-            publishing = staging.values.flatMap { staged in staged.table.pageNumbers.map { (staged.store, staged.table, $0) } }
-            registeredAny = registeredAny || !publishing.isEmpty
+        // In the table's order, unsorted: a debug build's generic sort of a million-row fetch's
+        // 4,000 page numbers held the queue for 7 ms, and any order will do.
+        let began = phase.caughtUp { staging.values.flatMap { staged in staged.table.pageNumbers.map { (staged.store, staged.table, $0) } } }
+        if began, case .publishing(let pages, _) = phase {
+            registeredAny = registeredAny || !pages.isEmpty
             publishSome()
         }
     }
@@ -317,29 +303,27 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
 
     /// Registers the staged objects in the context, a block of pages at a time.
     private func publishSome() {
-        guard !ended else { return }
+        guard case .publishing(let pages, var done) = phase else { return }
         if monitor.isCancelled { return fail(nil) }
         let deadline = DispatchTime.now().uptimeNanoseconds + registrationSlice
         // The registry's tables, found again each block: whatever ran on the queue between blocks
         // (a `reset()`) may have replaced them.
         let root = Int32(entity.layout!.root.layout!.entityNumber)
-        while published < publishing.count {
-            let (store, staged, page) = publishing[published]
+        while done < pages.count {
+            let (store, staged, page) = pages[done]
             var keys: [Int64] = []
             let moved = context.registry.pagedTable(store: store, root: root).adoptPage(page, from: staged, taken: &keys)
             context.registry.didRegister(moved)
             if !keys.isEmpty { taken[ObjectIdentifier(store), default: []].formUnion(keys) }
-            published += 1
+            done += 1
             if DispatchTime.now().uptimeNanoseconds >= deadline {
+                phase = .publishing(pages: pages, done: done)
                 queue.async { self.publishSome() }
                 return
             }
         }
-        publishing = []
         staging = [:]
-        if taken.isEmpty { return finishRegistering() }
-        replacing = created.runs
-        replacingPosition = replacing.first?.lowerBound ?? 0
+        guard phase.published(replacing: taken.isEmpty ? nil : created.runs) else { return finishRegistering() }
         replaceSome()
     }
 
@@ -347,20 +331,20 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// object for meanwhile (a fetch between two blocks), that object: rare, and a pass over the
     /// new objects, a block at a time.
     private func replaceSome() {
-        guard !ended else { return }
+        guard case .replacing(let runs, var run, var position) = phase else { return }
         if monitor.isCancelled { return fail(nil) }
         let deadline = DispatchTime.now().uptimeNanoseconds + registrationSlice
         let root = Int32(entity.layout!.root.layout!.entityNumber)
         var done = 0
-        while replacingRun < replacing.count {
-            let end = replacing[replacingRun].upperBound
-            while replacingPosition < end {
-                let staged = objects[replacingPosition]
+        while run < runs.count {
+            let end = runs[run].upperBound
+            while position < end {
+                let staged = objects[position]
                 if let store = staged.store, taken[ObjectIdentifier(store)]?.contains(staged.primaryKey) == true,
                     let slot = context.registry.pagedTable(store: store, root: root).existingSlot(for: staged.primaryKey)
                 {
                     if let registered = slot.pointee {
-                        replace(at: replacingPosition, with: registered)
+                        replace(at: position, with: registered)
                     } else {
                         // The object that held the row's slot was released meanwhile (nothing held
                         // it: `releaseUnreferencedObjectsIfDue`): the fetch's own object takes it.
@@ -368,15 +352,16 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                         context.registry.didRegister(1)
                     }
                 }
-                replacingPosition += 1
+                position += 1
                 done += 1
                 if done & 63 == 0, DispatchTime.now().uptimeNanoseconds >= deadline {
+                    phase = .replacing(runs: runs, run: run, position: position)
                     queue.async { self.replaceSome() }
                     return
                 }
             }
-            replacingRun += 1
-            if replacingRun < replacing.count { replacingPosition = replacing[replacingRun].lowerBound }
+            run += 1
+            if run < runs.count { position = runs[run].lowerBound }
         }
         finishRegistering()
     }
@@ -526,15 +511,15 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// Takes back what the fetch registered and ends it with `error`, or with
     /// `NSUserCancelledError` when it was cancelled.
     private func fail(_ error: (any Error)?) {
-        guard !ended else { return }
+        guard !phase.isEnded else { return }
         guard monitor.isCancelled || error is StoreReadCancelled else {
-            ended = true
+            phase.end()
             return takeBackSome(then: error)
         }
         var info: [String: Any] = [:]
         if let underlying = (error as? StoreReadCancelled)?.underlying { info[NSUnderlyingErrorKey] = underlying }
         let cancelled = CoreDataError.make(NSUserCancelledError, "The asynchronous fetch was cancelled.", userInfo: info)
-        ended = true
+        phase.end()
         takeBackSome(then: cancelled)
     }
 
@@ -579,12 +564,11 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
 
     /// Lets go of the rows and objects (the result keeps its own array).
     private func end() {
-        ended = true
+        phase.end()
         Self.releaseElsewhere(groups)
         groups = []
         Self.releaseElsewhere(staging)
         staging = [:]
-        publishing = []
         // Staged objects of a cancelled fetch die here: freeing them is the other queue's work.
         Self.releaseElsewhere(objects)
         Self.releaseElsewhere(typed)

@@ -84,13 +84,9 @@ func statementSQL(_ statement: Statement) -> String {
 /// Chunks from the reading thread to the caller, in order, with the reader's end (or error), and
 /// the caller's wish to stop.
 private final class ChunkPipe<Element>: @unchecked Sendable {
-    // @unchecked Sendable: every field is touched under `condition`'s lock.
+    // @unchecked Sendable: `state` and `read` are touched under `condition`'s lock only.
     private let condition = NSCondition()
-    private var chunks: [[Element]] = []
-    private var next = 0
-    private var finished = false
-    private var error: (any Error)?
-    private var stopped = false
+    private var state = ChunkPipeState<Element>()
     /// Reads the next chunk (true once none is left). Held by the pipe, not by the reading block,
     /// so that the reader it holds (and its statement) is gone before the caller hears that the
     /// read has finished: the statement must be finalized while the caller still holds the
@@ -122,44 +118,104 @@ private final class ChunkPipe<Element>: @unchecked Sendable {
             let read = self.read.take()!
             condition.unlock()
             var finished = false
-            while !finished, !isStopped {
+            while !finished, !isStopping {
                 var elements: [Element] = []
                 elements.reserveCapacity(chunk)
                 finished = try read(&elements, chunk)
-                put(elements)
+                condition.lock()
+                state.put(elements)
+                condition.signal()
+                condition.unlock()
             }
         } catch {
             outcome = error
         }
-        finish(outcome)
-    }
-
-    private var isStopped: Bool {
         condition.lock()
-        defer { condition.unlock() }
-        return stopped
-    }
-
-    private func put(_ elements: [Element]) {
-        condition.lock()
-        chunks.append(elements)
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func finish(_ error: (any Error)?) {
-        condition.lock()
-        finished = true
-        self.error = error
+        state.finish(outcome)
         condition.broadcast()
         condition.unlock()
+    }
+
+    private var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.isStopping
     }
 
     /// The next chunk, waiting for it; nil once the reader has finished and every chunk is taken.
     func take() throws -> [Element]? {
         condition.lock()
         defer { condition.unlock() }
-        while next == chunks.count, !finished { condition.wait() }
+        while true {
+            switch state.take() {
+            case .chunk(let elements): return elements
+            case .wait: condition.wait()
+            case .end(let error?): throw error
+            case .end(nil): return nil
+            }
+        }
+    }
+
+    /// Asks the reader to stop after its chunk and waits until it has.
+    func stopAndWait() {
+        condition.lock()
+        state.stop()
+        while !state.isFinished { condition.wait() }
+        condition.unlock()
+    }
+}
+
+/// The lifecycle of a chunked read seen by both its threads: reading, asked to stop (the reader
+/// stops after its chunk), finished (with the reader's error, if any); and the chunks read but
+/// not yet taken, in order.
+struct ChunkPipeState<Element> {
+    enum Phase {
+        case reading
+        case stopping
+        case finished((any Error)?)
+    }
+
+    /// What the caller's `take()` finds.
+    enum Taken {
+        /// The next chunk, moved out.
+        case chunk([Element])
+        /// None yet: wait for the reader.
+        case wait
+        /// The reader finished and every chunk is taken: its error, if any.
+        case end((any Error)?)
+    }
+
+    private(set) var phase = Phase.reading
+    private var chunks: [[Element]] = []
+    private var next = 0
+
+    var isStopping: Bool {
+        if case .stopping = phase { return true }
+        return false
+    }
+
+    var isFinished: Bool {
+        if case .finished = phase { return true }
+        return false
+    }
+
+    /// The reader's next chunk.
+    mutating func put(_ elements: [Element]) {
+        chunks.append(elements)
+    }
+
+    /// The reader is done: reading or stopping becomes finished.
+    mutating func finish(_ error: (any Error)?) {
+        phase = .finished(error)
+    }
+
+    /// The caller wants no more: reading becomes stopping; a finished read stays finished.
+    mutating func stop() {
+        if case .reading = phase { phase = .stopping }
+    }
+
+    /// The caller takes the next chunk, if there is one.
+    mutating func take() -> Taken {
         if next < chunks.count {
             // Moved out, so that the caller holds the only reference and can take each row's
             // values in place.
@@ -170,17 +226,9 @@ private final class ChunkPipe<Element>: @unchecked Sendable {
                 chunks.removeAll(keepingCapacity: true)
                 next = 0
             }
-            return elements
+            return .chunk(elements)
         }
-        if let error { throw error }
-        return nil
-    }
-
-    /// Asks the reader to stop after its chunk and waits until it has.
-    func stopAndWait() {
-        condition.lock()
-        stopped = true
-        while !finished { condition.wait() }
-        condition.unlock()
+        if case .finished(let error) = phase { return .end(error) }
+        return .wait
     }
 }
