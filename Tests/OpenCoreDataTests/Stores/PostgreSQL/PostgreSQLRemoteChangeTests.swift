@@ -141,13 +141,19 @@ import Testing
         let writer = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
         try writer.addPersistentStore(type: Self.type, at: url, options: [NSPersistentHistoryTrackingKey: true])
         let gate = DispatchSemaphore(value: 0)
+        let firstHeard = DispatchSemaphore(value: 0)
+        let allHeard = DispatchSemaphore(value: 0)
         let heard = Locked<[NSPersistentHistoryToken]>([])
         let observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: reader, queue: nil) { note in
-            let first = heard.withLock { tokens in
+            let count = heard.withLock { tokens in
                 if let token = note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken { tokens.append(token) }
-                return tokens.count == 1
+                return tokens.count
             }
-            if first { _ = gate.wait(timeout: .now() + 10) }
+            if count == 1 {
+                firstHeard.signal()
+                _ = gate.wait(timeout: .now() + 60)
+            }
+            if count == 6 { allHeard.signal() }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -159,11 +165,10 @@ import Testing
             }
         }
         try save("gate")
-        let deadline = Date().addingTimeInterval(10)
-        while heard.withLock({ $0.isEmpty }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(firstHeard.wait(timeout: .now() + 60) == .success, "the first notification is heard")
         for index in 0..<5 { try save("Item \(index)") }
         gate.signal()
-        while heard.withLock({ $0.count < 6 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(allHeard.wait(timeout: .now() + 60) == .success, "every notification is heard")
 
         let readerContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         readerContext.persistentStoreCoordinator = reader
