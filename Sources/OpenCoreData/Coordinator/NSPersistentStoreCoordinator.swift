@@ -74,6 +74,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Where `perform` blocks wait their turn, in order.
     let performQueue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator.perform")
     private var stores: [NSPersistentStore] = []
+    /// Stores removed from the coordinator, kept for its lifetime: objects of contexts on this
+    /// coordinator refer to their store without retaining it (a strong reference per object
+    /// would cost every fetched object two atomic operations on one shared count), so a removed
+    /// store must outlive them. Closed, a retired store holds no file or connection.
+    private var retiredStores: [NSPersistentStore] = []
     /// An error from freezing the model, reported when the first store is added.
     private let modelError: NSError?
 
@@ -266,6 +271,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         (store as? any OpenableStore)?.close()
         store.identity.detach()
         stores.remove(at: index)
+        retiredStores.append(store)
     }
 
     /// Posts `.NSPersistentStoreCoordinatorStoresDidChange` with `userInfo`, outside the lock, so

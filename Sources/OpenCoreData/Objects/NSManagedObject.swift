@@ -44,6 +44,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// The permanent identity, once there is one.
     @exclusivity(unchecked) var primaryKey: Int64 = 0
+    /// The store of the object's row. Not retained: the coordinator keeps every store it ever
+    /// held, removed ones too, for its lifetime, and the object's context keeps the coordinator;
+    /// an object used after its coordinator is gone is used after its stack was torn down.
     @exclusivity(unchecked) unowned(unsafe) var store: NSPersistentStore?
     /// The temporary ID while the object has no primary key (shared with parent and child
     /// contexts until the root context saves); once it has one, its permanent ID, kept once
