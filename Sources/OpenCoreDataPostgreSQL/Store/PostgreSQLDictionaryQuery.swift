@@ -45,7 +45,7 @@ struct PostgreSQLDictionaryQuery {
                     else { return nil }
                     order.append(term)
                 } else {
-                    guard !grouped, let term = try PostgreSQLQuery(store: store, query: query).orderTerm(descriptor, &compiler) else { return nil }
+                    guard !grouped, let term = try PostgreSQLQuery.orderTerm(descriptor, &compiler) else { return nil }
                     order.append(term)
                 }
             }

@@ -61,7 +61,7 @@ struct PostgreSQLQuery {
         var order: [SQLFragment]? = []
         if memoryPredicate == nil {
             for descriptor in query.sortDescriptors {
-                guard let term = try orderTerm(descriptor, &compiler) else {
+                guard let term = try Self.orderTerm(descriptor, &compiler) else {
                     order = nil
                     break
                 }
@@ -77,12 +77,12 @@ struct PostgreSQLQuery {
     /// does (a comparison selector, a value of no order): the store then sorts in memory.
     ///
     /// - Throws: The relational layer's error for a key the model does not know, or a to-many.
-    func orderTerm(_ descriptor: NSSortDescriptor, _ compiler: inout SQLPredicateCompiler) throws -> SQLFragment? {
+    static func orderTerm(_ descriptor: NSSortDescriptor, _ compiler: inout SQLPredicateCompiler) throws -> SQLFragment? {
         guard let key = descriptor.key else { return nil }
         let selector = (descriptor as? KeyedSortDescriptor)?.comparisonSelector
         guard selector == nil || selector == SortComparison.compare.rawValue else { return nil }
         let (value, kind) = try compiler.sortValue(key)
-        return Self.orderTerm(value, kind, ascending: descriptor.ascending)
+        return orderTerm(value, kind, ascending: descriptor.ascending)
     }
 
     /// `value` ordered as the SQLite store orders it (nils first, text by Unicode scalars,

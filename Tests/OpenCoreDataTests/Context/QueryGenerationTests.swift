@@ -31,6 +31,13 @@ import Testing
             }
         }
 
+        /// Pins the reader at a read of the library's 8 books, then changes the library.
+        func pinThenChange() throws {
+            try reader.performAndWait { try reader.setQueryGenerationFrom(.current) }
+            #expect(try books(in: reader) == 8)
+            try changeTheLibrary()
+        }
+
         func books(in context: NSManagedObjectContext, _ format: String? = nil) throws -> Int {
             try context.performAndWait {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
@@ -57,9 +64,7 @@ import Testing
     @Test func aPinnedContextKeepsReadingItsGeneration() throws {
         let setup = try Setup()
         let reader = setup.reader
-        try reader.performAndWait { try reader.setQueryGenerationFrom(.current) }
-        #expect(try setup.books(in: reader) == 8)
-        try setup.changeTheLibrary()
+        try setup.pinThenChange()
 
         #expect(try setup.books(in: reader) == 8)
         #expect(try setup.count(in: reader) == 8)
@@ -159,9 +164,7 @@ import Testing
     @Test func anAsynchronousFetchReadsThePinnedGeneration() throws {
         let setup = try Setup()
         let reader = setup.reader
-        try reader.performAndWait { try reader.setQueryGenerationFrom(.current) }
-        #expect(try setup.books(in: reader) == 8)
-        try setup.changeTheLibrary()
+        try setup.pinThenChange()
         let (request, probe) = probedRequest(NSFetchRequest<NSManagedObject>(entityName: "Book"), context: reader)
         let result = try execute(request, in: reader)
         #expect(probe.wait())
@@ -172,9 +175,7 @@ import Testing
     @Test func theInMemoryStoreIsReadAsItIs() throws {
         let setup = try Setup(type: .inMemory)
         let reader = setup.reader
-        try reader.performAndWait { try reader.setQueryGenerationFrom(.current) }
-        #expect(try setup.books(in: reader) == 8)
-        try setup.changeTheLibrary()
+        try setup.pinThenChange()
         #expect(try setup.books(in: reader) == 9)
     }
 }
