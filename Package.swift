@@ -20,9 +20,6 @@ let package = Package(
     // runs no PostgreSQL test, leaves it out).
     traits: [
         .trait(name: "PostgreSQL", description: "The PostgreSQL store's connections, through postgres-nio."),
-        // Off by default: only `bench-postgresql` uses it, and Fluent with its drivers is minutes
-        // of building that neither an app nor CI needs (its packages are not even resolved then).
-        .trait(name: "FluentComparison", description: "Fluent models in the PostgreSQL benchmark, the ORM to compare with.", enabledTraits: ["PostgreSQL"]),
         .default(enabledTraits: ["PostgreSQL"]),
     ],
     dependencies: [
@@ -48,10 +45,6 @@ let package = Package(
         // Named by the PostgreSQL product, which builds on them: postgres-nio brings them already.
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
-        // The ORM Swift server code uses today on PostgreSQL: the PostgreSQL benchmark's peer, built
-        // only with the FluentComparison trait.
-        .package(url: "https://github.com/vapor/fluent-kit", from: "1.52.0"),
-        .package(url: "https://github.com/vapor/fluent-postgres-driver", from: "2.14.0"),
     ],
     targets: [
         .target(
@@ -91,47 +84,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The benchmark suite (docs/performance.md): `swift run -c release bench`. A target of this
-        // package, not a product: it shares the build of everything it measures, and an app that
-        // depends on OpenCoreData never builds it.
-        .executableTarget(
-            name: "bench",
-            dependencies: [
-                "BenchmarkSupport",
-                "OpenCoreData",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Benchmarks/Sources/bench",
-            // The model is read by the code generator only (the store's model is built in code,
-            // with the same entity), which makes the typed TSPItem class, as Xcode would.
-            exclude: ["TSPItem.xcdatamodeld"],
-            plugins: ["ManagedObjectCodegen"]
-        ),
-        // The PostgreSQL store against raw postgres-nio and Fluent (issue 24):
-        // `swift run -c release --traits FluentComparison bench-postgresql`.
-        .executableTarget(
-            name: "bench-postgresql",
-            dependencies: [
-                "BenchmarkSupport",
-                "OpenCoreData",
-                "OpenCoreDataPostgreSQL",
-                "PostgreSQLScratchServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
-                .product(name: "FluentKit", package: "fluent-kit", condition: .when(traits: ["FluentComparison"])),
-                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver", condition: .when(traits: ["FluentComparison"])),
-            ],
-            path: "Benchmarks/Sources/bench-postgresql"
-        ),
-        // What both benchmark programs share: the data set, heap figures, medians.
-        .target(name: "BenchmarkSupport", dependencies: ["CHeapStats", "OpenCoreData"], path: "Benchmarks/Sources/BenchmarkSupport"),
-        // glibc's mallinfo2, which Swift's Glibc module does not export: bytes in use on the heap.
-        .target(name: "CHeapStats", path: "Benchmarks/Sources/CHeapStats"),
-        // A throwaway PostgreSQL server (initdb, pg_ctl) for the tests and the PostgreSQL benchmark.
+        // A throwaway PostgreSQL server (initdb, pg_ctl) for the tests and, through a symbolic link,
+        // the PostgreSQL benchmark in Benchmarks/.
         .target(name: "PostgreSQLScratchServer", path: "Tests/PostgreSQLScratchServer"),
         // What the managed-object code generator needs that is not source parsing: Swift's symbol
         // mangling for the accessors `@NSManaged` leaves undefined on Linux (issue 21). Crypto:

@@ -20,7 +20,6 @@ struct ChildRole: ParsableArguments {
     ///
     /// - Returns: whether it was a child.
     func runIfChild() async throws -> Bool {
-        #if PostgreSQL
         switch child {
         case nil: return false
         case "writer":
@@ -46,9 +45,6 @@ struct ChildRole: ParsableArguments {
         default: throw BenchError("unknown child role \(child ?? "")")
         }
         return true
-        #else
-        return false
-        #endif
     }
 
     /// The arguments that start `role` as a child on `schema`.

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import BenchmarkSupport
 import Foundation
 
@@ -45,4 +44,3 @@ enum ConcurrentWriters {
         return Line(way: way, processes: processes, perSecond: Double(saves) / seconds)
     }
 }
-#endif

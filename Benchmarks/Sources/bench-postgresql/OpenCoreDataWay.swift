@@ -1,4 +1,3 @@
-#if PostgreSQL
 import BenchmarkSupport
 import Foundation
 import OpenCoreData
@@ -78,4 +77,3 @@ final class OpenCoreDataWay: PostgreSQLWay {
         NSPredicate(format: "done == NO AND createdAt > %@", DataSet.predicateDate as NSDate)
     }
 }
-#endif

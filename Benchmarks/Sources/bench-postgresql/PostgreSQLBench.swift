@@ -1,7 +1,7 @@
 import ArgumentParser
 import BenchmarkSupport
 import Foundation
-import PostgreSQLScratchServer
+import BenchScratchServer
 
 /// `bench-postgresql`: the PostgreSQL store against raw postgres-nio and Fluent (issue 24), on a
 /// throwaway server of its own: the cases' table, then saves per second with several writing
@@ -56,7 +56,6 @@ struct PostgreSQLBench: AsyncParsableCommand {
     }
 
     func run() async throws {
-        #if PostgreSQL
         if try await role.runIfChild() { return }
         let log = { (line: String) in FileHandle.standardError.write(Data((line + "\n").utf8)) }
         log("Starting a scratch PostgreSQL server…")
@@ -97,9 +96,6 @@ struct PostgreSQLBench: AsyncParsableCommand {
         print(PostgreSQLReport.render(
             rows: rows, runs: runs, table: table, writers: writerLines, writerSeconds: writerSeconds, latency: latency,
             serverVersion: version))
-        #else
-        throw ValidationError("built without the PostgreSQL trait")
-        #endif
     }
 }
 

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import BenchmarkSupport
 import Foundation
 
@@ -62,4 +61,3 @@ struct PostgreSQLHarness {
         }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import BenchmarkSupport
 import Foundation
 
@@ -58,4 +57,3 @@ enum PostgreSQLReport {
     static func ms(_ seconds: Double) -> String { seconds.isNaN ? "–" : String(format: "%.1f", seconds * 1000) }
     static func ratio(_ value: Double) -> String { value.isNaN ? "–" : String(format: "%.2f×", value) }
 }
-#endif

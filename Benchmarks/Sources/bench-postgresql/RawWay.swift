@@ -1,4 +1,3 @@
-#if PostgreSQL
 import BenchmarkSupport
 import Foundation
 import Logging
@@ -157,4 +156,3 @@ struct CountOpenItemsAfter: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
 }
-#endif

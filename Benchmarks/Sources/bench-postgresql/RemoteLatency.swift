@@ -1,4 +1,3 @@
-#if PostgreSQL
 import BenchmarkSupport
 import Foundation
 import OpenCoreData
@@ -76,4 +75,3 @@ enum RemoteLatency {
         return line
     }
 }
-#endif

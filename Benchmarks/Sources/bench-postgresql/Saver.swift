@@ -1,4 +1,3 @@
-#if PostgreSQL
 import BenchmarkSupport
 import Foundation
 import OpenCoreData
@@ -61,4 +60,3 @@ enum Saver {
         }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import BenchmarkSupport
 import Foundation
 import PostgresNIO
@@ -90,4 +89,3 @@ struct Schemas {
 
     func close() async throws { try await admin.close() }
 }
-#endif
