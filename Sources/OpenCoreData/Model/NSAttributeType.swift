@@ -53,21 +53,6 @@ extension NSAttributeType {
         guard let type = all.first(where: { $0.xcodeName == xcodeName }) else { return nil }
         self = type
     }
-
-    /// The SQL column type Core Data declares for this attribute type.
-    var sqlColumnType: String {
-        switch self {
-        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
-            .booleanAttributeType:
-            "INTEGER"
-        case .decimalAttributeType: "DECIMAL"
-        case .doubleAttributeType, .floatAttributeType: "FLOAT"
-        case .dateAttributeType: "TIMESTAMP"
-        case .stringAttributeType, .URIAttributeType: "VARCHAR"
-        case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType: "BLOB"
-        case .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType: "BLOB"
-        }
-    }
 }
 
 /// What happens to the destination of a relationship when its source object is deleted.

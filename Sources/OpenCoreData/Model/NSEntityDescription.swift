@@ -207,12 +207,8 @@ package final class EntityLayout: @unchecked Sendable {
     /// Z_ENT: entity number in the store, from Core Data's ordering (docs/sqlite-format.md §2.1).
     package let entityNumber: Int
     package unowned(unsafe) let root: NSEntityDescription
-    /// `Z` + the root entity's name, upper-cased.
-    package let tableName: String
     /// This entity's number and all its descendants' numbers.
     package var hierarchyNumbers: [Int] = []
-    /// On a root entity: the table's columns after Z_PK, Z_ENT, Z_OPT, as (name, SQL type).
-    package var tableColumns: [(String, String)] = []
     let versionHash: Data
     /// The resolved object class, cached after the first lookup (a lookup takes a lock and may
     /// call `NSClassFromString`, too slow to repeat per fetched row).
@@ -232,7 +228,6 @@ package final class EntityLayout: @unchecked Sendable {
         self.propertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, b in b })
         self.entityNumber = entityNumber
         self.root = root
-        self.tableName = "Z" + (root.name ?? "").uppercased()
         self.versionHash = versionHash
         self.objectTemplate = ObjectTemplate(properties: properties)
         self.relationships = properties.compactMap { $0 as? NSRelationshipDescription }

@@ -148,6 +148,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private var frozenEntitiesByName: [String: NSEntityDescription]?
     /// Entities in Core Data's numbering order: index + 1 is the entity number (Z_ENT).
     package private(set) var entitiesInStoreOrder: [NSEntityDescription] = []
+    /// Where the relational stores keep this model's objects (tables, columns, join tables),
+    /// derived when the model is frozen; read only after, so without dynamic exclusivity checks.
+    @exclusivity(unchecked) package private(set) var relationalLayout: RelationalLayout?
     /// Whether any relationship is many-to-many (a join table) or ordered: a save passes over its
     /// objects for these only when the model has them, which most models do not.
     private(set) var hasJoinTables = false
@@ -177,10 +180,10 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         }
         ModelLayoutBuilder.assignHierarchyNumbers(ordered)
         for entity in ordered { entity.rootNumber = Int32(entity.layout!.root.layout!.entityNumber) }
-        for entity in ordered where entity.superentity == nil { ModelLayoutBuilder.assignColumns(root: entity) }
+        relationalLayout = RelationalLayoutBuilder.layout(of: ordered)
         entitiesInStoreOrder = ordered
         let relationships = ordered.flatMap { $0.layout!.relationships }
-        hasJoinTables = relationships.contains { $0.joinTable != nil }
+        hasJoinTables = relationships.contains { !$0.isTransient && $0.isManyToMany }
         hasOrderedRelationships = relationships.contains { $0.isOrdered }
         frozenEntitiesByName = Dictionary(
             entities.compactMap { e in e.name.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })

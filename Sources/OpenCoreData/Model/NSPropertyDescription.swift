@@ -52,10 +52,6 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// hierarchy; assigned when the model is frozen.
     package var slot: Int = -1
 
-    /// The SQLite column of this property in its hierarchy's table (attributes and to-one
-    /// relationships only); assigned when the model is frozen.
-    package var columnName: String?
-
     /// Creates a property with an empty name, optional and persistent, to be configured before its
     /// model is used by a coordinator.
     override public init() { super.init() }

@@ -23,15 +23,6 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     /// neither side's objects alone.
     package var isManyToMany: Bool { isToMany && inverseRelationship?.isToMany != false }
 
-    /// `Z<n>_<NAME>`: the column holding the destination's entity number, present when the
-    /// destination has subentities (docs/sqlite-format.md §5.1).
-    package var entityColumnName: String?
-    /// `Z_FOK_<NAME>`: on a to-one whose inverse is an ordered to-many, the column holding the
-    /// object's position in that ordered set (docs/sqlite-format.md §5.3).
-    var orderColumnName: String?
-    /// For a to-many without a to-one inverse, the join table that holds its pairs (§5.2).
-    package var joinTable: JoinTable?
-
     /// Names kept by the XML loader until every entity exists.
     var destinationEntityName: String?
     var inverseRelationshipName: String?
@@ -39,16 +30,4 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     /// Creates a to-many relationship with no destination, no inverse and the nullify delete rule,
     /// to be configured before its model is used by a coordinator.
     override public init() { super.init() }
-}
-
-/// A many-to-many join table, seen from one of its two relationships.
-package struct JoinTable: Sendable {
-    /// `Z_<n><RELATIONSHIP>`.
-    package let name: String
-    /// The column holding the primary key of this relationship's source object.
-    package let sourceColumn: String
-    /// The column holding the primary key of the destination object.
-    package let destinationColumn: String
-    /// Whether this side owns the table, i.e. its columns come first in the DDL.
-    package let isOwner: Bool
 }

@@ -20,9 +20,8 @@ struct PostgreSQLRowPlan {
     }
 
     init(root: NSEntityDescription) {
-        let layout = root.layout!
-        table = layout.tableName
-        columns = ["Z_PK", "Z_ENT", "Z_OPT"] + layout.tableColumns.map(\.0)
+        table = root.tableName
+        columns = ["Z_PK", "Z_ENT", "Z_OPT"] + root.tableColumns.map(\.0)
         var index: [String: Int] = [:]
         for (i, name) in columns.enumerated() { index[name] = i }
         var fills: [Int32: [Fill]] = [:]

@@ -22,11 +22,10 @@ enum PostgreSQLSchema {
         ]
         var joinTables: [String: JoinTable] = [:]
         for root in entities where root.superentity == nil {
-            let layout = root.layout!
-            let table = layout.tableName
+            let table = root.tableName
             let types = columnTypes(of: root)
             let columns = ["Z_PK int8 PRIMARY KEY", "Z_ENT int8 NOT NULL", "Z_OPT int8 NOT NULL"]
-                + layout.tableColumns.map { "\($0.0) \(types[$0.0] ?? "int8")" }
+                + root.tableColumns.map { "\($0.0) \(types[$0.0] ?? "int8")" }
             sql.append("CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
             let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
             for entity in hierarchy {

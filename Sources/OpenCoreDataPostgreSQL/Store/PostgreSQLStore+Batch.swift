@@ -9,7 +9,7 @@ extension PostgreSQLStore {
 
     func runBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
         let entity = request.entity
-        let table = entity.layout!.root.layout!.tableName
+        let table = entity.layout!.root.tableName
         // Every value is checked before the transaction begins.
         var binds: [PostgreSQLValue] = []
         var assignments: [String] = []
@@ -86,7 +86,7 @@ extension PostgreSQLStore {
         let rowsQuery = PostgreSQLQuery(store: self, query: request.query)
         return try write { session in
             if graph.isIsolated(root), request.primaryKeys == nil, !needsChangedRows(request.result), let direct = try rowsQuery.directCondition() {
-                let sql = "DELETE FROM \(root.layout!.tableName) t\(direct.clause)"
+                let sql = "DELETE FROM \(root.tableName) t\(direct.clause)"
                 return StoreBatchOutcome(count: try session.run(sql, direct.binds).affectedRows)
             }
             var chosen = try rowsQuery.selection("t.Z_PK, t.Z_ENT", on: session)
@@ -95,7 +95,7 @@ extension PostgreSQLStore {
                 chosen.sql = "SELECT * FROM (\(chosen.sql)) given WHERE z_pk = ANY($\(chosen.binds.count)::int8[])"
             }
             if graph.isIsolated(root) {
-                let sql = "DELETE FROM \(root.layout!.tableName) WHERE Z_PK IN (SELECT z_pk FROM (\(chosen.sql)) chosen)"
+                let sql = "DELETE FROM \(root.tableName) WHERE Z_PK IN (SELECT z_pk FROM (\(chosen.sql)) chosen)"
                 guard needsChangedRows(request.result) else { return StoreBatchOutcome(count: try session.run(sql, chosen.binds).affectedRows) }
                 var history = batchHistory(request.writer)
                 var tombstones: [Int: [PostgreSQLValue]] = [:]
@@ -124,7 +124,7 @@ extension PostgreSQLStore {
             var tombstones: [Int: [PostgreSQLValue]] = [:]
             for hierarchy in graph.roots {
                 let returning = deletedColumns(of: hierarchy, tombstones: history != nil)
-                let sql = "DELETE FROM \(hierarchy.layout!.tableName) WHERE Z_PK IN \(BatchDeleteGraph.doomed(hierarchy, in: doomed)) RETURNING \(returning.joined(separator: ", "))"
+                let sql = "DELETE FROM \(hierarchy.tableName) WHERE Z_PK IN \(BatchDeleteGraph.doomed(hierarchy, in: doomed)) RETURNING \(returning.joined(separator: ", "))"
                 let rows = try session.run(sql, []).rows
                 count += rows.count
                 record(rows, .delete, into: &history, tombstones: &tombstones, columns: returning)

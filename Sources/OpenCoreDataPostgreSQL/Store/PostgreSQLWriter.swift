@@ -60,7 +60,7 @@ final class PostgreSQLWriter: StoreWriter {
         init(_ entity: NSEntityDescription) {
             let columns = StoreColumnWrite.plan(for: entity)
             self.columns = columns
-            let table = entity.layout!.tableName
+            let table = entity.tableName
             func parameter(_ index: Int) -> String {
                 if case .attribute(let attribute) = columns[index].kind { return PostgreSQLValues.parameter(index + 4, for: attribute) }
                 return "$\(index + 4)"
@@ -176,7 +176,7 @@ final class PostgreSQLWriter: StoreWriter {
         try sendPendingRows()
         let preserved = history != nil ? try preservedValues(of: entity, primaryKey: primaryKey) : nil
         let deleted = try run(
-            "DELETE FROM \(entity.layout!.tableName) WHERE Z_PK = $1 AND Z_OPT = $2", [.integer(primaryKey), .integer(expectedVersion)],
+            "DELETE FROM \(entity.tableName) WHERE Z_PK = $1 AND Z_OPT = $2", [.integer(primaryKey), .integer(expectedVersion)],
             entity: entity, primaryKey: primaryKey)
         for relationship in entity.layout!.relationships {
             guard let join = relationship.joinTable else { continue }
@@ -195,7 +195,7 @@ final class PostgreSQLWriter: StoreWriter {
         let attributes = HistoryTombstones.attributes(of: entity)
         guard !attributes.isEmpty else { return nil }
         let columns = attributes.compactMap(\.columnName).joined(separator: ", ")
-        let row = try session.run("SELECT \(columns) FROM \(entity.layout!.tableName) WHERE Z_PK = $1", [.integer(primaryKey)]).rows.first
+        let row = try session.run("SELECT \(columns) FROM \(entity.tableName) WHERE Z_PK = $1", [.integer(primaryKey)]).rows.first
         return row?.map(PostgreSQLHistory.tombstoneText)
     }
 
@@ -217,14 +217,14 @@ final class PostgreSQLWriter: StoreWriter {
         }
         binds.append(.integer(excluding))
         conditions.append("Z_PK <> $\(binds.count)")
-        let result = try session.run("SELECT Z_PK FROM \(entity.layout!.tableName) WHERE \(conditions.joined(separator: " AND ")) LIMIT 1", binds)
+        let result = try session.run("SELECT Z_PK FROM \(entity.tableName) WHERE \(conditions.joined(separator: " AND ")) LIMIT 1", binds)
         return result.rows.first.flatMap { $0.first }.flatMap(PostgreSQLValues.integer)
     }
 
     func setOrder(in relationship: NSRelationshipDescription, member: NSEntityDescription, primaryKey: Int64, position: Int64) throws {
         guard let column = relationship.orderColumn else { return }
         try sendPendingRows()
-        try run("UPDATE \(member.layout!.tableName) SET \(column) = $1 WHERE Z_PK = $2", [.integer(position), .integer(primaryKey)], entity: nil, primaryKey: 0)
+        try run("UPDATE \(member.tableName) SET \(column) = $1 WHERE Z_PK = $2", [.integer(position), .integer(primaryKey)], entity: nil, primaryKey: 0)
     }
 
     func insertPair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {

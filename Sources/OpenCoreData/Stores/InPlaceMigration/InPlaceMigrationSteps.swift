@@ -61,26 +61,26 @@ package struct InPlaceMigrationSteps {
             table.alterations(deferringDrops: defersTableCopies, columnType: store.columnType(in: table.root)).map { (table, $0) }
         }
         let deferred = altered.contains { $0.1.leavesColumns }
-        let keptTables = Set((tables.filter(\.isUnchanged) + altered.map(\.0)).map { $0.root.layout!.tableName })
+        let keptTables = Set((tables.filter(\.isUnchanged) + altered.map(\.0)).map { $0.root.tableName })
         let joins = JoinTableMigration(context: context, destination: destination)
         // Every old table that changes is read where it was set aside, so that the new one is
         // created under its own name with the DDL a new store has.
         var renamed: [String: String] = [:]
-        let sourceTables = source.entitiesInStoreOrder.filter { $0.superentity == nil }.map { $0.layout!.tableName }
+        let sourceTables = source.entitiesInStoreOrder.filter { $0.superentity == nil }.map { $0.tableName }
         for table in sourceTables + joins.replacedTables where !keptTables.contains(table) && renamed[table] == nil {
             guard try store.tableExists(table) else { continue }
             renamed[table] = try store.setAside(table, index: renamed.count)
         }
-        let rebuilt = tables.filter { !keptTables.contains($0.root.layout!.tableName) }
+        let rebuilt = tables.filter { !keptTables.contains($0.root.tableName) }
         progress?.totalUnitCount = Int64(altered.count + rebuilt.count + 3)
         for (table, alteration) in altered {
-            log.step("altering table \(table.root.layout!.tableName) where it is: \(alteration.statements.map(\.sql).joined(separator: "; "))")
+            log.step("altering table \(table.root.tableName) where it is: \(alteration.statements.map(\.sql).joined(separator: "; "))")
             for statement in alteration.statements { try store.execute(statement.sql, statement.arguments) }
-            try table.checkRequiredValues(in: table.root.layout!.tableName, count: store.count)
+            try table.checkRequiredValues(in: table.root.tableName, count: store.count)
             progress?.completedUnitCount += 1
         }
         for table in rebuilt {
-            let name = table.root.layout!.tableName
+            let name = table.root.tableName
             log.step("rebuilding table \(name)")
             try store.execute(statements.first { $0.hasPrefix("CREATE TABLE \(name) (") }!, [])
             if let fill = try table.fillStatement(into: name, renamed: renamed) {

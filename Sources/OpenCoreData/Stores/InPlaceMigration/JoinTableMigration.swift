@@ -33,7 +33,7 @@ struct JoinTableMigration {
                     built.append((join.name, columns, "SELECT \(oldJoin.sourceColumn), \(oldJoin.destinationColumn)", oldJoin.name))
                 } else if let old, let key = old.columnName, let owner = old.entity {
                     let numbers = owner.layout!.hierarchyNumbers.map(String.init).joined(separator: ", ")
-                    built.append((join.name, columns, "SELECT Z_PK, \(key)", owner.rootEntity.layout!.tableName + " WHERE \(key) IS NOT NULL AND Z_ENT IN (\(numbers))"))
+                    built.append((join.name, columns, "SELECT Z_PK, \(key)", owner.rootEntity.tableName + " WHERE \(key) IS NOT NULL AND Z_ENT IN (\(numbers))"))
                 } else {
                     built.append((join.name, columns, nil, nil))
                 }

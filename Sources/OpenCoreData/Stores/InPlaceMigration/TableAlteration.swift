@@ -17,15 +17,15 @@ extension TableMigration {
     func alterations(
         deferringDrops: Bool = false, columnType: (_ sqliteType: String, _ column: String) -> String = { type, _ in type }
     ) -> (statements: [(sql: String, arguments: [MigrationArgument])], leavesColumns: Bool)? {
-        guard failure == nil, !isUnchanged, let sourceTable, sourceTable == root.layout!.tableName,
-            let sourceRoot = context.source.entitiesInStoreOrder.first(where: { $0.superentity == nil && $0.layout!.tableName == sourceTable })
+        guard failure == nil, !isUnchanged, let sourceTable, sourceTable == root.tableName,
+            let sourceRoot = context.source.entitiesInStoreOrder.first(where: { $0.superentity == nil && $0.tableName == sourceTable })
         else { return nil }
         let allOld = ([sourceRoot] + ModelLayoutBuilder.descendants(of: sourceRoot)).compactMap { context.oldNumber[ObjectIdentifier($0)] }
         guard Set(allOld) == Set(oldNumbers), oldNumbers.allSatisfy({ context.renumbering[$0] == $0 }) else { return nil }
 
-        let oldTypes = Dictionary(sourceRoot.layout!.tableColumns.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
-        let newTypes = Dictionary(root.layout!.tableColumns.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
-        let table = root.layout!.tableName
+        let oldTypes = Dictionary(sourceRoot.tableColumns.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
+        let newTypes = Dictionary(root.tableColumns.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
+        let table = root.tableName
         var statements: [(sql: String, arguments: [MigrationArgument])] = []
         var carried = Set<String>()
         for column in columns.dropFirst(3) {

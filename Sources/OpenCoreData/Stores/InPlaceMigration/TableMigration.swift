@@ -19,12 +19,12 @@ struct TableMigration {
         self.context = context
         let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
         let sources = hierarchy.compactMap { context.sourceOf[ObjectIdentifier($0)] }
-        sourceTable = sources.first?.rootEntity.layout!.tableName
+        sourceTable = sources.first?.rootEntity.tableName
         oldNumbers = sources.compactMap { context.oldNumber[ObjectIdentifier($0)] }.sorted()
         guard sourceTable != nil else { return }
         columns = [("Z_PK", "Z_PK", []), ("Z_ENT", context.renumbered("Z_ENT"), []), ("Z_OPT", "Z_OPT", [])]
         do {
-            for (column, _) in root.layout!.tableColumns {
+            for (column, _) in root.tableColumns {
                 columns.append(try expression(for: column, in: hierarchy))
             }
         } catch let unsupported as InPlaceMigrationFailure {
@@ -37,11 +37,11 @@ struct TableMigration {
     /// Whether the table stays as it is: same name, same columns in the same order, each taken
     /// from itself, every row of the old table kept under its number.
     var isUnchanged: Bool {
-        guard failure == nil, let sourceTable, sourceTable == root.layout!.tableName,
-            let sourceRoot = context.source.entitiesInStoreOrder.first(where: { $0.superentity == nil && $0.layout!.tableName == sourceTable })
+        guard failure == nil, let sourceTable, sourceTable == root.tableName,
+            let sourceRoot = context.source.entitiesInStoreOrder.first(where: { $0.superentity == nil && $0.tableName == sourceTable })
         else { return false }
-        let sourceColumns = sourceRoot.layout!.tableColumns
-        let destinationColumns = root.layout!.tableColumns
+        let sourceColumns = sourceRoot.tableColumns
+        let destinationColumns = root.tableColumns
         guard sourceColumns.count == destinationColumns.count,
             zip(sourceColumns, destinationColumns).allSatisfy({ $0.0 == $1.0 && $0.1 == $1.1 })
         else { return false }
@@ -154,15 +154,13 @@ struct TableMigration {
             let table = Self.tablePlaceholder(join.name)
             return (column, "(SELECT MIN(j.\(join.destinationColumn)) FROM \(table) AS j WHERE j.\(join.sourceColumn) = \(Self.sourceAlias).Z_PK)", [])
         }
-        guard let inverse = old.inverseRelationship, let inverseColumn = inverse.columnName,
-            let otherTable = inverse.entity.rootEntity.layout?.tableName
-        else {
+        guard let inverse = old.inverseRelationship, let inverseColumn = inverse.columnName else {
             throw InPlaceMigrationFailure(
                 reason: "the relationship \(entity.name!).\(relationship.name) changed from to-many to to-one without an inverse, which in-place migration cannot do")
         }
         let numbers = ([inverse.entity] + ModelLayoutBuilder.descendants(of: inverse.entity))
             .compactMap { context.oldNumber[ObjectIdentifier($0)] }.map(String.init).joined(separator: ", ")
-        let other = Self.tablePlaceholder(otherTable)
+        let other = Self.tablePlaceholder(inverse.entity.tableName)
         return (
             column,
             "(SELECT MIN(related.Z_PK) FROM \(other) AS related WHERE related.\(inverseColumn) = \(Self.sourceAlias).Z_PK AND related.Z_ENT IN (\(numbers)))",
@@ -187,7 +185,7 @@ struct TableMigration {
         }
         guard let key = old.columnName else {
             // A to-many that became a to-one: the entity of the row its new key names.
-            guard let keyColumn = relationship.columnName, let target = old.destinationEntity?.rootEntity.layout?.tableName,
+            guard let keyColumn = relationship.columnName, let target = old.destinationEntity?.rootEntity.tableName,
                 let key = try? keyFromInverse(of: old, relationship, column: keyColumn, in: entity).expression
             else { return (column, "NULL", []) }
             return (column, context.renumbered("(SELECT target.Z_ENT FROM \(Self.tablePlaceholder(target)) AS target WHERE target.Z_PK = \(key))"), [])

@@ -49,7 +49,7 @@ package struct BatchDeleteGraph {
     /// destination of a doomed source row.
     static func destinations(of relationship: NSRelationshipDescription, alias: String, in doomedTable: String) -> String {
         let sourceRoot = relationship.entity!.layout!.root
-        let sourceTable = sourceRoot.layout!.tableName
+        let sourceTable = sourceRoot.tableName
         let doomed = doomed(sourceRoot, in: doomedTable)
         if let column = relationship.columnName {
             return "\(alias).Z_PK IN (SELECT S.\(column) FROM \(sourceTable) S WHERE S.Z_PK IN \(doomed))"
@@ -65,7 +65,7 @@ package struct BatchDeleteGraph {
     package func cascadeSelections(in doomedTable: String) -> [String] {
         cascades.map { relationship in
             let destination = relationship.destinationEntity!.layout!.root
-            return "SELECT \(destination.layout!.entityNumber), D.Z_PK, D.Z_ENT FROM \(destination.layout!.tableName) D WHERE "
+            return "SELECT \(destination.layout!.entityNumber), D.Z_PK, D.Z_ENT FROM \(destination.tableName) D WHERE "
                 + Self.destinations(of: relationship, alias: "D", in: doomedTable)
         }
     }
@@ -74,7 +74,7 @@ package struct BatchDeleteGraph {
     package func denialChecks(in doomedTable: String) -> [(relationship: NSRelationshipDescription, sql: String)] {
         denials.map { relationship in
             let destination = relationship.destinationEntity!.layout!.root
-            let sql = "SELECT 1 FROM \(destination.layout!.tableName) D WHERE \(Self.destinations(of: relationship, alias: "D", in: doomedTable))"
+            let sql = "SELECT 1 FROM \(destination.tableName) D WHERE \(Self.destinations(of: relationship, alias: "D", in: doomedTable))"
                 + " AND D.Z_PK NOT IN \(Self.doomed(destination, in: doomedTable)) LIMIT 1"
             return (relationship, sql)
         }
@@ -98,7 +98,7 @@ package struct BatchDeleteGraph {
             if let entityColumn = relationship.entityColumnName { cleared.append("\(entityColumn) = NULL") }
             if let orderColumn = relationship.orderColumnName { cleared.append("\(orderColumn) = NULL") }
             cleared.append("Z_OPT = Z_OPT + 1")
-            let table = relationship.entity!.layout!.root.layout!.tableName
+            let table = relationship.entity!.layout!.root.tableName
             return (relationship, "UPDATE \(table) SET \(cleared.joined(separator: ", ")) WHERE \(column) IN \(Self.doomed(destination, in: doomedTable))")
         }
     }

@@ -21,7 +21,7 @@ package struct BatchInsertPlan {
     package init(_ request: StoreBatchInsert, maxRows: Int, maxParameters: Int) {
         entity = request.entity
         root = entity.layout!.root
-        table = root.layout!.tableName
+        table = root.tableName
         attributes = request.rows.attributes
         columns = ["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map { $0.columnName! }
         constraints = entity.storedUniquenessConstraints

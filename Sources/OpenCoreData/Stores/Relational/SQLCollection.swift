@@ -27,7 +27,7 @@ package struct SQLCollection {
     /// The destinations of `relationship` (to-many) of the object whose key is `source.Z_PK`.
     init(_ relationship: NSRelationshipDescription, source: String, sourceMayBeNull: Bool, names: SQLAliases) throws {
         self.names = names
-        let table = relationship.destinationEntity!.layout!.tableName
+        let table = relationship.destinationEntity!.tableName
         let next = names.next("S")
         if let inverse = relationship.inverseRelationship, !inverse.isToMany, let foreignKey = inverse.columnName {
             from = SQLFragment(raw: "\(table) \(next)")
@@ -50,7 +50,7 @@ package struct SQLCollection {
         joinFinalToOne()
         let previous = alias
         let destination = relationship.destinationEntity!
-        let table = destination.layout!.tableName
+        let table = destination.tableName
         let next = names.next("S")
         if !relationship.isToMany {
             from += SQLFragment(raw: " LEFT JOIN \(table) \(next) ON \(next).Z_PK = \(previous).\(relationship.columnName!)")
@@ -100,7 +100,7 @@ package struct SQLCollection {
         finalToOne = nil
         element = nil
         let next = names.next("S")
-        let table = relationship.destinationEntity!.layout!.tableName
+        let table = relationship.destinationEntity!.tableName
         from += SQLFragment(raw: " LEFT JOIN \(table) \(next) ON \(next).Z_PK = \(alias).\(relationship.columnName!)")
         alias = next
         entity = relationship.destinationEntity!

@@ -29,7 +29,7 @@ package struct SQLDictionarySelection {
             switch reader {
             case .object(let destination, true):
                 // The concrete entity of the destination, for its object ID.
-                terms.append(SQLFragment(raw: "(SELECT X.Z_ENT FROM \(destination.layout!.tableName) X WHERE X.Z_PK = \(sql))"))
+                terms.append(SQLFragment(raw: "(SELECT X.Z_ENT FROM \(destination.tableName) X WHERE X.Z_PK = \(sql))"))
             case .evaluatedObject:
                 terms.append(SQLFragment(raw: "\(compiler.alias).Z_ENT"))
             default:

@@ -12,7 +12,7 @@ package struct SQLJoins {
         let key = alias + "." + relationship.name
         if let existing = aliases[key] { return existing }
         let next = names.next("J")
-        let table = relationship.destinationEntity!.layout!.tableName
+        let table = relationship.destinationEntity!.tableName
         sql += SQLFragment(raw: " LEFT JOIN \(table) \(next) ON \(next).Z_PK = \(alias).\(relationship.columnName!)")
         aliases[key] = next
         return next

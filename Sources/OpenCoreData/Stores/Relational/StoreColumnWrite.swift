@@ -30,7 +30,7 @@ extension NSRelationshipDescription {
     /// source key, bound as `parameter`, in the relationship's order; nil when no column or join
     /// table holds it.
     package func destinationKeysSQL(parameter: String) -> String? {
-        let destinationTable = destinationEntity!.layout!.tableName
+        let destinationTable = destinationEntity!.tableName
         if let inverse = inverseRelationship, let column = inverse.columnName {
             let order = inverse.orderColumnName.map { "\($0), " } ?? ""
             return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = \(parameter) ORDER BY \(order)Z_PK"

@@ -17,8 +17,8 @@ enum SQLiteDeferredMigration {
         let statements = SQLiteSchema.statements(for: entities)
         var rebuilt = Set<String>()
         for root in entities where root.superentity == nil {
-            let table = root.layout!.tableName
-            let wanted = ["Z_PK", "Z_ENT", "Z_OPT"] + root.layout!.tableColumns.map(\.0)
+            let table = root.tableName
+            let wanted = ["Z_PK", "Z_ENT", "Z_OPT"] + root.tableColumns.map(\.0)
             guard try db.tableExists(table) else { continue }
             let actual = Set(try db.columns(in: table).map(\.name))
             guard !actual.isSubset(of: Set(wanted)) else { continue }

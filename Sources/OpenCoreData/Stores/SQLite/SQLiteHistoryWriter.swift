@@ -145,7 +145,7 @@ struct SQLiteHistoryWriter {
     /// on: a key given in the statement makes SQLite look each one up first, which cost a
     /// million-row save a quarter of what its history took.
     private func writeInserts(of entity: NSEntityDescription, keys: ClosedRange<Int64>, firstChange: Int64, transaction: Int64) throws {
-        let table = entity.layout!.root.layout!.tableName
+        let table = entity.layout!.root.tableName
         let arguments: StatementArguments = [
             HistoryEntityNumbers.change, NSPersistentHistoryChangeType.insert.rawValue,
             Int64(store.storeNumber(entity)), transaction, keys.lowerBound, keys.upperBound,

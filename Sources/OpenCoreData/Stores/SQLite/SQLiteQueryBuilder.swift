@@ -21,7 +21,7 @@ struct SQLiteQueryBuilder {
 
     func source(_ query: StoreQuery) throws -> Source {
         let entity = query.entity
-        let table = entity.layout!.root.layout!.tableName
+        let table = entity.layout!.root.tableName
         var conditions: [SQLFragment] = []
         if let filter = entityFilter(entity, includesSubentities: query.includesSubentities, alias: table) { conditions.append(filter) }
         var compiler = SQLPredicateCompiler(entity: entity, alias: table, store: store, dialect: SQLiteDialect(), names: SQLAliases())

@@ -34,12 +34,12 @@ struct SQLiteHierarchyPlan {
 
     /// The plan of `root`'s table; `storeNumber` is the store's number of an entity (its Z_ENT).
     init(root: NSEntityDescription, storeNumber: (NSEntityDescription) -> Int32) {
-        self.table = root.layout!.tableName
+        self.table = root.tableName
         let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
-        let table = root.layout!.tableName
+        let table = root.tableName
         soleStoreNumber = hierarchy.count == 1 ? storeNumber(root) : nil
         let identity = soleStoreNumber == nil ? ["Z_PK", "Z_ENT", "Z_OPT"] : ["Z_PK", "Z_OPT"]
-        let columns = identity + root.layout!.tableColumns.map(\.0)
+        let columns = identity + root.tableColumns.map(\.0)
         versionColumn = Int32(identity.count - 1)
         selectList = columns.map { "\(table).\($0)" }.joined(separator: ", ")
         columnCount = Int32(columns.count)

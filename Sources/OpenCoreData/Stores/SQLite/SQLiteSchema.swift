@@ -13,13 +13,13 @@ enum SQLiteSchema {
         var joinTables: [String: JoinTable] = [:]
         let roots = entities.filter { $0.superentity == nil }
         for root in roots {
-            let table = root.layout!.tableName
+            let table = root.tableName
             let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-                + root.layout!.tableColumns.map { "\($0.0) \($0.1)" }
+                + root.tableColumns.map { "\($0.0) \($0.1)" }
             sql.append("CREATE TABLE \(table) ( \(columns.joined(separator: ", ")) )")
         }
         for root in roots {
-            let table = root.layout!.tableName
+            let table = root.tableName
             let hierarchy = [root] + ModelLayoutBuilder.descendants(of: root)
             for entity in hierarchy {
                 for property in entity.declaredProperties {

@@ -12,7 +12,7 @@ extension SQLiteStore {
     func runBatchDelete(_ request: StoreBatchDelete) throws -> StoreBatchOutcome {
         let entity = request.query.entity
         let root = entity.layout!.root
-        let table = root.layout!.tableName
+        let table = root.tableName
         let builder = SQLiteQueryBuilder(store: self)
         var source = try builder.source(request.query)
         if let keys = request.primaryKeys {
@@ -71,12 +71,12 @@ extension SQLiteStore {
                     let tombstones = tombstoneColumns(ofHierarchy: root)
                     let returning = (["Z_PK", "Z_ENT"] + tombstones).joined(separator: ", ")
                     let statement = try db.makeStatement(
-                        sql: "DELETE FROM \(root.layout!.tableName) WHERE Z_PK IN \(doomed(root)) RETURNING \(returning)")
+                        sql: "DELETE FROM \(root.tableName) WHERE Z_PK IN \(doomed(root)) RETURNING \(returning)")
                     outcome.count += try stepRecordingHistory(
                         statement, db: db, entity: root, type: .delete, tombstoneColumns: tombstones, into: &history!).count
                     continue
                 }
-                try db.execute(sql: "DELETE FROM \(root.layout!.tableName) WHERE Z_PK IN \(doomed(root))")
+                try db.execute(sql: "DELETE FROM \(root.tableName) WHERE Z_PK IN \(doomed(root))")
                 outcome.count += db.changesCount
             }
             try clearReferences(graph, db, history: &history)

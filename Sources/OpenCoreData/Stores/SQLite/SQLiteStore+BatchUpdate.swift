@@ -9,7 +9,7 @@ extension SQLiteStore {
     /// selection of rows.
     func runBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
         let entity = request.entity
-        let table = entity.layout!.root.layout!.tableName
+        let table = entity.layout!.root.tableName
         let query = StoreQuery(
             entity: entity, predicate: request.predicate, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0,
             includesSubentities: request.includesSubentities, includesPropertyValues: false)

@@ -52,7 +52,7 @@ final class SQLiteWriter: StoreWriter {
 
         init(entity: NSEntityDescription, storeNumber: Int64, columns: [StoreColumnWrite], constrained: Bool) {
             self.entity = entity
-            self.table = entity.layout!.tableName
+            self.table = entity.tableName
             self.storeNumber = storeNumber
             self.columns = columns
             self.joinTables = entity.relationshipList.compactMap(\.joinTable)
@@ -237,7 +237,7 @@ final class SQLiteWriter: StoreWriter {
         try writeWaitingRows()
         let properties = slots.map { entity.properties[$0] }
         let conditions = properties.map { "\($0.columnName!) IS ?" }.joined(separator: " AND ")
-        let statement = try prepare("SELECT Z_PK FROM \(entity.layout!.tableName) WHERE \(conditions) AND Z_PK != ? LIMIT 1")
+        let statement = try prepare("SELECT Z_PK FROM \(entity.tableName) WHERE \(conditions) AND Z_PK != ? LIMIT 1")
         for (index, property) in properties.enumerated() {
             SQLiteBind.bind(values.slots[property.slot], attribute: property as? NSAttributeDescription, to: statement, at: Int32(index + 1))
         }
@@ -248,7 +248,7 @@ final class SQLiteWriter: StoreWriter {
 
     func setOrder(in relationship: NSRelationshipDescription, member: NSEntityDescription, primaryKey: Int64, position: Int64) throws {
         guard let column = relationship.orderColumn else { return }
-        try execute("UPDATE \(member.layout!.tableName) SET \(column) = ? WHERE Z_PK = ?", position, primaryKey)
+        try execute("UPDATE \(member.tableName) SET \(column) = ? WHERE Z_PK = ?", position, primaryKey)
     }
 
     func insertPair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {

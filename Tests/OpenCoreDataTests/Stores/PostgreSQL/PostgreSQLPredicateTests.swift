@@ -28,7 +28,7 @@ import Testing
         }
         // In SQL, every read of the entity's table is filtered on the server; in memory, the
         // table is read whole.
-        let table = try #require(library.stack.coordinator.managedObjectModel.entitiesByName[row.entity]?.layout?.tableName)
+        let table = try #require(library.stack.coordinator.managedObjectModel.entitiesByName[row.entity]?.tableName)
         let reads = recorder.selects.filter { $0.contains(" FROM \(table) t") }
         #expect(!reads.isEmpty)
         #expect(reads.allSatisfy { $0.contains(" WHERE ") } == Self.runsInSQL(row.format), "\(reads)")
