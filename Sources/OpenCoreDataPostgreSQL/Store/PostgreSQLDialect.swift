@@ -15,6 +15,16 @@ struct PostgreSQLDialect: SQLDialect {
     // `bigint` arithmetic fails on overflow, where the evaluator goes on in floating point.
     func arithmeticOperand(_ value: SQLFragment) -> SQLFragment { "CAST(\(value) AS numeric)" }
     func total(_ value: SQLFragment) -> SQLFragment { "COALESCE(SUM(\(value)), 0)" }
+    // `CAST(… AS bigint)` rounds half away from zero and fails out of range; SQLite's cast cuts
+    // toward zero and saturates at the 64-bit limits.
+    func wholeNumber(_ value: SQLFragment) -> SQLFragment {
+        // Not LEAST/GREATEST, which pass over a NULL instead of giving it.
+        let number: SQLFragment = "CAST(\(value) AS numeric)"
+        return "CAST(trunc(CASE WHEN \(number) > 9223372036854775807 THEN 9223372036854775807 WHEN \(number) < -9223372036854775808 THEN -9223372036854775808 ELSE \(number) END) AS bigint)"
+    }
+    // A comparison is a boolean here, which a bigint column takes only through an integer.
+    func truthValue(_ value: SQLFragment) -> SQLFragment { "CAST((\(value) <> 0) AS integer)" }
+    var marksExternalBinaryData: Bool { false }
 
     func scalarTest(
         _ type: NSComparisonPredicate.Operator, _ column: SQLFragment, _ pattern: String, evaluated: SQLFragment?

@@ -10,19 +10,16 @@ extension PostgreSQLStore {
     func runBatchUpdate(_ request: StoreBatchUpdate) throws -> StoreBatchOutcome {
         let entity = request.entity
         let table = entity.layout!.root.tableName
-        // Every value is checked before the transaction begins.
-        var binds: [PostgreSQLValue] = []
-        var assignments: [String] = []
-        for (attribute, expression) in request.assignments {
-            assignments.append("\(attribute.columnName!) = \(try batchValue(expression, for: attribute, of: entity, binds: &binds))")
-        }
-        assignments.append("Z_OPT = Z_OPT + 1")
+        // Every value is compiled and checked before the transaction begins, by the relational
+        // layer's compiler as on SQLite; its binds come first in the statement.
+        var setter = SQLPredicateCompiler(entity: entity, alias: "t", store: self, dialect: PostgreSQLDialect(), names: SQLAliases())
+        let (assignments, binds) = PostgreSQLDialect.render(try setter.batchAssignments(request.assignments))
         let query = StoreQuery(
             entity: entity, predicate: request.predicate, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0,
             includesSubentities: request.includesSubentities, includesPropertyValues: false)
         return try write { session in
             let rowsQuery = PostgreSQLQuery(store: self, query: query, leadingBinds: binds)
-            var sql = "UPDATE \(table) t SET \(assignments.joined(separator: ", "))"
+            var sql = "UPDATE \(table) t SET \(assignments)"
             let statementBinds: [PostgreSQLValue]
             if let direct = try rowsQuery.directCondition() {
                 sql += direct.clause
@@ -39,36 +36,6 @@ extension PostgreSQLStore {
             try writeBatchHistory(history, session)
             return outcome(rows, request.result)
         }
-    }
-
-    /// The SQL of a batch update's new value: a bound constant (or a value computed once, such as
-    /// `now()`), or another attribute of the row of the same kind.
-    private func batchValue(
-        _ expression: NSExpression, for attribute: NSAttributeDescription, of entity: NSEntityDescription, binds: inout [PostgreSQLValue]
-    ) throws -> String {
-        if !expression.readsEvaluatedObject {
-            let value = PredicateEvaluator.value(of: expression, object: nil, bindings: nil)
-            guard let value, !(value is NSNull) else { return "NULL" }
-            let slot = SlotValue(attributeValue: value, for: attribute)
-            if case .invalid = slot {
-                throw CoreDataError.validation(
-                    NSManagedObjectValidationError,
-                    "Unacceptable type of value for attribute: entity \(entity.name ?? "?"), property \(attribute.name), desired type \(attribute.attributeType.xcodeName), given value \(value).",
-                    object: nil, key: attribute.name, value: value)
-            }
-            binds.append(PostgreSQLValues.value(slot, attribute: attribute))
-            return PostgreSQLValues.parameter(binds.count, for: attribute)
-        }
-        if case .keyPath(let path) = expression.storage, let source = entity.propertiesByName[path] as? NSAttributeDescription,
-            !source.isTransient, let column = source.columnName,
-            PostgreSQLSchema.type(of: source) == PostgreSQLSchema.type(of: attribute)
-        {
-            return column
-        }
-        throw CoreDataError.make(
-            NSPersistentStoreUnsupportedRequestTypeError,
-            "The PostgreSQL store can't set \(attribute.name) of entity \(entity.name ?? "?") to \(PredicateFormatter.format(expression)) in a batch update: values are constants, or another attribute of the row of the same type.",
-            userInfo: ["entity": entity.name ?? "", "key": attribute.name])
     }
 
     // MARK: Delete

@@ -20,6 +20,14 @@ package protocol SQLDialect: Sendable {
     func arithmeticOperand(_ value: SQLFragment) -> SQLFragment
     /// The sum of `value` over the rows, 0 for none: SQLite's `TOTAL`.
     func total(_ value: SQLFragment) -> SQLFragment
+    /// A number cut toward zero to an integer column's type, as a fractional number set on an
+    /// integer attribute is.
+    func wholeNumber(_ value: SQLFragment) -> SQLFragment
+    /// A number as a Boolean column keeps it: 1 unless it is 0, NULL for NULL.
+    func truthValue(_ value: SQLFragment) -> SQLFragment
+    /// Whether binary data that may be stored externally is written with the leading byte 1 that
+    /// marks it inline (Apple's SQLite format); a store of this library's own format need not.
+    var marksExternalBinaryData: Bool { get }
     /// A test of a text `column` by BEGINSWITH, ENDSWITH, CONTAINS or LIKE with `pattern`, without
     /// folding, comparing Unicode scalars; nil to leave it to the evaluator's function.
     ///

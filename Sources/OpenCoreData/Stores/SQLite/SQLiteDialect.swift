@@ -12,6 +12,9 @@ struct SQLiteDialect: SQLDialect {
     // SQLite turns an integer that overflows into a floating-point number, as the evaluator does.
     func arithmeticOperand(_ value: SQLFragment) -> SQLFragment { value }
     func total(_ value: SQLFragment) -> SQLFragment { "TOTAL(\(value))" }
+    func wholeNumber(_ value: SQLFragment) -> SQLFragment { "CAST(\(value) AS INTEGER)" }
+    func truthValue(_ value: SQLFragment) -> SQLFragment { "(\(value) <> 0)" }
+    var marksExternalBinaryData: Bool { true }
 
     func scalarTest(
         _ type: NSComparisonPredicate.Operator, _ column: SQLFragment, _ pattern: String, evaluated: SQLFragment?

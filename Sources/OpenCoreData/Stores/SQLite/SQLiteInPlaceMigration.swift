@@ -50,7 +50,7 @@ struct SQLiteInPlaceMigration {
 
         func execute(_ sql: String, _ arguments: [MigrationArgument]) throws {
             // Values as the SQLite store binds them.
-            try db.execute(sql: sql, arguments: StatementArguments(arguments.map { $0.value.storedValue(for: $0.attribute) }))
+            try db.execute(sql: sql, arguments: StatementArguments(arguments.map { $0.value.sqlValue(for: $0.attribute, marksExternalData: true).databaseValue }))
         }
 
         func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }

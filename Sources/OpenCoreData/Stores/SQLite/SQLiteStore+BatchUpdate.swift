@@ -16,21 +16,12 @@ extension SQLiteStore {
         // Everything is compiled (and every value checked) before the transaction begins.
         let source = try SQLiteQueryBuilder(store: self).source(query)
         var setter = SQLPredicateCompiler(entity: entity, alias: table, store: self, dialect: SQLiteDialect(), names: source.compiler.joins.names)
-        var assignments: [SQLFragment] = []
-        for (attribute, value) in request.assignments {
-            assignments.append("\(raw: attribute.columnName!) = \(try setter.assignment(value, to: attribute))")
-        }
-        guard setter.joins.sql.isEmpty else {
-            throw CoreDataError.make(
-                NSPersistentStoreUnsupportedRequestTypeError,
-                "The SQLite store can't follow relationships in the values of a batch update of entity \(entity.name ?? "?"): use the row's own attributes.")
-        }
-        assignments.append("Z_OPT = Z_OPT + 1")
+        let assignments = try setter.batchAssignments(request.assignments)
         // UPDATE has no joins: with them, the rows are chosen by a subquery that has them.
         let rows: SQLFragment = source.compiler.joins.sql.isEmpty
             ? source.whereClause
             : " WHERE \(raw: table).Z_PK IN (SELECT \(raw: table).Z_PK FROM \(raw: table)\(source.compiler.joins.sql)\(source.whereClause))"
-        var sql: SQLFragment = "UPDATE \(raw: table) SET \(SQLFragment.joined(assignments, separator: ", "))\(rows)"
+        var sql: SQLFragment = "UPDATE \(raw: table) SET \(assignments)\(rows)"
         let wantsIDs = request.result == .objectIDs
         let entityColumn = rowsMayBeOfSubentities(entity, includesSubentities: request.includesSubentities)
         if wantsIDs { sql += entityColumn ? " RETURNING Z_PK, Z_ENT" : " RETURNING Z_PK" }

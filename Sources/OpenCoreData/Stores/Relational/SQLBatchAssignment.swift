@@ -1,6 +1,27 @@
-import GRDB
+import Foundation
 
 extension SQLPredicateCompiler {
+    /// The SET list of an `NSBatchUpdateRequest`: each attribute's new value, then `Z_OPT` raised,
+    /// so that a context holding an older version of a row conflicts at its next save.
+    ///
+    /// - Parameter assignments: The request's attributes and the expressions of their values.
+    /// - Returns: `COLUMN = value, …, Z_OPT = Z_OPT + 1`, with every constant bound.
+    /// - Throws: `NSManagedObjectValidationError` for a value that can never be the attribute's,
+    ///   `NSPersistentStoreUnsupportedRequestTypeError` for one SQL cannot compute from the row.
+    package mutating func batchAssignments(_ assignments: [(attribute: NSAttributeDescription, value: NSExpression)]) throws -> SQLFragment {
+        var list: [SQLFragment] = []
+        for (attribute, value) in assignments {
+            list.append("\(raw: attribute.columnName!) = \(try assignment(value, to: attribute))")
+        }
+        guard joins.sql.isEmpty else {
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "The \(dialect.words.storeName) store can't follow relationships in the values of a batch update of entity \(entity.name ?? "?"): use the row's own attributes.")
+        }
+        list.append("Z_OPT = Z_OPT + 1")
+        return SQLFragment.joined(list, separator: ", ")
+    }
+
     /// The SQL value an `NSBatchUpdateRequest` stores into `attribute`: a bound constant, a column
     /// of the row, arithmetic over them, or `TERNARY(predicate, a, b)` as a `CASE`.
     ///
@@ -8,7 +29,7 @@ extension SQLPredicateCompiler {
     /// but a value whose kind can never be the attribute's (a string for a date, a number for a
     /// string) is refused with `NSManagedObjectValidationError` while the statement is built, so
     /// that a refused request writes nothing.
-    mutating func assignment(_ expression: NSExpression, to attribute: NSAttributeDescription) throws -> SQLFragment {
+    private mutating func assignment(_ expression: NSExpression, to attribute: NSAttributeDescription) throws -> SQLFragment {
         if case .conditional(let predicate, let whenTrue, let whenFalse) = expression.storage {
             let condition = try compile(predicate)
             let a = try assignment(whenTrue, to: attribute)
@@ -26,6 +47,9 @@ extension SQLPredicateCompiler {
             compiled = try operand(expression, of: placeholder)
         } catch let error as NSError where error.code == NSPersistentStoreUnsupportedRequestTypeError {
             throw refusedExpression(expression, attribute, underlying: error)
+        } catch is SQLNeedsEvaluator {
+            // A folding or MATCHES inside the value, on a dialect without the evaluator's functions.
+            throw refusedExpression(expression, attribute, underlying: nil)
         }
         switch compiled {
         case .constant(let value):
@@ -51,10 +75,10 @@ extension SQLPredicateCompiler {
         if case .attribute(let source) = kind { sourceType = source.attributeType }
         switch attribute.attributeType {
         case .booleanAttributeType where sourceType != .booleanAttributeType:
-            return "(\(value) <> 0)"
+            return dialect.truthValue(value)
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             let integral: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
-            return sourceType.map(integral.contains) == true ? value : "CAST(\(value) AS INTEGER)"
+            return sourceType.map(integral.contains) == true ? value : dialect.wholeNumber(value)
         default:
             return value
         }
@@ -69,7 +93,7 @@ extension SQLPredicateCompiler {
                 "Unacceptable type of value for attribute: entity \(entity.name ?? "?"), property \(attribute.name), desired type \(attribute.attributeType.xcodeName), given value \(box.value) of type \(type(of: box.value)).",
                 object: nil, key: attribute.name, value: box.value)
         }
-        return "\(bind: slot.storedValue(for: attribute))"
+        return "\(bind: slot.sqlValue(for: attribute, marksExternalData: dialect.marksExternalBinaryData))"
     }
 
     private func refusedExpression(_ expression: NSExpression, _ attribute: NSAttributeDescription, underlying: NSError?) -> NSError {
@@ -77,28 +101,36 @@ extension SQLPredicateCompiler {
         if let underlying { info[NSUnderlyingErrorKey] = underlying }
         return CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError,
-            "The SQLite store can't set \(attribute.name) of entity \(entity.name ?? "?") to \(PredicateFormatter.format(expression)) in a batch update: values are constants, the row's own attributes, + - * and / by a constant over them, and TERNARY.",
+            "The \(dialect.words.storeName) store can't set \(attribute.name) of entity \(entity.name ?? "?") to \(PredicateFormatter.format(expression)) in a batch update: values are constants, the row's own attributes, + - * and / by a constant over them, and TERNARY.",
             userInfo: info)
     }
 }
 
 extension SlotValue {
-    /// The value as the attribute's column stores it (docs/sqlite-format.md): what `SQLiteBind` binds,
-    /// for statements built as `SQLFragment`s.
-    func storedValue(for attribute: NSAttributeDescription) -> (any DatabaseValueConvertible)? {
+    /// The value as a relational store's column keeps it (docs/sqlite-format.md): dates as seconds
+    /// since 2001, Booleans as 0 or 1, URLs as text, a transformable value in its archive.
+    ///
+    /// - Parameters:
+    ///   - attribute: The attribute whose column receives it.
+    ///   - marksExternalData: Whether binary data that may be stored externally starts with the
+    ///     byte 1 that marks it inline, as Apple's SQLite store writes it.
+    /// - Returns: The bound value; `.null` for what no column holds.
+    package func sqlValue(for attribute: NSAttributeDescription, marksExternalData: Bool) -> SQLValue {
         switch self {
-        case .null, .unloaded, .toMany, .toOne, .invalid, .objectID, .objectIDs: return nil
-        case .int(let v): return v
-        case .bool(let v): return v ? Int64(1) : Int64(0)
-        case .double(let v): return v
-        case .date(let v): return v.timeIntervalSinceReferenceDate
-        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
-        case .string(let v): return v
-        case .url(let v): return v.absoluteString
-        case .uuid(let v): return withUnsafeBytes(of: v.uuid) { Data($0) }
-        case .data(let v): return attribute.allowsExternalBinaryDataStorage ? Data([1]) + v : v
-        case .object(let box): return box.value as? Data ?? ValueTransformerRegistry.encode(box.value, attribute: attribute)
-        case .reference(let reference): return reference.primaryKey
+        case .null, .unloaded, .toMany, .toOne, .invalid, .objectID, .objectIDs: return .null
+        case .int(let v): return .integer(v)
+        case .bool(let v): return .integer(v ? 1 : 0)
+        case .double(let v): return .real(v)
+        case .date(let v): return .real(v.timeIntervalSinceReferenceDate)
+        case .decimal(let v): return .decimal(v)
+        case .string(let v): return .text(v)
+        case .url(let v): return .text(v.absoluteString)
+        case .uuid(let v): return .uuid(v)
+        case .data(let v): return .blob(marksExternalData && attribute.allowsExternalBinaryDataStorage ? Data([1]) + v : v)
+        case .object(let box):
+            let data = box.value as? Data ?? ValueTransformerRegistry.encode(box.value, attribute: attribute)
+            return data.map { .blob($0) } ?? .null
+        case .reference(let reference): return .integer(reference.primaryKey)
         }
     }
 }
