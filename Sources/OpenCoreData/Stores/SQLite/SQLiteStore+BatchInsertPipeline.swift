@@ -146,73 +146,92 @@ final class BatchInsertWriter: @unchecked Sendable {
 /// Chunks of rows from the thread that makes them to the thread that writes them, and the
 /// emptied buffers back, so that each buffer's rows are rewritten in place (no allocation a row).
 private final class RowChunkPipe: @unchecked Sendable {
-    // @unchecked Sendable: every field is touched under `condition`'s lock; a buffer is held by
+    // @unchecked Sendable: `state` is touched under `condition`'s lock only; a buffer is held by
     // one side at a time.
     private let condition = NSCondition()
-    private var empty: [[SlotRow]]
-    private var full: [([SlotRow], Int)] = []
-    private var closed = false
-    private var consumerDone = false
-    private var error: (any Error)?
+    private var state: RowPipeState<[SlotRow]>
 
     init(buffers: Int, rows: Int, defaults: SlotRow) {
-        empty = (0..<buffers).map { _ in Array(repeating: defaults, count: rows) }
+        state = RowPipeState(empty: (0..<buffers).map { _ in Array(repeating: defaults, count: rows) })
+    }
+
+    /// Runs `transition` under the lock, waiting while it answers nil, and wakes the other side.
+    private func next<Answer>(_ transition: (inout RowPipeState<[SlotRow]>) -> Answer?) -> Answer {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let answer = transition(&state) {
+                condition.broadcast()
+                return answer
+            }
+            condition.wait()
+        }
     }
 
     /// An empty buffer for the maker; nil once the writer has stopped.
     func takeEmpty() -> [SlotRow]? {
+        next { state -> [SlotRow]?? in
+            switch state.takeEmpty() {
+            case .buffer(let buffer): .some(buffer)
+            case .stop: .some(nil)
+            case .wait: nil
+            }
+        }
+    }
+
+    /// Runs `transition` under the lock and wakes the other side. Buffers are passed straight
+    /// through (consumed, not captured by a closure), so that no second reference makes the next
+    /// holder's writes copy them.
+    private func change(_ transition: (inout RowPipeState<[SlotRow]>) -> Void) {
         condition.lock()
-        defer { condition.unlock() }
-        while empty.isEmpty && !consumerDone { condition.wait() }
-        return consumerDone ? nil : empty.removeLast()
+        transition(&state)
+        condition.broadcast()
+        condition.unlock()
     }
 
     func put(_ buffer: consuming [SlotRow], count: Int) {
         condition.lock()
-        full.append((buffer, count))
+        state.put(buffer, count: count)
         condition.broadcast()
         condition.unlock()
     }
 
     /// The next full buffer for the writer; nil once the maker has closed and all are taken.
     func take() -> ([SlotRow], Int)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while full.isEmpty && !closed { condition.wait() }
-        return full.isEmpty ? nil : full.removeFirst()
+        next { state -> ([SlotRow], Int)?? in
+            switch state.take() {
+            case .rows(let buffer, let count): .some((buffer, count))
+            case .end: .some(nil)
+            case .wait: nil
+            }
+        }
     }
 
     func giveBack(_ buffer: consuming [SlotRow]) {
         condition.lock()
-        empty.append(buffer)
+        state.giveBack(buffer)
         condition.broadcast()
         condition.unlock()
     }
 
     /// The writer has stopped, with the error that stopped it, if any.
     func writerStopped(_ error: (any Error)?) {
-        condition.lock()
-        self.error = error
-        consumerDone = true
-        condition.broadcast()
-        condition.unlock()
+        change { $0.writerStopped(error) }
     }
 
     /// No more buffers come: the writer stops once it has written those put so far.
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        change { $0.close() }
     }
 
     /// Waits for the writer to stop; its error, if any. The rows left in the pipe are dropped
     /// here, on the maker's thread.
     func waitForConsumer() -> (any Error)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while !consumerDone { condition.wait() }
-        full.removeAll()
-        return error
+        next { state -> (any Error)?? in
+            switch state.finish() {
+            case .wait: nil
+            case .done(let error): .some(error)
+            }
+        }
     }
 }
