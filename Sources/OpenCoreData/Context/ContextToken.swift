@@ -13,5 +13,19 @@ final class ContextToken {
     /// reading a lazily initialized static costs a call each time.
     let checksQueue = NSManagedObjectContext.concurrencyDebug
 
+    /// Set when the context is reset or released: the identities of its coordinator's stores, by
+    /// address, so that an object that outlives its context makes its ID without reading its
+    /// store, which may be gone by then (`NSManagedObject.objectID`). The identities keep their
+    /// stores, as every `NSManagedObjectID` does, until a store leaves its coordinator.
+    @exclusivity(unchecked) private(set) var retiredIdentities: [UnsafeRawPointer: StoreIdentity]?
+
     init(_ context: NSManagedObjectContext) { self.context = context }
+
+    /// The context no longer stands behind this token's objects: they keep what makes their IDs.
+    ///
+    /// - Parameter coordinator: The context's coordinator, while the context still holds it.
+    /// - Complexity: O(s) for s stores the coordinator ever held.
+    func retire(_ coordinator: NSPersistentStoreCoordinator?) {
+        retiredIdentities = coordinator?.storeIdentitiesByAddress ?? [:]
+    }
 }

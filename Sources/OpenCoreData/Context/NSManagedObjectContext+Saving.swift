@@ -183,6 +183,9 @@ extension NSManagedObjectContext {
         for object in updated { object.didSave() }
         for object in deleted {
             object.didSave()
+            // Its ID stays as it was (Core Data's deleted objects keep theirs): made now, while
+            // the store is surely alive, as the object leaves the context that guarantees it.
+            _ = object.objectID
             object.managedObjectContext = nil
         }
         var userInfo: [AnyHashable: Any] = [

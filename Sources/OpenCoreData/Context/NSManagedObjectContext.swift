@@ -143,6 +143,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     deinit {
         if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
         insertedSetBuilder?.discard()
+        // Objects may outlive the context, and its coordinator with it.
+        token.retire(persistentStoreCoordinator)
     }
 
     /// Creates a confinement context (deprecated in Core Data).
@@ -549,6 +551,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // setting each object's context cost an array of every registered object and a pass
         // over it, a fifth of letting go of a million fetched objects.
         token.context = nil
+        token.retire(persistentStoreCoordinator)
         token = ContextToken(self)
         token.hasUndoManager = undoManager != nil
         registry.removeAll()

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// Connects contexts to persistent stores: it owns the model and the stores, and mediates between
 /// them. A context reaches a store only through its coordinator, which picks the stores a fetch
@@ -79,6 +80,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// would cost every fetched object two atomic operations on one shared count), so a removed
     /// store must outlive them. Closed, a retired store holds no file or connection.
     private var retiredStores: [NSPersistentStore] = []
+
+    /// The identity of every store the coordinator holds or held, by the store's address: what a
+    /// context leaves to its objects when it goes (`ContextToken.retire(_:)`). A lock of its own,
+    /// held for nothing but these: a context may go while `lock` is held on its thread.
+    private let identities = Mutex<[UnsafeRawPointer: StoreIdentity]>([:])
+
+    var storeIdentitiesByAddress: [UnsafeRawPointer: StoreIdentity] { identities.withLock { $0 } }
+
     /// An error from freezing the model, reported when the first store is added.
     private let modelError: NSError?
 
@@ -241,6 +250,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw error
         }
         stores.append(store)
+        identities.withLock { $0[UnsafeRawPointer(Unmanaged<NSPersistentStore>.passUnretained(store).toOpaque())] = store.identity }
         store.didAdd(to: self)
         return store
     }

@@ -44,10 +44,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// The permanent identity, once there is one.
     @exclusivity(unchecked) var primaryKey: Int64 = 0
-    /// The store of the object's row. Not retained: the coordinator keeps every store it ever
-    /// held, removed ones too, for its lifetime, and the object's context keeps the coordinator;
-    /// an object used after its coordinator is gone is used after its stack was torn down.
-    @exclusivity(unchecked) unowned(unsafe) var store: NSPersistentStore?
+    /// The store of the object's row. Not retained (a retain per fetched object would cost two
+    /// atomic operations on one shared count): while the object's context lives, its coordinator
+    /// keeps every store it ever held, removed ones too. Read through `store` only while the
+    /// context lives; after, `objectID` finds the store's identity by this address in what the
+    /// context left its token, without reading the store.
+    @exclusivity(unchecked) var storeReference: Unmanaged<NSPersistentStore>?
+    /// The store of the object's row, for a context the object belongs to (see `storeReference`).
+    var store: NSPersistentStore? {
+        get { storeReference?.takeUnretainedValue() }
+        set { storeReference = newValue.map(Unmanaged.passUnretained) }
+    }
     /// The temporary ID while the object has no primary key (shared with parent and child
     /// contexts until the root context saves); once it has one, its permanent ID, kept once
     /// asked for. One field serves both because an object never needs both at once: a field of
@@ -165,9 +172,18 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// The object's ID: temporary until the object is saved, permanent afterwards.
     public var objectID: NSManagedObjectID {
-        if primaryKey != 0, let store {
+        if primaryKey != 0, let storeReference {
             if let knownID, !knownID.isTemporaryID { return knownID }
-            let id = NSManagedObjectID(entity: entity, store: store, primaryKey: primaryKey)
+            let id: NSManagedObjectID
+            if let identities = contextToken?.retiredIdentities {
+                // The context is gone or was reset: its store may be too.
+                guard let identity = identities[UnsafeRawPointer(storeReference.toOpaque())] else {
+                    preconditionFailure("The object \(entity.name ?? "?") \(primaryKey) outlived its context without an identity for its store.")
+                }
+                id = NSManagedObjectID(entity: entity, storeIdentity: identity, primaryKey: primaryKey)
+            } else {
+                id = NSManagedObjectID(entity: entity, store: storeReference.takeUnretainedValue(), primaryKey: primaryKey)
+            }
             knownID = id
             return id
         }

@@ -79,7 +79,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
         if let temporaryIdentifier {
             return URL(string: "x-coredata:///\(name)/t\(temporaryIdentifier.uuid.uuidString)")!
         }
-        let storeID = persistentStore?.identifier ?? ""
+        let storeID = storeIdentity?.storeIdentifier ?? ""
         return URL(string: "x-coredata://\(storeID)/\(name)/p\(primaryKey)")!
     }
 
@@ -174,15 +174,20 @@ final class TemporaryIdentifier: Sendable {
 /// removed, fails to load, or the coordinator goes.
 final class StoreIdentity: Sendable {
     let storeID: ObjectIdentifier
-    private let current: Locked<NSPersistentStore?>
+    /// The store while it is in its coordinator; after, the identifier it had, which the IDs'
+    /// URIs keep naming, as Core Data's do.
+    private let current: Locked<(store: NSPersistentStore?, identifier: String?)>
 
     init(_ store: NSPersistentStore) {
         self.storeID = ObjectIdentifier(store)
-        self.current = Locked(store)
+        self.current = Locked((store, nil))
     }
 
     /// The store, or nil once it left its coordinator.
-    var store: NSPersistentStore? { current.withLock { $0 } }
+    var store: NSPersistentStore? { current.withLock { $0.store } }
 
-    func detach() { current.withLock { $0 = nil } }
+    /// The store's identifier, also after it left its coordinator.
+    var storeIdentifier: String? { current.withLock { $0.store?.identifier ?? $0.identifier } }
+
+    func detach() { current.withLock { $0 = (nil, $0.store?.identifier ?? $0.identifier) } }
 }
