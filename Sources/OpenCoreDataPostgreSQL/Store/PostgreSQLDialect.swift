@@ -55,7 +55,8 @@ struct PostgreSQLDialect: SQLDialect {
         return (sql, leading + fragment.values.map(Self.value))
     }
 
-    private static func value(_ value: SQLValue) -> PostgreSQLValue {
+    /// A bound value as postgres-nio sends it: a UUID and a decimal as text, cast where bound.
+    static func value(_ value: SQLValue) -> PostgreSQLValue {
         switch value {
         case .null: .null
         case .integer(let x): .integer(x)

@@ -3,28 +3,9 @@ import OpenCoreData
 /// Slot values as the PostgreSQL store's columns hold them (`PostgreSQLSchema`), and back.
 enum PostgreSQLValues {
     /// What an attribute's slot value is sent as.
+    /// The relational layer's stored form, sent as the dialect sends a bound value.
     static func value(_ value: SlotValue, attribute: NSAttributeDescription?) -> PostgreSQLValue {
-        switch value {
-        case .null, .unloaded, .toMany, .toOne, .invalid, .objectID, .objectIDs: .null
-        case .int(let v): .integer(v)
-        case .bool(let v): .integer(v ? 1 : 0)
-        case .double(let v): .real(v)
-        case .date(let v): .real(v.timeIntervalSinceReferenceDate)
-        case .decimal(let v): .text(v.description)
-        case .string(let v): .text(v)
-        case .url(let v): .text(v.absoluteString)
-        case .uuid(let v): .text(v.uuidString)
-        case .data(let v): .bytes(v)
-        case .object(let box):
-            if let data = box.value as? Data {
-                .bytes(data)
-            } else if let data = ValueTransformerRegistry.encode(box.value, attribute: attribute) {
-                .bytes(data)
-            } else {
-                .null
-            }
-        case .reference(let reference): .integer(reference.primaryKey)
-        }
+        PostgreSQLDialect.value(value.sqlValue(for: attribute, marksExternalData: false))
     }
 
     /// `$n` with the cast its column's type needs from the text a decimal or UUID is sent as.

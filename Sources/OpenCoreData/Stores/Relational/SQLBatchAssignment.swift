@@ -111,11 +111,11 @@ extension SlotValue {
     /// since 2001, Booleans as 0 or 1, URLs as text, a transformable value in its archive.
     ///
     /// - Parameters:
-    ///   - attribute: The attribute whose column receives it.
+    ///   - attribute: The attribute whose column receives it; nil for a to-one's key.
     ///   - marksExternalData: Whether binary data that may be stored externally starts with the
     ///     byte 1 that marks it inline, as Apple's SQLite store writes it.
     /// - Returns: The bound value; `.null` for what no column holds.
-    package func sqlValue(for attribute: NSAttributeDescription, marksExternalData: Bool) -> SQLValue {
+    package func sqlValue(for attribute: NSAttributeDescription?, marksExternalData: Bool) -> SQLValue {
         switch self {
         case .null, .unloaded, .toMany, .toOne, .invalid, .objectID, .objectIDs: return .null
         case .int(let v): return .integer(v)
@@ -126,7 +126,7 @@ extension SlotValue {
         case .string(let v): return .text(v)
         case .url(let v): return .text(v.absoluteString)
         case .uuid(let v): return .uuid(v)
-        case .data(let v): return .blob(marksExternalData && attribute.allowsExternalBinaryDataStorage ? Data([1]) + v : v)
+        case .data(let v): return .blob(marksExternalData && attribute?.allowsExternalBinaryDataStorage == true ? Data([1]) + v : v)
         case .object(let box):
             let data = box.value as? Data ?? ValueTransformerRegistry.encode(box.value, attribute: attribute)
             return data.map { .blob($0) } ?? .null

@@ -179,9 +179,9 @@ private final class RowChunkPipe: @unchecked Sendable {
         }
     }
 
-    /// Runs `transition` under the lock and wakes the other side. Buffers are passed straight
-    /// through (consumed, not captured by a closure), so that no second reference makes the next
-    /// holder's writes copy them.
+    /// Runs `transition`, which moves no buffer, under the lock and wakes the other side.
+    /// `put` and `giveBack` lock themselves: a buffer captured by a closure would have a second
+    /// reference, and the next holder's writes would copy it.
     private func change(_ transition: (inout RowPipeState<[SlotRow]>) -> Void) {
         condition.lock()
         transition(&state)
