@@ -13,7 +13,10 @@ import OpenCoreData
         let model = try NSManagedObjectModel(validatingContentsOf: modelURL)
         adjust(model)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("Shop-\(UUID().uuidString).sqlite")
+        // A folder per test, so that the files SQLite keeps beside the store go with it.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("Shop-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("Shop.sqlite")
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
@@ -22,7 +25,7 @@ import OpenCoreData
 
     @Test func theGeneratedAPICreatesSavesAndFetches() throws {
         let (coordinator, context, url) = try container()
-        defer { try? NSPersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel).destroyPersistentStore(at: url, type: .sqlite) }
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let code = UUID()
         let opened = Date(timeIntervalSinceReferenceDate: 86_400)
         try context.performAndWait {
@@ -111,8 +114,8 @@ import OpenCoreData
     /// A subentity's objects are results of a request for its parent's class; objects of
     /// another class are not, and the fetch says so instead of handing out the wrong class.
     @Test func aFetchTypedByAClassItsObjectsAreNotFailsWith134060() throws {
-        let (coordinator, context, url) = try container()
-        defer { try? NSPersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel).destroyPersistentStore(at: url, type: .sqlite) }
+        let (_, context, url) = try container()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         try context.performAndWait {
             Product(context: context).title = "Bread"
             DiscountProduct(context: context).title = "Milk"
@@ -134,11 +137,11 @@ import OpenCoreData
     /// `validateValue(_:forKey:)` per property (a generated class cannot override it): the
     /// model's rules still hold, and a hand-written subclass of a generated class is still asked.
     @Test func generatedObjectsAreHeldToTheModelsRulesAndASubclassOfOneIsAskedToo() throws {
-        let (coordinator, context, url) = try container { model in
+        let (_, context, url) = try container { model in
             model.entitiesByName["Product"]!.attributesByName["title"]!.isOptional = false
             model.entitiesByName["DiscountProduct"]!.managedObjectClassName = String(reflecting: CheckedDiscountProduct.self)
         }
-        defer { try? NSPersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel).destroyPersistentStore(at: url, type: .sqlite) }
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         try context.performAndWait {
             let product = Product(context: context)
             var error = try #require(throws: NSError.self) { try context.save() }

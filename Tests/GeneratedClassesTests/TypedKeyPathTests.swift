@@ -11,7 +11,10 @@ import OpenCoreData
     func filledContext() throws -> (NSManagedObjectContext, URL) {
         let modelURL = try #require(Bundle.module.url(forResource: "Shop", withExtension: "xcdatamodeld"))
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(validatingContentsOf: modelURL))
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("KeyPaths-\(UUID().uuidString).sqlite")
+        // A folder per test, so that the files SQLite keeps beside the store go with it.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("KeyPaths-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("Shop.sqlite")
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
@@ -41,7 +44,7 @@ import OpenCoreData
     /// fetches.
     @Test func keyPathsNameTheirProperties() throws {
         let (context, url) = try filledContext()
-        defer { try? FileManager.default.removeItem(at: url) }
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         // The model must be alive: it is where names come from.
         defer { withExtendedLifetime(context) {} }
         #expect(NSSortDescriptor(keyPath: \Product.price, ascending: true).key == "price")
@@ -64,7 +67,7 @@ import OpenCoreData
 
     @Test func sortDescriptorsFromKeyPathsSortInTheStore() throws {
         let (context, url) = try filledContext()
-        defer { try? FileManager.default.removeItem(at: url) }
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         try context.performAndWait {
             let request: NSFetchRequest<Product> = Product.fetchRequest()
             request.sortDescriptors = [NSSortDescriptor(keyPath: \Product.price, ascending: false)]
@@ -85,7 +88,7 @@ import OpenCoreData
 
     @Test func propertiesToFetchTakeKeyPaths() throws {
         let (context, url) = try filledContext()
-        defer { try? FileManager.default.removeItem(at: url) }
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         try context.performAndWait {
             let request = NSFetchRequest<NSDictionary>(entityName: "Product")
             request.resultType = .dictionaryResultType
@@ -99,7 +102,7 @@ import OpenCoreData
 
     @Test func aKeyPathWithoutANameIsRefusedByTheFetch() throws {
         let (context, url) = try filledContext()
-        defer { try? FileManager.default.removeItem(at: url) }
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         context.performAndWait {
             let request = NSFetchRequest<Manager>(entityName: "Manager")
             request.sortDescriptors = [NSSortDescriptor(keyPath: \Manager.greeting, ascending: true)]
