@@ -40,22 +40,40 @@ import Testing
         #expect(!firstHeard.cameOnMainThread)
     }
 
+    /// A failed save between two that commit: the listener hears exactly the two commits, in
+    /// order, each with its own transaction's token. Notifications arrive in commit order, so an
+    /// announcement of the failed save would come before the second commit's and the tokens heard
+    /// would not be those of the history; waiting for the second commit is the fence, not a clock.
     @Test func aFailedSaveAnnouncesNothing() throws {
         let server = try PostgreSQLServer.required()
         let url = server.storeURL()
-        let (listening, _) = try Self.open(url)
+        let options: [AnyHashable: Any] = [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true, NSPersistentHistoryTrackingKey: true]
+        func open() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
+            try coordinator.addPersistentStore(type: Self.type, at: url, options: options)
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            return (coordinator, context)
+        }
+        let (listening, listeningContext) = try open()
         let heard = RemoteChangeTests.Listener(listening)
-        let (_, writer) = try Self.open(url)
+        let (_, writer) = try open()
         try writer.performAndWait {
+            ConformanceStack.insert("TSPItem", ["name": "first"], into: writer)
+            try writer.save()
             ConformanceStack.insert("TSPItem", ["name": "nul\u{0}"], into: writer)
             #expect(throws: NSError.self) { try writer.save() }
             writer.rollback()
-            ConformanceStack.insert("TSPItem", ["name": "fine"], into: writer)
+            ConformanceStack.insert("TSPItem", ["name": "second"], into: writer)
             try writer.save()
         }
-        // Only the save that committed was heard: one notification, after a wait for a second.
-        #expect(heard.wait(for: 1))
-        #expect(!heard.wait(for: 2, timeout: 1))
+        #expect(heard.wait(for: 2))
+        let tokens = heard.all.prefix(2).map { $0.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken }
+        let committed = try listeningContext.performAndWait {
+            try HistoryTrackingTests.transactions(listeningContext, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+        }
+        #expect(committed.count == 2)
+        #expect(tokens == committed.map { Optional($0.token) })
     }
 
     @Test func aContainerLoadsTheStoreFromADescriptionAndHearsAnotherContainer() throws {
