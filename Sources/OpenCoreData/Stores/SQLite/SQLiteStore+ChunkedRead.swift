@@ -29,18 +29,24 @@ extension SQLiteStore {
         let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         try storeRead { db in
-            let statement = try db.makeStatement(sql: sql.sql)
-            statement.setUncheckedArguments(sql.arguments)
-            try readInChunks(SQLiteRowReader(statement, plan: plan, values: query.includesPropertyValues, db: db, store: self), body)
+            try withReadStatement(sql, db: db) { statement in
+                let reader = SQLiteRowReader(statement, plan: plan, values: query.includesPropertyValues, db: db, store: self)
+                try readInChunks(reader, expectedRows: query.fetchLimit > 0 ? query.fetchLimit : nil, body)
+            }
         }
     }
 
     /// Runs `reader` to its end, handing its chunks to `body` in order. Called inside the read
     /// that holds the reader's connection: `body` must not use the store.
-    func readInChunks<Reader: SQLiteChunkReader>(_ reader: consuming Reader, _ body: (inout [Reader.Element]) throws -> Void) throws {
+    ///
+    /// - Parameter expectedRows: The most rows the read can give (a fetch limit), when known: the
+    ///   first chunk is made that small, as a ten-row fetch has no use for a chunk's 128 KB.
+    func readInChunks<Reader: SQLiteChunkReader>(
+        _ reader: consuming Reader, expectedRows: Int? = nil, _ body: (inout [Reader.Element]) throws -> Void
+    ) throws {
         var reader = reader
         var chunk: [Reader.Element] = []
-        chunk.reserveCapacity(Self.rowsPerChunk)
+        chunk.reserveCapacity(min(expectedRows ?? Self.rowsPerChunk, Self.rowsPerChunk))
         var done = try reader.read(into: &chunk, limit: Self.rowsPerChunk)
         guard !done, SecondThread.helps else {
             while true {

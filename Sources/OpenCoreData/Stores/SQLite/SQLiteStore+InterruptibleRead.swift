@@ -19,22 +19,22 @@ extension SQLiteStore {
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         try monitor.checkCancellation()
         return try storeRead { db in
-            let statement = try db.makeStatement(sql: sql.sql)
-            statement.setUncheckedArguments(sql.arguments)
-            let connection = db.sqliteConnection
-            // The reader connection goes back to the pool afterwards: the handler must not outlive
-            // this read, nor stop the read transaction's own COMMIT.
-            sqlite3_progress_handler(connection, Self.instructionsBetweenChecks, stopWhenCancelled, Unmanaged.passUnretained(monitor).toOpaque())
-            defer { sqlite3_progress_handler(connection, 0, nil, nil) }
-            do {
-                return try withExtendedLifetime(monitor) {
-                    try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db, chunks: chunks) { _ in meter.rowRead() }
+            try withReadStatement(sql, db: db) { statement in
+                let connection = db.sqliteConnection
+                // The reader connection goes back to the pool afterwards: the handler must not outlive
+                // this read, nor stop the read transaction's own COMMIT.
+                sqlite3_progress_handler(connection, Self.instructionsBetweenChecks, stopWhenCancelled, Unmanaged.passUnretained(monitor).toOpaque())
+                defer { sqlite3_progress_handler(connection, 0, nil, nil) }
+                do {
+                    return try withExtendedLifetime(monitor) {
+                        try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db, chunks: chunks) { _ in meter.rowRead() }
+                    }
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && monitor.isCancelled {
+                    throw StoreReadCancelled(
+                        underlying: NSError(
+                            domain: NSSQLiteErrorDomain, code: 9,
+                            userInfo: [NSLocalizedDescriptionKey: "interrupted (SQLITE_INTERRUPT): the running statement was stopped"]))
                 }
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && monitor.isCancelled {
-                throw StoreReadCancelled(
-                    underlying: NSError(
-                        domain: NSSQLiteErrorDomain, code: 9,
-                        userInfo: [NSLocalizedDescriptionKey: "interrupted (SQLITE_INTERRUPT): the running statement was stopped"]))
             }
         }
     }

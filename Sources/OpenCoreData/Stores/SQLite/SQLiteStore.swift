@@ -364,11 +364,15 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         return try storeRead { db in
             if let (sql, sort) = try builder.unorderedSelect(query) {
-                let rows = try readRows(try makeStatement(sql, db: db), plan: plan, values: query.includesPropertyValues, db: db, onRow: sort.add)
+                let rows = try withReadStatement(sql, db: db) { statement in
+                    try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db, onRow: sort.add)
+                }
                 if let order = sort.order(of: rows.count) { return (rows, order) }
             }
-            let sql = try builder.select(query)
-            return (try readRows(try makeStatement(sql, db: db), plan: plan, values: query.includesPropertyValues, db: db), nil)
+            let rows = try withReadStatement(try builder.select(query), db: db) { statement in
+                try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db)
+            }
+            return (rows, nil)
         }
     }
 
@@ -399,8 +403,10 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
                 var elements: [Element] = []
                 // A sort in memory takes each row's sort keys as the reader steps it; the
                 // elements, made meanwhile in reading order, are sorted once every row is in.
-                try readInChunks(SQLiteKeyReader(try makeStatement(sql, db: db), soleStoreNumber: sole, db: db, onRow: onRow)) { keys in
-                    for key in keys { elements.append(make(key)) }
+                try withReadStatement(sql, db: db) { statement in
+                    try readInChunks(SQLiteKeyReader(statement, soleStoreNumber: sole, db: db, onRow: onRow)) { keys in
+                        for key in keys { elements.append(make(key)) }
+                    }
                 }
                 return elements
             }
@@ -410,12 +416,6 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
             }
             return try read(try builder.select(query, identitiesOnly: true))
         }
-    }
-
-    private func makeStatement(_ sql: SQLFragment, db: Database) throws -> Statement {
-        let statement = try db.makeStatement(sql: sql.sql)
-        statement.setUncheckedArguments(sql.arguments)
-        return statement
     }
 
     /// Makes the IDs of a store's keys, finding each entity once for a run of rows of one entity.
@@ -443,7 +443,13 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
 
     func countRows(_ query: StoreQuery) throws -> Int {
         let sql = try SQLiteQueryBuilder(store: self).count(query)
-        return try storeRead { db in try Int.fetchOne(db, sql: sql.sql, arguments: sql.arguments) ?? 0 }
+        return try storeRead { db in
+            try withReadStatement(sql, db: db) { statement in
+                let code = sqlite3_step(statement.sqliteStatement)
+                guard code == SQLITE_ROW else { throw stepFailure(code, statement, connection: db.sqliteConnection) }
+                return Int(sqlite3_column_int64(statement.sqliteStatement, 0))
+            }
+        }
     }
 
     func row(of entity: NSEntityDescription, primaryKey: Int64) throws -> StoreRow? {
@@ -478,20 +484,20 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         let (sql, selected) = try builder.statement(query, fetch)
         let externalData = externalDataReader
         return try storeRead { db in
-            let statement = try db.makeStatement(sql: sql.sql)
-            statement.setUncheckedArguments(sql.arguments)
-            let handle = statement.sqliteStatement
-            var result: [[String: Any]] = []
-            while true {
-                let code = sqlite3_step(handle)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(
-                        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+            try withReadStatement(sql, db: db) { statement in
+                let handle = statement.sqliteStatement
+                var result: [[String: Any]] = []
+                while true {
+                    let code = sqlite3_step(handle)
+                    if code == SQLITE_DONE { break }
+                    guard code == SQLITE_ROW else {
+                        throw DatabaseError(
+                            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+                    }
+                    result.append(builder.read(handle, selected, externalData: externalData))
                 }
-                result.append(builder.read(handle, selected, externalData: externalData))
+                return result
             }
-            return result
         }
     }
 
