@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads key paths from the objects predicates are evaluated on: managed objects, the in-memory
 /// store's rows, dictionaries, collections (the key applies to every element, as KVC does) and,
 /// through reflection, any Swift value with stored properties of those names.
@@ -48,6 +50,9 @@ enum KeyValueReader {
         case let dictionary as [String: Any]: return dictionary[key]
         case let dictionary as NSDictionary: return dictionary.object(forKey: key)
         case let readable as KeyValueReadable: return readable.readValue(forKey: key)
+        case let string as String: return stringValue(forKey: key, of: string)
+        case let string as NSString: return stringValue(forKey: key, of: string as String)
+        case let number as NSNumber where key == "description": return number.description
         default: break
         }
         if let items = ValueComparison.collectionElements(object) {
@@ -58,6 +63,16 @@ enum KeyValueReader {
         }
         guard let child = Mirror(reflecting: object).children.first(where: { $0.label == key }) else { return nil }
         return unwrap(child.value)
+    }
+
+    /// The keys KVC answers for a string on Apple platforms: `length` in UTF-16 code units (an
+    /// `NSString`'s length) and `description`, the string itself.
+    private static func stringValue(forKey key: String, of string: String) -> Any? {
+        switch key {
+        case "length": NSNumber(value: string.utf16.count)
+        case "description": string
+        default: nil
+        }
     }
 
     /// Reflection hands optionals over as `Any`; a `nil` inside must read as nil.

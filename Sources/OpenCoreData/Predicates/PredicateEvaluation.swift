@@ -143,11 +143,13 @@ package enum PredicateEvaluator {
         if type == .matches { return RegexCache.shared.matches(text, pattern: pattern, caseInsensitive: ci, diacriticInsensitive: di) }
         let t = Array(ValueComparison.fold(text, caseInsensitive: ci, diacriticInsensitive: di).unicodeScalars)
         let p = Array(ValueComparison.fold(pattern, caseInsensitive: ci, diacriticInsensitive: di).unicodeScalars)
+        // An empty string begins, ends or is contained in no string, as NSString's `hasPrefix:`
+        // and `rangeOfString:` answer on Apple platforms (Swift's `hasPrefix("")` answers true).
+        if p.isEmpty, type != .like { return false }
         switch type {
         case .beginsWith: return t.starts(with: p)
         case .endsWith: return t.reversed().starts(with: p.reversed())
         case .contains:
-            if p.isEmpty { return true }
             guard p.count <= t.count else { return false }
             return (0...(t.count - p.count)).contains { t[$0..<($0 + p.count)].elementsEqual(p) }
         case .like: return like(t, p)

@@ -69,6 +69,7 @@ package enum PredicateFormatter {
 
     private static let infixOperators = [
         "add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**",
+        "bitwiseAnd:with:": "&", "bitwiseOr:with:": "|", "bitwiseXor:with:": "^", "leftshift:by:": "<<", "rightshift:by:": ">>",
     ]
 
     package static func format(_ expression: NSExpression) -> String {
@@ -84,6 +85,8 @@ package enum PredicateFormatter {
             return operand(arguments[0]) + "[" + index + "]"
         case .function(CastType.functionName, let arguments) where arguments.count == 2:
             return "CAST(\(format(arguments[0])), \(format(arguments[1])))"
+        case .function("onesComplement:", let arguments) where arguments.count == 1:
+            return "~" + operand(arguments[0])
         case .function(let name, let arguments):
             if let symbol = infixOperators[name], arguments.count == 2 {
                 // Nested arithmetic is parenthesized so that it parses back to the same tree.

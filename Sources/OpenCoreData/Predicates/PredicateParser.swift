@@ -241,6 +241,32 @@ struct PredicateParser {
     mutating func parseExpression() throws -> NSExpression {
         try enter()
         defer { leave() }
+        return try parseBitwise(level: 0)
+    }
+
+    /// The bitwise operators, loosest first, as C binds them: `|`, then `^`, then `&`, then the
+    /// shifts; each is the function Apple's parser makes of it (`bitwiseOr:with:` …), which the
+    /// evaluator runs on 64-bit integers.
+    private static let bitwiseLevels: [[(symbol: String, function: String)]] = [
+        [("|", "bitwiseOr:with:")],
+        [("^", "bitwiseXor:with:")],
+        [("&", "bitwiseAnd:with:")],
+        [("<<", "leftshift:by:"), (">>", "rightshift:by:")],
+    ]
+
+    private mutating func parseBitwise(level: Int) throws -> NSExpression {
+        guard level < Self.bitwiseLevels.count else { return try parseSum() }
+        var left = try parseBitwise(level: level + 1)
+        operators: while true {
+            for (symbol, function) in Self.bitwiseLevels[level] where accept(symbol: symbol) {
+                left = NSExpression(storage: .function(function, arguments: [left, try parseBitwise(level: level + 1)]))
+                continue operators
+            }
+            return left
+        }
+    }
+
+    private mutating func parseSum() throws -> NSExpression {
         var left = try parseTerm()
         while true {
             if accept(symbol: "+") {
@@ -275,6 +301,11 @@ struct PredicateParser {
     }
 
     private mutating func parseUnary() throws -> NSExpression {
+        if accept(symbol: "~") {
+            try enter()
+            defer { leave() }
+            return NSExpression(storage: .function("onesComplement:", arguments: [try parseUnary()]))
+        }
         guard accept(symbol: "-") else { return try parsePostfix() }
         try enter()
         defer { leave() }

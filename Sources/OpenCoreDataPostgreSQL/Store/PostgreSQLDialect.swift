@@ -24,6 +24,11 @@ struct PostgreSQLDialect: SQLDialect {
     }
     // A comparison is a boolean here, which a bigint column takes only through an integer.
     func truthValue(_ value: SQLFragment) -> SQLFragment { "CAST((\(value) <> 0) AS integer)" }
+    // `char_length` counts code points; each one outside the Basic Multilingual Plane counts
+    // once more, as what is left once every BMP character is removed.
+    func utf16Length(_ text: SQLFragment) -> SQLFragment {
+        "(char_length(\(text)) + char_length(regexp_replace(\(text), '[\\u0001-\\uffff]', '', 'g')))"
+    }
     var marksExternalBinaryData: Bool { false }
 
     func scalarTest(

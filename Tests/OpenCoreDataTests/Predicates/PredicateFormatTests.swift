@@ -5,6 +5,12 @@ import Testing
     /// Format strings and the canonical form Apple prints for them.
     static let canonical: [(String, String)] = [
         ("name = 'x'", "name == \"x\""),
+        ("1 << 3 == 8", "1 << 3 == 8"),
+        ("1|2&3 == 3", "1 | (2 & 3) == 3"),
+        ("(1 | 2) << 1 == 6", "(1 | 2) << 1 == 6"),
+        ("mask & (1 << bit) != 0", "mask & (1 << bit) != 0"),
+        ("~ -1 == 0", "~(-1) == 0"),
+        ("a ^ b >> 2 == 1", "a ^ (b >> 2) == 1"),
         ("count =< 3", "count <= 3"),
         ("count => 3.5", "count >= 3.5"),
         ("count <> 3", "count != 3"),

@@ -25,6 +25,9 @@ package protocol SQLDialect: Sendable {
     func wholeNumber(_ value: SQLFragment) -> SQLFragment
     /// A number as a Boolean column keeps it: 1 unless it is 0, NULL for NULL.
     func truthValue(_ value: SQLFragment) -> SQLFragment
+    /// The length of `text` in UTF-16 code units, as an `NSString` counts it (a character
+    /// outside the Basic Multilingual Plane counts 2); NULL for NULL.
+    func utf16Length(_ text: SQLFragment) -> SQLFragment
     /// Whether binary data that may be stored externally is written with the leading byte 1 that
     /// marks it inline (Apple's SQLite format); a store of this library's own format need not.
     var marksExternalBinaryData: Bool { get }

@@ -112,6 +112,8 @@ extension SQLPredicateCompiler {
             // The evaluator's own function decides where SQL cannot, so that folding, wildcards
             // and escapes agree to the character.
             guard valueClass == .string, let pattern = value as? String else { return never }
+            // No string begins with, ends with or contains the empty string (the evaluator's rule).
+            if pattern.isEmpty, type != .like { return never }
             let evaluated: SQLFragment? = dialect.evaluator.map {
                 "\(raw: $0.string)(\(column), \(bind: .text(pattern)), \(raw: Int(type.rawValue)), \(raw: flags))"
             }

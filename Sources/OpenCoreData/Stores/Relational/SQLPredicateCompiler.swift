@@ -221,9 +221,14 @@ package struct SQLPredicateCompiler {
             let property = try modelProperty(part, of: current)
             switch property {
             case let attribute as NSAttributeDescription:
-                guard isLast else { throw notThroughToOne(path, part) }
                 guard !attribute.isTransient, let column = attribute.columnName else { throw noColumn(path) }
-                return .value(SQLFragment(raw: "\(currentAlias).\(column)"), .attribute(attribute))
+                let value = SQLFragment(raw: "\(currentAlias).\(column)")
+                if isLast { return .value(value, .attribute(attribute)) }
+                // `name.length`: a string's length in UTF-16 code units, as KVC reads it.
+                guard index == parts.count - 2, parts[index + 1] == "length", attribute.attributeType == .stringAttributeType else {
+                    throw notThroughToOne(path, part)
+                }
+                return .value(dialect.utf16Length(value), .number)
             case let relationship as NSRelationshipDescription where relationship.isToMany:
                 var collection = try SQLCollection(
                     relationship, source: currentAlias, sourceMayBeNull: index > 0 || start.mayBeNull, names: joins.names)

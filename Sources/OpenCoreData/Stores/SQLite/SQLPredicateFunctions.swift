@@ -18,6 +18,9 @@ enum SQLPredicateFunctions {
     static let names = SQLEvaluatorFunctions(
         fold: "OCD_FOLD", matches: "OCD_MATCHES", string: "OCD_STRING", isASCII: "OCD_IS_ASCII", isSingleLine: "OCD_IS_SINGLE_LINE")
 
+    /// `OCD_UTF16_LENGTH(text)`: the text's length in UTF-16 code units; NULL for NULL.
+    static let utf16Length = "OCD_UTF16_LENGTH"
+
     /// Registers the functions and collations on one connection.
     static func register(on db: Database) {
         let connection = db.sqliteConnection
@@ -52,6 +55,14 @@ enum SQLPredicateFunctions {
         sqlite3_create_function_v2(connection, names.isSingleLine, 1, deterministic, nil, { context, _, arguments in
             let bytes = SQLPredicateFunctions.bytes(arguments?[0])
             sqlite3_result_int(context, bytes.map(SQLPredicateFunctions.isSingleLine) == true ? 1 : 0)
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(connection, utf16Length, 1, deterministic, nil, { context, _, arguments in
+            guard let bytes = SQLPredicateFunctions.bytes(arguments?[0]) else { return sqlite3_result_null(context) }
+            // One unit per UTF-8 sequence, two for a four-byte one (outside the BMP): count
+            // every byte that starts a sequence, and the four-byte starts once more.
+            var units: Int64 = 0
+            for byte in bytes where byte & 0xC0 != 0x80 { units += byte >= 0xF0 ? 2 : 1 }
+            sqlite3_result_int64(context, units)
         }, nil, nil, nil)
         // GRDB's collations read both strings with their lengths.
         for comparison in SortComparison.allCases {

@@ -14,6 +14,9 @@ struct SQLiteDialect: SQLDialect {
     func total(_ value: SQLFragment) -> SQLFragment { "TOTAL(\(value))" }
     func wholeNumber(_ value: SQLFragment) -> SQLFragment { "CAST(\(value) AS INTEGER)" }
     func truthValue(_ value: SQLFragment) -> SQLFragment { "(\(value) <> 0)" }
+    // SQLite's `length()` counts characters and stops at a NUL: the store's function counts
+    // UTF-16 units of the whole text.
+    func utf16Length(_ text: SQLFragment) -> SQLFragment { "\(raw: SQLPredicateFunctions.utf16Length)(\(text))" }
     var marksExternalBinaryData: Bool { true }
 
     func scalarTest(

@@ -32,27 +32,26 @@ extension SQLiteStore {
         // Bound here rather than through GRDB's arguments, which convert every value once more
         // (a tenth of a ten-row fetch); the statement is stepped here, never by GRDB.
         for (index, value) in sql.values.enumerated() {
-            Self.bind(value, at: Int32(index + 1), to: handle)
+            SQLiteBind.bind(value, to: handle, at: Int32(index + 1))
         }
         defer { sqlite3_reset(handle) }
         return try body(statement)
     }
+}
 
-    /// Binds `value` to the placeholder `index` (from 1) of `handle`, in the store's column
-    /// forms (`SQLValue.databaseValue`): a UUID as its 16 bytes, a decimal as a double; text and
-    /// bytes exactly as GRDB binds them, so that a read matches what GRDB wrote.
-    private static func bind(_ value: SQLValue, at index: Int32, to handle: OpaquePointer) {
+extension SQLiteBind {
+    /// Binds a predicate's or a limit's `value` to the placeholder `index` (from 1) in the forms
+    /// the store writes its columns (`SlotValue`): a UUID as its 16 bytes, a decimal as a double,
+    /// text with its full length.
+    static func bind(_ value: SQLValue, to statement: OpaquePointer, at index: Int32) {
         switch value {
-        case .null: sqlite3_bind_null(handle, index)
-        case .integer(let x): sqlite3_bind_int64(handle, index, x)
-        case .real(let x): sqlite3_bind_double(handle, index, x)
-        case .text(let x): sqlite3_bind_text(handle, index, x, -1, transient)
-        case .blob(let x): x.withUnsafeBytes { _ = sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
-        case .uuid(let x): withUnsafeBytes(of: x.uuid) { _ = sqlite3_bind_blob(handle, index, $0.baseAddress, 16, transient) }
-        case .decimal(let x): sqlite3_bind_double(handle, index, NSDecimalNumber(decimal: x).doubleValue)
+        case .null: sqlite3_bind_null(statement, index)
+        case .integer(let x): sqlite3_bind_int64(statement, index, x)
+        case .real(let x): sqlite3_bind_double(statement, index, x)
+        case .text(let x): bindText(x, statement, index)
+        case .blob(let x): _ = x.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+        case .uuid(let x): _ = withUnsafeBytes(of: x.uuid) { sqlite3_bind_blob(statement, index, $0.baseAddress, 16, transient) }
+        case .decimal(let x): sqlite3_bind_double(statement, index, NSDecimalNumber(decimal: x).doubleValue)
         }
     }
-
-    /// SQLite's `SQLITE_TRANSIENT`: SQLite copies the bytes before the call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

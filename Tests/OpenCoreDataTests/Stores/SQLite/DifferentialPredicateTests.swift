@@ -40,6 +40,16 @@ struct DifferentialCase: @unchecked Sendable, CustomTestStringConvertible {
         DifferentialCase("Book", "NOT (title BEGINSWITH 'L')"),
         DifferentialCase("Book", "author.name BEGINSWITH 'Z' OR publisher.name BEGINSWITH 'G'"),
         DifferentialCase("Book", "title CONTAINS[c] 'the'"),
+        // The empty string begins, ends and is contained in no string (NSString's answer).
+        DifferentialCase("Book", "title BEGINSWITH '' OR title BEGINSWITH 'N'"),
+        DifferentialCase("Book", "title ENDSWITH '' OR title ENDSWITH 'al'"),
+        DifferentialCase("Book", "title CONTAINS '' OR pages < 100"),
+        DifferentialCase("Book", "title CONTAINS[cd] '' OR title CONTAINS[cd] 'UNI'"),
+        DifferentialCase("Book", "NOT (title BEGINSWITH '') AND pages > 400"),
+        // A string's length, in UTF-16 units, as KVC reads it.
+        DifferentialCase("Book", "title.length == 4"),
+        DifferentialCase("Book", "title.length > 8 AND title.length < 20"),
+        DifferentialCase("Book", "author.name.length == 3"),
         DifferentialCase("Book", "title ENDSWITH 'al'"),
         DifferentialCase("Book", "title LIKE[c] '*SOCIETY'"),
         DifferentialCase("Book", "title LIKE '?ana'"),
