@@ -51,9 +51,13 @@ extension NSManagedObject {
         }
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
-            return relationshipCountError(relationship, count: toManySet(relationship).objects.count)
+            let objects = toManySet(relationship).objects
+            return relationshipCountError(relationship, count: objects.count)
+                ?? (objects.isEmpty ? nil : predicateError(relationship, value: objects, entityName: entity.name ?? "?"))
         }
-        return relationshipPresenceError(relationship, isPresent: toOneValue(relationship) != nil)
+        let destination = toOneValue(relationship)
+        return relationshipPresenceError(relationship, isPresent: destination != nil)
+            ?? destination.flatMap { predicateError(relationship, value: $0, entityName: entity.name ?? "?") }
     }
 
     /// The first model rule `value` would break as the value of `property`: what
@@ -64,9 +68,12 @@ extension NSManagedObject {
         }
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
-            return relationshipCountError(relationship, count: value.map { ManagedValueConversion.objects($0).count } ?? 0)
+            let objects = value.map(ManagedValueConversion.objects) ?? []
+            return relationshipCountError(relationship, count: objects.count)
+                ?? (objects.isEmpty ? nil : predicateError(relationship, value: value, entityName: entity.name ?? "?"))
         }
         return relationshipPresenceError(relationship, isPresent: value is NSManagedObject)
+            ?? (value is NSManagedObject ? predicateError(relationship, value: value, entityName: entity.name ?? "?") : nil)
     }
 
     /// The first model rule `slot` breaks as the value of `attribute`.
@@ -92,7 +99,8 @@ extension NSManagedObject {
             } else if attribute.rules.isEmpty && attribute.validationPredicates.isEmpty {
                 return nil
             }
-            return ruleError(attribute, slot, entityName: name) ?? predicateError(attribute, slot, entityName: name)
+            return ruleError(attribute, slot, entityName: name)
+                ?? (attribute.validationPredicates.isEmpty ? nil : predicateError(attribute, value: slot.publicValue(for: attribute), entityName: name))
         }
     }
 
@@ -123,15 +131,14 @@ extension NSManagedObject {
             NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
     }
 
-    /// The first of the attribute's validation predicates the value fails, evaluated with the value
-    /// as `SELF`, reported with its warning as Core Data does.
-    private func predicateError(_ attribute: NSAttributeDescription, _ slot: SlotValue, entityName name: String) -> NSError? {
-        guard !attribute.validationPredicates.isEmpty else { return nil }
-        let value = slot.publicValue(for: attribute)
-        for (index, predicate) in attribute.validationPredicates.enumerated() where !predicate.evaluate(with: value) {
-            let warning = index < attribute.validationWarnings.count ? "\(attribute.validationWarnings[index])" : "is invalid"
+    /// The first of the property's validation predicates its value fails, evaluated with the value
+    /// as `SELF` (an attribute's value; a to-one's object; a to-many's objects, so that
+    /// `@count <= 3` counts them), reported with its warning as Core Data does.
+    private func predicateError(_ property: NSPropertyDescription, value: Any?, entityName name: String) -> NSError? {
+        for (index, predicate) in property.validationPredicates.enumerated() where !predicate.evaluate(with: value) {
+            let warning = index < property.validationWarnings.count ? "\(property.validationWarnings[index])" : "is invalid"
             var error = CoreDataError.validation(
-                NSManagedObjectValidationError, "\(attribute.name) of \(name): \(warning)", object: self, key: attribute.name, value: value)
+                NSManagedObjectValidationError, "\(property.name) of \(name): \(warning)", object: self, key: property.name, value: value)
             var info = error.userInfo
             info[NSValidationPredicateErrorKey] = predicate
             error = NSError(domain: error.domain, code: error.code, userInfo: info)

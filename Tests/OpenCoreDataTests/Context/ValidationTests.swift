@@ -107,6 +107,48 @@ import Testing
         }
     }
 
+    /// A relationship's validation predicates are evaluated at save with its value as `SELF`: a
+    /// to-one's object, a to-many's objects. A failure is 1550 with the warning, the key and the
+    /// predicate, as for an attribute; an empty optional relationship is not asked.
+    @Test func relationshipValidationPredicatesFailWith1550AndTheirWarning() throws {
+        let model = TestModels.library()
+        let book = model.entitiesByName["Book"]!
+        let tagsRule = NSPredicate(format: "@count <= 2")
+        book.relationshipsByName["tags"]!.setValidationPredicates([tagsRule], withValidationWarnings: ["at most two tags"])
+        book.relationshipsByName["author"]!.setValidationPredicates([NSPredicate(format: "name != nil")], withValidationWarnings: ["an author with a name"])
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: model, directory: directory)
+        try stack.context.performAndWait {
+            let novel = makeBook(stack.context, title: "Dune")
+            // Neither an author nor tags: nothing to ask.
+            try stack.context.save()
+            let tags = (0..<3).map { index in
+                let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: stack.context)
+                tag.setValue("tag \(index)", forKey: "label")
+                return tag
+            }
+            novel.setValue(Set(tags), forKey: "tags")
+            let tooMany = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(tooMany.code == NSManagedObjectValidationError)
+            #expect(tooMany.userInfo[NSValidationKeyErrorKey] as? String == "tags")
+            #expect(tooMany.localizedDescription.contains("at most two tags"))
+            #expect(tooMany.userInfo[NSValidationPredicateErrorKey] as? NSPredicate == tagsRule)
+            var three: Any? = Set(tags)
+            #expect(throws: NSError.self) { try novel.validateValue(&three, forKey: "tags") }
+            novel.setValue(Set(tags.prefix(2)), forKey: "tags")
+            stack.context.delete(tags[2])
+
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: stack.context)
+            novel.setValue(author, forKey: "author")
+            let nameless = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(nameless.code == NSManagedObjectValidationError)
+            #expect(nameless.userInfo[NSValidationKeyErrorKey] as? String == "author")
+            #expect(nameless.localizedDescription.contains("an author with a name"))
+            author.setValue("Frank Herbert", forKey: "name")
+            try stack.context.save()
+        }
+    }
+
     @Test func anOverrideOfValidateValueSeesEachPropertysCurrentValueAtSave() throws {
         let model = TestModels.library()
         model.entitiesByName["Book"]!.managedObjectClassName = String(reflecting: CheckedBook.self)
