@@ -166,7 +166,9 @@ extension NSManagedObjectContext {
         for object in updated {
             object.flags = []
             object.version += 1
-            object.committed = object.slots
+            // A copy of its to-many sets: edited in place afterwards, a shared set would read as
+            // committed and the next save would write no change of membership or order.
+            object.committed = object.committedSnapshot(of: object.slots)
         }
         for object in deleted {
             registry[object.registryKey] = nil
@@ -217,7 +219,7 @@ extension NSManagedObjectContext {
         for object in inserted {
             object.flags = []
             object.version = 1
-            object.committed = object.slots
+            object.committed = object.committedSnapshot(of: object.slots)
             guard object.primaryKey > 0, let store = object.store else {
                 registry[object.registryKey] = object
                 continue
@@ -511,13 +513,15 @@ final class SaveWrite {
         return RowValues(slots: slots)
     }
 
-    /// Positions in ordered one-to-many relationships whose order may have changed, spaced by 1024
-    /// as Core Data spaces them (docs/sqlite-format.md §5.3).
+    /// Positions in ordered to-many relationships whose order may have changed, spaced by 1024
+    /// as Core Data spaces them (docs/sqlite-format.md §5.3): in the member's row for a
+    /// one-to-many, in the pair's row of the join table for a many-to-many (after `writeJoins`
+    /// wrote the pairs).
     private func writeOrders(_ writer: any StoreWriter) throws {
         for object in [inserted, updated].joined() where facts(for: object.entity).writesOrders {
             for property in object.entity.properties {
                 guard let relationship = property as? NSRelationshipDescription, relationship.isOrdered,
-                    relationship.inverseRelationship?.isToMany == false,
+                    relationship.isManyToMany || relationship.inverseRelationship?.isToMany == false,
                     case .toMany(let current) = object.slots[relationship.slot]
                 else { continue }
                 if let committed = object.committed, case .toMany(let old) = committed[relationship.slot],
@@ -525,9 +529,15 @@ final class SaveWrite {
                 {
                     continue
                 }
+                let source = relationship.isManyToMany ? key(of: object) : nil
                 for (index, member) in current.objects.enumerated() {
                     guard let memberKey = key(of: member) else { continue }
-                    try writer.setOrder(in: relationship, member: member.entity, primaryKey: memberKey, position: Int64(index + 1) * 1024)
+                    let position = Int64(index + 1) * 1024
+                    if let source {
+                        try writer.setPairOrder(of: relationship, source: source, destination: memberKey, position: position)
+                    } else {
+                        try writer.setOrder(in: relationship, member: member.entity, primaryKey: memberKey, position: position)
+                    }
                 }
             }
         }

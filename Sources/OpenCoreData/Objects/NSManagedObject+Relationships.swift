@@ -200,11 +200,24 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     override func insert(_ object: Any, at idx: Int) {
         guard let object = object as? NSManagedObject else { return }
         owner.addToMany(relationship, object)
-        let set = owner.toManySet(relationship)
-        if let current = set.objects.firstIndex(where: { $0 === object }) {
-            set.objects.remove(at: current)
-            set.objects.insert(object, at: Swift.min(idx, set.objects.count))
+        reorder { objects in
+            if let current = objects.firstIndex(where: { $0 === object }) {
+                objects.remove(at: current)
+                objects.insert(object, at: Swift.min(idx, objects.count))
+            }
         }
+    }
+
+    /// Changes the order alone (no member added or removed): undoable, and a change the next
+    /// save writes, as a membership change is.
+    private func reorder(_ change: (inout [NSManagedObject]) -> Void) {
+        let set = owner.toManySet(relationship)
+        var objects = set.objects
+        change(&objects)
+        guard !objects.elementsEqual(set.objects, by: ===) else { return }
+        owner.registerUndo(of: relationship)
+        set.objects = objects
+        owner.markChanged()
     }
     override func removeObject(at idx: Int) {
         owner.removeFromMany(relationship, objects[idx])
@@ -214,4 +227,39 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         insert(object, at: idx)
     }
     override func add(_ object: Any) { insert(object, at: count) }
+
+    // Foundation on Linux implements these on its own storage, which a proxy leaves empty: each
+    // goes through the primitives above, as Apple's class cluster does. (`array` and `set` are
+    // not open to subclasses there; `value(forKey:)` hands out a copy that has them.)
+    override func contains(_ object: Any) -> Bool { index(of: object) != NSNotFound }
+    override func addObjects(from array: [Any]) {
+        for object in array { add(object) }
+    }
+    override func insert(_ objects: [Any], at indexes: IndexSet) {
+        for (object, index) in zip(objects, indexes) { insert(object, at: index) }
+    }
+    override func remove(_ object: Any) {
+        let index = index(of: object)
+        if index != NSNotFound { removeObject(at: index) }
+    }
+    override func removeObjects(in array: [Any]) {
+        for object in array { remove(object) }
+    }
+    override func removeObjects(at indexes: IndexSet) {
+        let doomed = indexes.map { objects[$0] }
+        for object in doomed { remove(object) }
+    }
+    override func removeAllObjects() {
+        for object in objects { remove(object) }
+    }
+    override func moveObjects(at indexes: IndexSet, to idx: Int) {
+        reorder { objects in
+            let moving = indexes.map { objects[$0] }
+            objects.removeAll { object in moving.contains { $0 === object } }
+            objects.insert(contentsOf: moving, at: Swift.min(idx, objects.count))
+        }
+    }
+    override func exchangeObject(at idx1: Int, withObjectAt idx2: Int) {
+        reorder { $0.swapAt(idx1, idx2) }
+    }
 }

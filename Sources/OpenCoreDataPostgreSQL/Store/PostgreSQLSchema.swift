@@ -42,7 +42,8 @@ enum PostgreSQLSchema {
         for name in joinTables.keys.sorted() {
             let join = joinTables[name]!
             let (first, second) = (join.sourceColumn, join.destinationColumn)
-            sql.append("CREATE TABLE \(name) (\(first) int8 NOT NULL, \(second) int8 NOT NULL, PRIMARY KEY (\(first), \(second)))")
+            let orders = join.orderColumns.map { ", \($0) int8" }.joined()
+            sql.append("CREATE TABLE \(name) (\(first) int8 NOT NULL, \(second) int8 NOT NULL\(orders), PRIMARY KEY (\(first), \(second)))")
             sql.append("CREATE INDEX \(name)_\(second)_INDEX ON \(name) (\(second), \(first))")
         }
         return sql

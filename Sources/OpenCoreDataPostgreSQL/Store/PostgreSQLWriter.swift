@@ -243,6 +243,14 @@ final class PostgreSQLWriter: StoreWriter {
             [.integer(source), .integer(destination)], entity: nil, primaryKey: 0)
     }
 
+    func setPairOrder(of relationship: NSRelationshipDescription, source: Int64, destination: Int64, position: Int64) throws {
+        guard let table = relationship.joinTable, let column = table.orderColumn else { return }
+        try sendPendingRows()
+        try run(
+            "UPDATE \(table.name) SET \(column) = $1 WHERE \(table.sourceColumn) = $2 AND \(table.destinationColumn) = $3",
+            [.integer(position), .integer(source), .integer(destination)], entity: nil, primaryKey: 0)
+    }
+
     // MARK: Statements
 
     /// Runs a write; a broken unique index of `entity` is reported in the model's terms.

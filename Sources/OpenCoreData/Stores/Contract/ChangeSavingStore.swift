@@ -42,6 +42,10 @@ package protocol StoreWriter {
     /// objects changed: the store keeps each pair once (Core Data's join table belongs to one side).
     func insertPair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws
     func deletePair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws
+    /// Records `destination`'s position in `source`'s list of the ordered many-to-many
+    /// `relationship`, after the pair is written (Core Data's store keeps it in the join table's
+    /// `Z_FOK_` column of that side).
+    func setPairOrder(of relationship: NSRelationshipDescription, source: Int64, destination: Int64, position: Int64) throws
     /// Names who writes, for the transaction's persistent history: a store that tracks history
     /// records it with the changes, and calls `recorded` with the transaction's number once
     /// written; others ignore it.

@@ -76,12 +76,20 @@ final class InMemoryStore: NSPersistentStore, RowReadingStore, ChangeSavingStore
         }
         if let column = relationship.inverseRelationship?.orderColumnName {
             keys.sort { (orders[column + "/\($0)"] ?? 0, $0) < (orders[column + "/\($1)"] ?? 0, $1) }
+        } else if let column = relationship.joinTable?.orderColumn {
+            func position(_ key: Int64) -> Int64 { orders[Self.pairOrderKey(column, primaryKey, key)] ?? 0 }
+            keys.sort { (position($0), $0) < (position($1), $1) }
         } else {
             keys.sort()
         }
         return keys.compactMap { key in
             rows[key].map { ObjectReference(entityNumber: $0.entityNumber, primaryKey: key) }
         }
+    }
+
+    /// Where the position of `destination` in `source`'s list of an ordered many-to-many is kept.
+    static func pairOrderKey(_ column: String, _ source: Int64, _ destination: Int64) -> String {
+        "\(column)/\(source)/\(destination)"
     }
 
     func save(_ body: (any StoreWriter) throws -> Void) throws {
@@ -199,6 +207,13 @@ private final class InMemoryWriter: StoreWriter {
     func deletePair(of relationship: NSRelationshipDescription, source: Int64, destination: Int64) throws {
         guard let table = relationship.pairTable else { return }
         joins[table.name]?.remove(JoinPair(table, source: source, destination: destination))
+        if let column = table.orderColumn { orders[InMemoryStore.pairOrderKey(column, source, destination)] = nil }
+        if let column = table.inverseOrderColumn { orders[InMemoryStore.pairOrderKey(column, destination, source)] = nil }
+    }
+
+    func setPairOrder(of relationship: NSRelationshipDescription, source: Int64, destination: Int64, position: Int64) throws {
+        guard let column = relationship.joinTable?.orderColumn else { return }
+        orders[InMemoryStore.pairOrderKey(column, source, destination)] = position
     }
 
     private func checkUniqueness(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {

@@ -23,14 +23,21 @@ struct JoinTableMigration {
                 guard let join = relationship.joinTable, join.isOwner else { continue }
                 let old = context.sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription
                 if let oldJoin = old?.joinTable, oldJoin.name == join.name, oldJoin.sourceColumn == join.sourceColumn,
-                    oldJoin.destinationColumn == join.destinationColumn, oldTables.contains(join.name)
+                    oldJoin.destinationColumn == join.destinationColumn, oldJoin.orderColumns == join.orderColumns, oldTables.contains(join.name)
                 {
                     kept.insert(join.name)
                     continue
                 }
                 let columns = "\(join.sourceColumn), \(join.destinationColumn)"
                 if let oldJoin = old?.joinTable {
-                    built.append((join.name, columns, "SELECT \(oldJoin.sourceColumn), \(oldJoin.destinationColumn)", oldJoin.name))
+                    // Positions go with their pairs where both models order that side; a side
+                    // that becomes ordered starts without (its pairs in key order).
+                    let orders = [(join.orderColumn, oldJoin.orderColumn), (join.inverseOrderColumn, oldJoin.inverseOrderColumn)]
+                        .compactMap { new, old in new.flatMap { new in old.map { (new, $0) } } }
+                    built.append((
+                        join.name, columns + orders.map { ", \($0.0)" }.joined(),
+                        "SELECT \(oldJoin.sourceColumn), \(oldJoin.destinationColumn)" + orders.map { ", \($0.1)" }.joined(), oldJoin.name
+                    ))
                 } else if let old, let key = old.columnName, let owner = old.entity {
                     let numbers = owner.layout!.hierarchyNumbers.map(String.init).joined(separator: ", ")
                     built.append((join.name, columns, "SELECT Z_PK, \(key)", owner.rootEntity.tableName + " WHERE \(key) IS NOT NULL AND Z_ENT IN (\(numbers))"))

@@ -45,6 +45,14 @@ package struct JoinTable: Sendable {
     package let destinationColumn: String
     /// Whether this side owns the table, i.e. its columns come first in the DDL.
     package let isOwner: Bool
+    /// `Z_FOK_<n><REL>`: each destination's position in the source's list, when this side is
+    /// ordered (§5.3): `Z_FOK_` and the destination column's name after its `Z_`.
+    package let orderColumn: String?
+    /// The inverse relationship's order column, when the inverse is ordered.
+    package let inverseOrderColumn: String?
+
+    /// The table's order columns, this side's first.
+    package var orderColumns: [String] { [orderColumn, inverseOrderColumn].compactMap { $0 } }
 }
 
 // The layout seen from the model's objects: what the stores ask of an entity or a property. Each

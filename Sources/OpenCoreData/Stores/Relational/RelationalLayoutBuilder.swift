@@ -106,9 +106,13 @@ enum RelationalLayoutBuilder {
             relationship === inverse ? "REFLEXIVE" : "Z_\(otherNumber)" + relationship.name.uppercased()
         let ownerNumber = isOwner ? myNumber : otherNumber
         let ownerRelationship = isOwner ? relationship.name : (inverse?.name ?? relationship.name)
+        // An ordered side keeps its positions beside the column of the keys it orders.
+        func order(of column: String) -> String { column.hasPrefix("Z_") ? "Z_FOK_" + column.dropFirst(2) : "FOK_" + column }
         return JoinTable(
             name: "Z_\(ownerNumber)" + ownerRelationship.uppercased(),
-            sourceColumn: myColumn, destinationColumn: otherColumn, isOwner: isOwner)
+            sourceColumn: myColumn, destinationColumn: otherColumn, isOwner: isOwner,
+            orderColumn: relationship.isOrdered ? order(of: otherColumn) : nil,
+            inverseOrderColumn: inverse.flatMap { $0 !== relationship && $0.isOrdered ? order(of: myColumn) : nil })
     }
 
     /// The SQL column type Core Data declares for an attribute type.

@@ -36,9 +36,10 @@ extension NSRelationshipDescription {
             return "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = \(parameter) ORDER BY \(order)Z_PK"
         }
         if let join = joinTable {
+            let order = join.orderColumn.map { "j.\($0), " } ?? ""
             return """
                 SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationTable) d ON d.Z_PK = j.\(join.destinationColumn) \
-                WHERE j.\(join.sourceColumn) = \(parameter) ORDER BY d.Z_PK
+                WHERE j.\(join.sourceColumn) = \(parameter) ORDER BY \(order)d.Z_PK
                 """
         }
         return nil

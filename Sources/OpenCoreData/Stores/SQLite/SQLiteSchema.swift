@@ -43,8 +43,10 @@ enum SQLiteSchema {
             let join = joinTables[name]!
             let first = join.sourceColumn
             let second = join.destinationColumn
+            // An ordered side's positions follow the keys (`Z_FOK_34ASSETS` in Photos' `Z_26ASSETS`).
+            let orders = join.orderColumns.map { ", \($0) INTEGER" }.joined()
             sql.append(
-                "CREATE TABLE \(name) ( \(first) INTEGER, \(second) INTEGER, PRIMARY KEY (\(first), \(second)) )")
+                "CREATE TABLE \(name) ( \(first) INTEGER, \(second) INTEGER\(orders), PRIMARY KEY (\(first), \(second)) )")
             sql.append("CREATE INDEX \(name)_\(second)_INDEX ON \(name) (\(second), \(first))")
         }
         return sql

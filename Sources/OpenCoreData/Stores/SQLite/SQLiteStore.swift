@@ -175,6 +175,7 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
                 try adopt(found.metadata, uuid: found.uuid, entities: entities, path: path)
             }
             try loadEntityNumbers(entities: entities)
+            if existing, !isReadOnly { try addMissingOrderColumns(entities: entities) }
             try prepareHistory(entities: entities)
         } catch {
             try? pool?.close()
@@ -559,9 +560,10 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
                 WHERE \(table).\(column) IN (SELECT value FROM json_each(?)) ORDER BY \(order)\(table).Z_PK
                 """
         } else if let join = relationship.joinTable {
+            let order = join.orderColumn.map { "J.\($0), " } ?? ""
             sql = """
                 SELECT \(plan.selectList), J.\(join.sourceColumn) FROM \(join.name) J JOIN \(table) ON \(table).Z_PK = J.\(join.destinationColumn) \
-                WHERE J.\(join.sourceColumn) IN (SELECT value FROM json_each(?)) ORDER BY \(table).Z_PK
+                WHERE J.\(join.sourceColumn) IN (SELECT value FROM json_each(?)) ORDER BY \(order)\(table).Z_PK
                 """
         } else {
             return []

@@ -265,12 +265,18 @@ final class SQLiteWriter: StoreWriter {
             source, destination)
     }
 
-    /// Runs a statement that takes two integer parameters (after the rows waiting to be inserted).
-    private func execute(_ sql: String, _ first: Int64, _ second: Int64) throws {
+    func setPairOrder(of relationship: NSRelationshipDescription, source: Int64, destination: Int64, position: Int64) throws {
+        guard let table = relationship.joinTable, let column = table.orderColumn else { return }
+        try execute(
+            "UPDATE \(table.name) SET \(column) = ? WHERE \(table.sourceColumn) = ? AND \(table.destinationColumn) = ?",
+            position, source, destination)
+    }
+
+    /// Runs a statement that takes integer parameters (after the rows waiting to be inserted).
+    private func execute(_ sql: String, _ values: Int64...) throws {
         try writeWaitingRows()
         let statement = try prepare(sql)
-        sqlite3_bind_int64(statement, 1, first)
-        sqlite3_bind_int64(statement, 2, second)
+        for (index, value) in values.enumerated() { sqlite3_bind_int64(statement, Int32(index + 1), value) }
         try step(statement, entity: nil)
     }
 
