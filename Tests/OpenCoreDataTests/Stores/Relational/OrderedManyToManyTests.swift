@@ -142,4 +142,35 @@ import Testing
         }
         #expect(labels == ["classic", "desert"])
     }
+
+    /// Lightweight migration in place (a Track attribute added) keeps the join table and its
+    /// positions: the order reads back the same under the new model.
+    @Test func lightweightMigrationKeepsTheOrder() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let stack = try ConformanceStore.sqlite.stack(Self.model(), in: directory)
+            let context = stack.context()
+            try context.performAndWait {
+                let playlist = ConformanceStack.insert("Playlist", ["name": "Mix"], into: context)
+                let tracks = ["Cello", "Alto", "Bass"].map { ConformanceStack.insert("Track", ["title": $0], into: context) }
+                playlist.mutableOrderedSetValue(forKey: "featured").addObjects(from: tracks)
+                try context.save()
+            }
+            try stack.coordinator.remove(stack.store)
+        }
+        let (previous, next) = (Self.model(), Self.model())
+        next.entitiesByName["Track"]!.properties += [TestModels.attribute("duration", .doubleAttributeType)]
+        // A stage names both models (they are built in code, not found in a bundle); with no
+        // handlers it is a lightweight migration, run in place.
+        let stage = NSCustomMigrationStage(
+            migratingFrom: NSManagedObjectModelReference(model: previous, versionChecksum: previous.versionChecksum),
+            to: NSManagedObjectModelReference(model: next, versionChecksum: next.versionChecksum))
+        let stack = try ConformanceStore.sqlite.stack(
+            next, in: directory,
+            options: [
+                NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                NSPersistentStoreStagedMigrationManagerOptionKey: NSStagedMigrationManager([stage]),
+            ])
+        #expect(try featuredTitles(stack.context()) == ["Cello", "Alto", "Bass"])
+    }
 }
