@@ -172,6 +172,11 @@ final class RelationshipMutableSet: NSMutableSet {
     override func removeAllObjects() {
         for object in objects { owner.removeFromMany(relationship, object) }
     }
+    // Foundation on Linux answers these from its own storage, which a proxy leaves empty.
+    override func anyObject() -> Any? { objects.first }
+    override func addObjects(from array: [Any]) {
+        for object in array { add(object) }
+    }
 }
 
 /// The live ordered set `mutableOrderedSetValue(forKey:)` returns.
@@ -229,8 +234,9 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     override func add(_ object: Any) { insert(object, at: count) }
 
     // Foundation on Linux implements these on its own storage, which a proxy leaves empty: each
-    // goes through the primitives above, as Apple's class cluster does. (`array` and `set` are
-    // not open to subclasses there; `value(forKey:)` hands out a copy that has them.)
+    // goes through the primitives above, as Apple's class cluster does. (`array`, `set`,
+    // `firstObject` and `lastObject` are not open to subclasses there; `value(forKey:)` hands out
+    // a copy that has them.)
     override func contains(_ object: Any) -> Bool { index(of: object) != NSNotFound }
     override func addObjects(from array: [Any]) {
         for object in array { add(object) }

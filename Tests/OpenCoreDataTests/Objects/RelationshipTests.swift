@@ -26,6 +26,24 @@ import Testing
         }
     }
 
+    /// `mutableSetValue(forKey:)`'s live set answers `anyObject()` and `addObjects(from:)`
+    /// through the relationship (Foundation on Linux implements them on its own storage).
+    @Test func theLiveSetAnswersAnyObjectAndAddsArrays() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.library(), directory: directory, type: .inMemory)
+        stack.context.performAndWait {
+            let ann = NSEntityDescription.insertNewObject(forEntityName: "Author", into: stack.context)
+            let books = (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Book", into: stack.context) }
+            let live = ann.mutableSetValue(forKey: "books")
+            #expect(live.anyObject() == nil)
+            live.addObjects(from: books)
+            #expect(live.count == 2)
+            #expect(books.allSatisfy { $0.value(forKey: "author") as? NSManagedObject === ann })
+            let any = live.anyObject() as? NSManagedObject
+            #expect(any === books[0] || any === books[1])
+        }
+    }
+
     @Test func relationshipsSurviveASaveAndAFreshCoordinatorInBothDirections() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.library(), directory: directory)
