@@ -521,7 +521,6 @@ final class SaveWrite {
         for object in [inserted, updated].joined() where facts(for: object.entity).writesOrders {
             for property in object.entity.properties {
                 guard let relationship = property as? NSRelationshipDescription, relationship.isOrdered,
-                    relationship.isManyToMany || relationship.inverseRelationship?.isToMany == false,
                     case .toMany(let current) = object.slots[relationship.slot]
                 else { continue }
                 if let committed = object.committed, case .toMany(let old) = committed[relationship.slot],

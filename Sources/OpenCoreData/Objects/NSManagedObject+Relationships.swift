@@ -237,7 +237,10 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
     // goes through the primitives above, as Apple's class cluster does. (`array`, `set`,
     // `firstObject` and `lastObject` are not open to subclasses there; `value(forKey:)` hands out
     // a copy that has them.)
-    override func contains(_ object: Any) -> Bool { index(of: object) != NSNotFound }
+    override func contains(_ object: Any) -> Bool {
+        guard let object = object as? NSManagedObject else { return false }
+        return owner.toManySet(relationship).contains(object)
+    }
     override func addObjects(from array: [Any]) {
         for object in array { add(object) }
     }
@@ -245,18 +248,17 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         for (object, index) in zip(objects, indexes) { insert(object, at: index) }
     }
     override func remove(_ object: Any) {
-        let index = index(of: object)
-        if index != NSNotFound { removeObject(at: index) }
+        guard let object = object as? NSManagedObject else { return }
+        owner.removeFromMany(relationship, object)
     }
     override func removeObjects(in array: [Any]) {
         for object in array { remove(object) }
     }
     override func removeObjects(at indexes: IndexSet) {
-        let doomed = indexes.map { objects[$0] }
-        for object in doomed { remove(object) }
+        for object in indexes.map({ objects[$0] }) { owner.removeFromMany(relationship, object) }
     }
     override func removeAllObjects() {
-        for object in objects { remove(object) }
+        for object in objects { owner.removeFromMany(relationship, object) }
     }
     override func moveObjects(at indexes: IndexSet, to idx: Int) {
         reorder { objects in

@@ -52,12 +52,10 @@ extension NSManagedObject {
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
             let objects = toManySet(relationship).objects
-            return relationshipCountError(relationship, count: objects.count)
-                ?? (objects.isEmpty ? nil : predicateError(relationship, value: objects, entityName: entity.name ?? "?"))
+            return relationshipRuleError(relationship, value: objects, count: objects.count)
         }
         let destination = toOneValue(relationship)
-        return relationshipPresenceError(relationship, isPresent: destination != nil)
-            ?? destination.flatMap { predicateError(relationship, value: $0, entityName: entity.name ?? "?") }
+        return relationshipRuleError(relationship, value: destination, count: destination == nil ? 0 : 1)
     }
 
     /// The first model rule `value` would break as the value of `property`: what
@@ -68,12 +66,19 @@ extension NSManagedObject {
         }
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
-            let objects = value.map(ManagedValueConversion.objects) ?? []
-            return relationshipCountError(relationship, count: objects.count)
-                ?? (objects.isEmpty ? nil : predicateError(relationship, value: value, entityName: entity.name ?? "?"))
+            return relationshipRuleError(relationship, value: value, count: value.map { ManagedValueConversion.objects($0).count } ?? 0)
         }
-        return relationshipPresenceError(relationship, isPresent: value is NSManagedObject)
-            ?? (value is NSManagedObject ? predicateError(relationship, value: value, entityName: entity.name ?? "?") : nil)
+        return relationshipRuleError(relationship, value: value, count: value is NSManagedObject ? 1 : 0)
+    }
+
+    /// The first rule a relationship holding `count` objects (`value`) breaks: its count or
+    /// presence, then its validation predicates, which an empty relationship is not asked.
+    private func relationshipRuleError(_ relationship: NSRelationshipDescription, value: Any?, count: Int) -> NSError? {
+        let broken =
+            relationship.isToMany
+            ? relationshipCountError(relationship, count: count) : relationshipPresenceError(relationship, isPresent: count > 0)
+        if broken != nil || count == 0 { return broken }
+        return predicateError(relationship, value: value, entityName: entity.name ?? "?")
     }
 
     /// The first model rule `slot` breaks as the value of `attribute`.

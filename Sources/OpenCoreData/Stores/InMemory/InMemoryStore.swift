@@ -74,11 +74,18 @@ final class InMemoryStore: NSPersistentStore, RowReadingStore, ChangeSavingStore
                 join.isOwner ? (pair.owner == primaryKey ? pair.other : nil) : (pair.other == primaryKey ? pair.owner : nil)
             }
         }
-        if let column = relationship.inverseRelationship?.orderColumnName {
-            keys.sort { (orders[column + "/\($0)"] ?? 0, $0) < (orders[column + "/\($1)"] ?? 0, $1) }
-        } else if let column = relationship.joinTable?.orderColumn {
-            func position(_ key: Int64) -> Int64 { orders[Self.pairOrderKey(column, primaryKey, key)] ?? 0 }
-            keys.sort { (position($0), $0) < (position($1), $1) }
+        // Where each member's position is kept: in its own row's order column (one-to-many), or
+        // with its pair (many-to-many). Each is looked up once, not per comparison.
+        let orderKey: ((Int64) -> String)? =
+            if let column = relationship.inverseRelationship?.orderColumnName {
+                { column + "/\($0)" }
+            } else if let column = relationship.joinTable?.orderColumn {
+                { Self.pairOrderKey(column, primaryKey, $0) }
+            } else {
+                nil
+            }
+        if let orderKey {
+            keys = keys.map { (orders[orderKey($0)] ?? 0, $0) }.sorted { $0 < $1 }.map(\.1)
         } else {
             keys.sort()
         }

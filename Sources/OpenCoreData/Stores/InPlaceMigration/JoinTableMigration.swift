@@ -32,12 +32,12 @@ struct JoinTableMigration {
                 if let oldJoin = old?.joinTable {
                     // Positions go with their pairs where both models order that side; a side
                     // that becomes ordered starts without (its pairs in key order).
-                    let orders = [(join.orderColumn, oldJoin.orderColumn), (join.inverseOrderColumn, oldJoin.inverseOrderColumn)]
-                        .compactMap { new, old in new.flatMap { new in old.map { (new, $0) } } }
-                    built.append((
-                        join.name, columns + orders.map { ", \($0.0)" }.joined(),
-                        "SELECT \(oldJoin.sourceColumn), \(oldJoin.destinationColumn)" + orders.map { ", \($0.1)" }.joined(), oldJoin.name
-                    ))
+                    var (filled, selected) = (columns, "SELECT \(oldJoin.sourceColumn), \(oldJoin.destinationColumn)")
+                    for case let (new?, old?) in [(join.orderColumn, oldJoin.orderColumn), (join.inverseOrderColumn, oldJoin.inverseOrderColumn)] {
+                        filled += ", \(new)"
+                        selected += ", \(old)"
+                    }
+                    built.append((join.name, filled, selected, oldJoin.name))
                 } else if let old, let key = old.columnName, let owner = old.entity {
                     let numbers = owner.layout!.hierarchyNumbers.map(String.init).joined(separator: ", ")
                     built.append((join.name, columns, "SELECT Z_PK, \(key)", owner.rootEntity.tableName + " WHERE \(key) IS NOT NULL AND Z_ENT IN (\(numbers))"))

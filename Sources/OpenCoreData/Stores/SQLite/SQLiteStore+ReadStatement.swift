@@ -27,8 +27,7 @@ extension SQLiteStore {
             sql.values.count <= Self.mostValuesOfAKeptStatement
             ? try db.cachedStatement(sql: sql.sql) : try db.makeStatement(sql: sql.sql)
         let handle = statement.sqliteStatement
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // Left reset by its last use (below); the text has a placeholder per value, each bound.
         // Bound here rather than through GRDB's arguments, which convert every value once more
         // (a tenth of a ten-row fetch); the statement is stepped here, never by GRDB.
         for (index, value) in sql.values.enumerated() {

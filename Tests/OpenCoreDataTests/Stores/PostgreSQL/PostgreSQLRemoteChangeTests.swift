@@ -10,9 +10,12 @@ import Testing
 @Suite struct PostgreSQLRemoteChangeTests {
     private static let type = NSPersistentStore.StoreType(rawValue: PostgreSQLStoreInstaller.typeName)
 
-    private static func open(_ url: URL, notified: Bool = true) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+    /// A coordinator on the store at `url` and a context on it; with `history`, history is kept
+    /// and notifications carry its tokens.
+    private static func open(_ url: URL, notified: Bool = true, history: Bool = false) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
-        try coordinator.addPersistentStore(type: type, at: url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: notified])
+        try coordinator.addPersistentStore(
+            type: type, at: url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: notified, NSPersistentHistoryTrackingKey: history])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return (coordinator, context)
@@ -47,17 +50,9 @@ import Testing
     @Test func aFailedSaveAnnouncesNothing() throws {
         let server = try PostgreSQLServer.required()
         let url = server.storeURL()
-        let options: [AnyHashable: Any] = [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true, NSPersistentHistoryTrackingKey: true]
-        func open() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
-            try coordinator.addPersistentStore(type: Self.type, at: url, options: options)
-            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-            return (coordinator, context)
-        }
-        let (listening, listeningContext) = try open()
+        let (listening, listeningContext) = try Self.open(url, history: true)
         let heard = RemoteChangeTests.Listener(listening)
-        let (_, writer) = try open()
+        let (_, writer) = try Self.open(url, history: true)
         try writer.performAndWait {
             ConformanceStack.insert("TSPItem", ["name": "first"], into: writer)
             try writer.save()
@@ -109,16 +104,8 @@ import Testing
     @Test func aNotificationCarriesTheTokenOfHistoryThatMergesIntoAnotherContext() throws {
         let server = try PostgreSQLServer.required()
         let url = server.storeURL()
-        let options: [AnyHashable: Any] = [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true, NSPersistentHistoryTrackingKey: true]
-        func open() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
-            try coordinator.addPersistentStore(type: Self.type, at: url, options: options)
-            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-            return (coordinator, context)
-        }
-        let (reader, readerContext) = try open()
-        let (_, writerContext) = try open()
+        let (reader, readerContext) = try Self.open(url, history: true)
+        let (_, writerContext) = try Self.open(url, history: true)
         let heard = RemoteChangeTests.Listener(reader)
         let held = try readerContext.performAndWait {
             ConformanceStack.insert("TSPItem", ["name": "Milk"], into: readerContext)

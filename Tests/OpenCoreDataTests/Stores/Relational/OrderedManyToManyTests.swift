@@ -34,19 +34,28 @@ import Testing
         }
     }
 
+    /// Saves a playlist "Mix" with tracks inserted (and so keyed) in the order of `titles`,
+    /// featured in the order of `featured` (that of `titles` by default); returns the tracks.
+    @discardableResult
+    private func saveMix(inserting titles: [String], featuring featured: [String]? = nil, in context: NSManagedObjectContext) throws -> [NSManagedObject] {
+        try context.performAndWait {
+            let playlist = ConformanceStack.insert("Playlist", ["name": "Mix"], into: context)
+            let tracks = titles.map { ConformanceStack.insert("Track", ["title": $0], into: context) }
+            let order = (featured ?? titles).compactMap { title in tracks.first { $0.value(forKey: "title") as? String == title } }
+            playlist.mutableOrderedSetValue(forKey: "featured").addObjects(from: order)
+            try context.save()
+            return tracks
+        }
+    }
+
     @Test(arguments: ConformanceStore.builtIn)
     func theOrderSavedIsTheOrderReadBack(_ kind: ConformanceStore) throws {
         let directory = TemporaryDirectory()
         let stack = try kind.stack(Self.model(), in: directory)
         let context = stack.context()
-        let tracks = try context.performAndWait {
-            let playlist = ConformanceStack.insert("Playlist", ["name": "Mix"], into: context)
-            let tracks = ["Cello", "Alto", "Bass"].map { ConformanceStack.insert("Track", ["title": $0], into: context) }
-            // Inserted in another order than the keys they get, so that key order is not the answer.
-            playlist.mutableOrderedSetValue(forKey: "featured").addObjects(from: tracks)
-            try context.save()
-            return tracks
-        }
+        // Keys follow insertion (Cello 1, Alto 2, Bass 3), so this first list is in key order;
+        // the reordering below (Bass 3 before Cello 1) is what key order would not give.
+        let tracks = try saveMix(inserting: ["Cello", "Alto", "Bass"], in: context)
         let saved = try featuredTitles(try stack.readerContext())
         #expect(saved == ["Cello", "Alto", "Bass"], "\(saved)")
         let prefetched = try featuredTitles(try stack.readerContext(), prefetching: true)
@@ -71,12 +80,7 @@ import Testing
         let directory = TemporaryDirectory()
         let stack = try ConformanceStore.sqlite.stack(Self.model(), in: directory)
         let context = stack.context()
-        try context.performAndWait {
-            let playlist = ConformanceStack.insert("Playlist", ["name": "Mix"], into: context)
-            let tracks = ["Cello", "Alto"].map { ConformanceStack.insert("Track", ["title": $0], into: context) }
-            playlist.mutableOrderedSetValue(forKey: "featured").addObjects(from: tracks)
-            try context.save()
-        }
+        try saveMix(inserting: ["Cello", "Alto"], in: context)
         let pool = try #require((stack.store as? SQLiteStore)?.pool)
         let (ddl, rows) = try pool.read { db in
             (
@@ -96,12 +100,7 @@ import Testing
         do {
             let stack = try ConformanceStore.sqlite.stack(Self.model(), in: directory)
             let context = stack.context()
-            try context.performAndWait {
-                let playlist = ConformanceStack.insert("Playlist", ["name": "Mix"], into: context)
-                let tracks = ["Cello", "Alto"].map { ConformanceStack.insert("Track", ["title": $0], into: context) }
-                playlist.mutableOrderedSetValue(forKey: "featured").addObjects(from: tracks.reversed())
-                try context.save()
-            }
+            try saveMix(inserting: ["Cello", "Alto"], featuring: ["Alto", "Cello"], in: context)
             try #require((stack.store as? SQLiteStore)?.pool).write { db in
                 try db.execute(sql: "ALTER TABLE Z_1FEATURED DROP COLUMN Z_FOK_2FEATURED")
             }
@@ -150,12 +149,7 @@ import Testing
         do {
             let stack = try ConformanceStore.sqlite.stack(Self.model(), in: directory)
             let context = stack.context()
-            try context.performAndWait {
-                let playlist = ConformanceStack.insert("Playlist", ["name": "Mix"], into: context)
-                let tracks = ["Cello", "Alto", "Bass"].map { ConformanceStack.insert("Track", ["title": $0], into: context) }
-                playlist.mutableOrderedSetValue(forKey: "featured").addObjects(from: tracks)
-                try context.save()
-            }
+            try saveMix(inserting: ["Cello", "Alto", "Bass"], in: context)
             try stack.coordinator.remove(stack.store)
         }
         let (previous, next) = (Self.model(), Self.model())
