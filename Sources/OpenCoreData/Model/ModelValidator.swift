@@ -41,6 +41,13 @@ enum ModelValidator {
                     throw CoreDataError.make(
                         NSCoreDataError, "Entity '\(entity.name!)' has two properties named '\(property.name)'.")
                 }
+                if let composite = property as? NSCompositeAttributeDescription {
+                    try validate(composite, path: "\(entity.name!).\(composite.name)")
+                } else if (property as? NSAttributeDescription)?.attributeType == .compositeAttributeType {
+                    throw CoreDataError.make(
+                        NSCoreDataError,
+                        "The model is not supported: attribute '\(entity.name!).\(property.name)' is of type Composite but is not an NSCompositeAttributeDescription.")
+                }
                 if let relationship = property as? NSRelationshipDescription {
                     guard let destination = relationship.destinationEntity, members.contains(ObjectIdentifier(destination))
                     else {
@@ -49,6 +56,33 @@ enum ModelValidator {
                             "Relationship '\(property.name)' of entity '\(entity.name!)' has no destination entity in the model.")
                     }
                 }
+            }
+        }
+    }
+
+    /// Core Data's rules for a composite's elements: at least one, names unique, no `undefined`,
+    /// `objectID` or externally stored binary element (NSAttributeDescription.AttributeType.composite).
+    private static func validate(_ composite: NSCompositeAttributeDescription, path: String, depth: Int = 0) throws {
+        func refuse(_ problem: String) -> NSError {
+            CoreDataError.make(NSCoreDataError, "The model is not supported: composite attribute '\(path)' \(problem).")
+        }
+        guard depth < ModelLimits.maximumHierarchyDepth else { throw refuse("nests too deeply") }
+        guard !composite.elements.isEmpty else { throw refuse("has no elements") }
+        var names = Set<String>()
+        for element in composite.elements {
+            guard !element.name.isEmpty, !element.name.contains("."), names.insert(element.name).inserted else {
+                throw refuse("has an element without a name of its own ('\(element.name)')")
+            }
+            switch element.attributeType {
+            case .undefinedAttributeType, .objectIDAttributeType:
+                throw refuse("has an element '\(element.name)' of type \(element.attributeType.xcodeName), which a composite can't hold")
+            case .binaryDataAttributeType where element.allowsExternalBinaryDataStorage:
+                throw refuse("has an element '\(element.name)' stored outside the store, which a composite can't hold")
+            case .compositeAttributeType:
+                guard let nested = element as? NSCompositeAttributeDescription else { throw refuse("has an element '\(element.name)' of type Composite that is not an NSCompositeAttributeDescription") }
+                try validate(nested, path: path + "." + element.name, depth: depth + 1)
+            default:
+                break
             }
         }
     }

@@ -15,6 +15,13 @@ package enum VersionHasher {
             bytes.appendLittleEndian(Int32(truncatingIfNeeded: attribute.attributeType.rawValue))
             if attribute.allowsExternalBinaryDataStorage { bytes.append(1) }
             if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }
+            // Not checked against a store Apple wrote (no fixture has a composite): the elements'
+            // own hashes, in name order, as an entity mixes in its properties'.
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                for element in composite.elements.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
+                    bytes.append(element.versionHash)
+                }
+            }
         } else if let relationship = property as? NSRelationshipDescription {
             if let destination = relationship.destinationEntity?.name ?? relationship.destinationEntityName {
                 bytes.append(contentsOf: destination.utf8)

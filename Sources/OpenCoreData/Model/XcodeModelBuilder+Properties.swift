@@ -1,17 +1,26 @@
 /// Attributes, relationships, fetch indexes and uniqueness constraints of an `<entity>`.
 extension XcodeModelBuilder {
-    func makeAttribute(_ element: ModelXMLElement, entityName: String) throws -> NSAttributeDescription {
+    /// - Parameter composing: the composites being built around this attribute, outermost first,
+    ///   so that a composite containing itself is refused instead of recursing forever.
+    func makeAttribute(_ element: ModelXMLElement, entityName: String, composing: [String] = []) throws -> NSAttributeDescription {
         guard let name = element["name"], !name.isEmpty else {
             throw corrupt(element, "an attribute of entity '\(entityName)' has no name")
         }
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        applyCommonSettings(element, to: attribute)
         let label = "attribute '\(name)' of entity '\(entityName)'"
         guard let typeName = element["attributeType"] else { throw corrupt(element, "\(label) has no attributeType") }
         guard let type = NSAttributeType(xcodeName: typeName) else {
             throw corrupt(element, "\(label) has an unknown attributeType '\(typeName)'")
         }
+        let attribute: NSAttributeDescription
+        if type == .compositeAttributeType {
+            let composite = NSCompositeAttributeDescription()
+            composite.elements = try compositeElements(of: element, label: label, entityName: entityName, composing: composing)
+            attribute = composite
+        } else {
+            attribute = NSAttributeDescription()
+        }
+        attribute.name = name
+        applyCommonSettings(element, to: attribute)
         attribute.attributeType = type
         attribute.valueTransformerName = element["valueTransformerName"]
         attribute.attributeValueClassName = element["customClassName"]
@@ -21,6 +30,29 @@ extension XcodeModelBuilder {
         attribute.defaultValue = try defaultValue(of: element, type: type, label: label)
         attribute.rules = try rules(of: element, type: type, label: label)
         return attribute
+    }
+
+    /// The elements of the `<composite>` a composite attribute names, built afresh for it.
+    private func compositeElements(
+        of element: ModelXMLElement, label: String, entityName: String, composing: [String]
+    ) throws -> [NSAttributeDescription] {
+        guard let compositeName = element["composite"], let definition = composites[compositeName] else {
+            throw corrupt(element, "\(label) names an unknown composite '\(element["composite"] ?? "")'")
+        }
+        guard !composing.contains(compositeName) else {
+            throw corrupt(element, "composite '\(compositeName)' contains itself")
+        }
+        guard composing.count < ModelLimits.maximumHierarchyDepth else { throw corrupt(element, "composites nest too deeply") }
+        var seen = Set<String>()
+        var elements: [NSAttributeDescription] = []
+        for child in definition.children(named: "attribute") {
+            let member = try makeAttribute(child, entityName: entityName, composing: composing + [compositeName])
+            guard seen.insert(member.name).inserted else {
+                throw corrupt(child, "composite '\(compositeName)' has two elements named '\(member.name)'")
+            }
+            elements.append(member)
+        }
+        return elements
     }
 
     func makeRelationship(_ element: ModelXMLElement, entityName: String) throws -> NSRelationshipDescription {

@@ -6,6 +6,10 @@
 struct XcodeModelBuilder {
     /// The `contents` file, named in every error.
     let file: URL
+    /// The model's `<composite>` definitions by name, which composite attributes refer to.
+    var composites: [String: ModelXMLElement] = [:]
+
+    init(file: URL) { self.file = file }
 
     /// A relationship and its XML, kept until every entity exists.
     struct PendingRelationship {
@@ -24,6 +28,17 @@ struct XcodeModelBuilder {
         guard root.name == "model" else {
             throw corrupt(root, "the root element is <\(root.name)>, not <model>")
         }
+        var builder = self
+        for element in root.children(named: "composite") {
+            guard let name = element["name"], !name.isEmpty else { throw corrupt(element, "a composite has no name") }
+            guard builder.composites.updateValue(element, forKey: name) == nil else {
+                throw corrupt(element, "two composites are named '\(name)'")
+            }
+        }
+        return try builder.entities(from: root)
+    }
+
+    private func entities(from root: ModelXMLElement) throws -> NSManagedObjectModel {
         var pending: [PendingEntity] = []
         var byName: [String: NSEntityDescription] = [:]
         for element in root.children(named: "entity") {

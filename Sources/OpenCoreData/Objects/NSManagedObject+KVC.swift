@@ -29,6 +29,10 @@ extension NSManagedObject {
         for (index, part) in parts.enumerated() {
             let value = object.value(forKey: part)
             if index == parts.count - 1 { return value }
+            // A composite's elements: `magnitude.richter` reads inside its dictionary.
+            if object.entity.propertiesByName[part] is NSCompositeAttributeDescription {
+                return CompositeValue.value(at: parts[(index + 1)...], in: value)
+            }
             guard let next = value as? NSManagedObject else { return nil }
             object = next
         }

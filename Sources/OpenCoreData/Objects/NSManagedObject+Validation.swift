@@ -104,6 +104,11 @@ extension NSManagedObject {
             } else if attribute.rules.isEmpty && attribute.validationPredicates.isEmpty {
                 return nil
             }
+            if let composite = attribute as? NSCompositeAttributeDescription, case .object(let box) = slot,
+                let error = elementError(composite, box.value, path: key, entityName: name)
+            {
+                return error
+            }
             return ruleError(attribute, slot, entityName: name)
                 ?? (attribute.validationPredicates.isEmpty ? nil : predicateError(attribute, value: slot.publicValue(for: attribute), entityName: name))
         }
@@ -148,6 +153,26 @@ extension NSManagedObject {
             info[NSValidationPredicateErrorKey] = predicate
             error = NSError(domain: error.domain, code: error.code, userInfo: info)
             return error
+        }
+        return nil
+    }
+
+    /// The first element of a composite's dictionary that is required and missing, or breaks its
+    /// model rules; its key is the element's path (`address.street`).
+    private func elementError(_ composite: NSCompositeAttributeDescription, _ value: Any, path: String, entityName name: String) -> NSError? {
+        let dictionary = CompositeValue.dictionary(value) ?? [:]
+        for element in composite.elements {
+            let key = path + "." + element.name
+            guard let elementValue = dictionary[element.name] else {
+                if element.isOptional { continue }
+                return CoreDataError.validation(
+                    NSValidationMissingMandatoryPropertyError, "\(key) is a required value of \(name).", object: self, key: key)
+            }
+            if let nested = element as? NSCompositeAttributeDescription {
+                if let error = elementError(nested, elementValue, path: key, entityName: name) { return error }
+            } else if let error = ruleError(element, SlotValue(attributeValue: elementValue, for: element), entityName: name) {
+                return error
+            }
         }
         return nil
     }

@@ -284,9 +284,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// Sets the property at the end of a dotted key path: the path's to-one relationships lead to
-    /// the object whose property is set. As in Core Data, where the message goes to nil, nothing is
-    /// set when a relationship on the way is empty; when the last relationship is a to-many one,
-    /// each of its objects is set, as a set's `setValue(_:forKey:)` does.
+    /// the object whose property is set, and a composite attribute's element names lead into its
+    /// dictionary (`"magnitude.richter"`). As in Core Data, where the message goes to nil, nothing
+    /// is set when a relationship on the way is empty; a to-many relationship on the way sets each
+    /// of its objects, as a set's `setValue(_:forKeyPath:)` does.
     ///
     /// - Parameters:
     ///   - value: The new value, or `nil` to clear the property.
@@ -294,10 +295,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     ///     names a property of this object. The program stops, as Core Data raises, when a part
     ///     names no property.
     open func setValue(_ value: Any?, forKeyPath keyPath: String) {
-        guard let dot = keyPath.lastIndex(of: ".") else { return setValue(value, forKey: keyPath) }
-        let key = String(keyPath[keyPath.index(after: dot)...])
-        guard let target = self.value(forKeyPath: String(keyPath[..<dot])) else { return }
-        for case let object as NSManagedObject in ManagedValueConversion.objects(target) { object.setValue(value, forKey: key) }
+        guard let dot = keyPath.firstIndex(of: ".") else { return setValue(value, forKey: keyPath) }
+        let key = String(keyPath[..<dot])
+        let rest = String(keyPath[keyPath.index(after: dot)...])
+        if entity.propertiesByName[key] is NSCompositeAttributeDescription {
+            let current = self.value(forKey: key).flatMap(CompositeValue.dictionary) ?? [:]
+            let path = rest.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            return setValue(CompositeValue.setting(value, at: path[...], in: current), forKey: key)
+        }
+        guard let target = self.value(forKey: key) else { return }
+        for case let object as NSManagedObject in ManagedValueConversion.objects(target) { object.setValue(value, forKeyPath: rest) }
     }
 
     /// The stored value of `key` without access notifications.

@@ -44,7 +44,7 @@ struct ObjectTemplate {
         var toMany: [Int] = []
         checks = properties.map { property in
             if property.isTransient { return .none }
-            guard let attribute = property as? NSAttributeDescription,
+            guard let attribute = property as? NSAttributeDescription, !(attribute is NSCompositeAttributeDescription),
                 attribute.rules.isEmpty && attribute.validationPredicates.isEmpty
             else { return .full }
             return .presenceAndType(isOptional: attribute.isOptional)

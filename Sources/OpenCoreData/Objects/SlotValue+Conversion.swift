@@ -91,8 +91,13 @@ extension SlotValue {
             if let u = value as? UUID { self = .uuid(u) } else { self = .invalid(AnyBox(value)) }
         case .URIAttributeType:
             if let u = value as? URL { self = .url(u) } else { self = .invalid(AnyBox(value)) }
-        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType,
-            .compositeAttributeType:
+        case .compositeAttributeType:
+            if let composite = (copy attribute) as? NSCompositeAttributeDescription {
+                self = CompositeValue.slot(value, for: composite)
+            } else {
+                self = .invalid(AnyBox(value))
+            }
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType:
             self = .object(AnyBox(value))
         }
     }
@@ -155,7 +160,10 @@ extension SlotValue {
         case (.url(let a), .url(let b)): return a == b
         case (.reference(let a), .reference(let b)): return a == b
         case (.toOne(let a), .toOne(let b)): return a === b
-        case (.object(let a), .object(let b)): return a === b || (a.value as? NSObject)?.isEqual(b.value) == true
+        case (.object(let a), .object(let b)):
+            if a === b { return true }
+            if let left = a.value as? [String: Any], let right = b.value as? [String: Any] { return CompositeValue.isEqual(left, right) }
+            return (a.value as? NSObject)?.isEqual(b.value) == true
         default: return false
         }
     }
