@@ -39,17 +39,14 @@ package final class BatchInsertRows {
     init(entity: NSEntityDescription, source: Source) {
         self.entity = entity
         let properties = entity.properties
-        attributes = properties.compactMap { property in
-            guard let attribute = property as? NSAttributeDescription, !attribute.isTransient, attribute.columnName != nil
-            else { return nil }
-            return attribute
-        }
-        attributeSlots = attributes.map(\.slot)
+        // Stored: with a column, or leaf columns for a composite.
         storedAttributes = properties.map { property in
-            guard let attribute = property as? NSAttributeDescription, !attribute.isTransient, attribute.columnName != nil
+            guard let attribute = property as? NSAttributeDescription, !attribute.isTransient, !attribute.storedColumns.isEmpty
             else { return nil }
             return attribute
         }
+        attributes = storedAttributes.compactMap { $0 }
+        attributeSlots = attributes.map(\.slot)
         names = properties.map(\.name)
         kinds = properties.map { property in
             switch (property as? NSAttributeDescription)?.attributeType {

@@ -10,12 +10,15 @@ package enum DictionaryValueReader {
     case evaluatedObject
     /// A computed value, as the expression description's result type says.
     case typed(NSAttributeType)
+    /// A composite attribute, from one column per leaf, as its dictionary.
+    case composite([RelationalLayout.ElementColumn])
 
     /// The columns the value takes in the selected row.
     package var columnCount: Int {
         switch self {
         case .object(_, let entityColumn): entityColumn ? 2 : 1
         case .evaluatedObject: 2
+        case .composite(let leaves): leaves.count
         default: 1
         }
     }

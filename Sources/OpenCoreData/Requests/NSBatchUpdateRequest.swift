@@ -119,6 +119,12 @@ extension NSBatchUpdateRequest: ContextExecutableRequest {
                     "A batch update changes stored attributes only; '\(name)' of entity \(entity.name ?? "?") is \(property is NSRelationshipDescription ? "a relationship" : "transient").",
                     userInfo: ["entity": entity.name ?? "", "key": name])
             }
+            guard !(attribute is NSCompositeAttributeDescription) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreUnsupportedRequestTypeError,
+                    "A batch update does not set the composite attribute '\(name)' of entity \(entity.name ?? "?"): change it through managed objects.",
+                    userInfo: ["entity": entity.name ?? "", "key": name])
+            }
             result.append((attribute, value as? NSExpression ?? NSExpression(forConstantValue: value)))
         }
         // A fixed order of columns, whatever the dictionary's order: the same request makes the

@@ -71,6 +71,14 @@ struct PostgreSQLDictionaryQuery {
             var column = 0
             for (name, reader) in statement.selected {
                 defer { column += reader.columnCount }
+                if case .composite(let leaves) = reader {
+                    guard column + leaves.count <= row.count else { continue }
+                    let values = leaves.enumerated().map { offset, leaf in
+                        (leaf.path, PostgreSQLValues.slot(row[column + offset], attribute: leaf.attribute).publicValue(for: leaf.attribute))
+                    }
+                    if case .object(let box) = CompositeValue.slot(fromLeaves: values) { result[name] = box.value }
+                    continue
+                }
                 guard column < row.count, row[column] != .null else { continue }
                 let value = row[column]
                 switch reader {
@@ -89,6 +97,7 @@ struct PostgreSQLDictionaryQuery {
                     result[name] = NSManagedObjectID(entity: entity, store: store, primaryKey: key)
                 case .typed(let type):
                     if let typed = Self.typedValue(value, type) { result[name] = typed }
+                case .composite: break  // read above
                 }
             }
             return result

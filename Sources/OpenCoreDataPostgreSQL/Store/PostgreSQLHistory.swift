@@ -219,8 +219,10 @@ enum PostgreSQLHistory {
             var tombstone: [String: Any]?
             if type == .delete, tombstones > 0, let changed = entity(number) {
                 var values: [String: Any] = [:]
-                for (offset, attribute) in HistoryTombstones.attributes(of: changed).enumerated() where 6 + offset < row.count {
-                    if let stored = text(row[6 + offset]), let value = tombstoneValue(stored, as: attribute) { values[attribute.name] = value }
+                for (offset, column) in HistoryTombstones.columns(of: changed).enumerated() where 6 + offset < row.count {
+                    if let stored = text(row[6 + offset]), let value = tombstoneValue(stored, as: column.attribute) {
+                        HistoryTombstones.add(value, for: column, to: &values)
+                    }
                 }
                 tombstone = values.isEmpty ? nil : values
             }

@@ -15,6 +15,8 @@ struct PostgreSQLRowPlan {
         /// A transient property: not stored.
         case null
         case attribute(column: Int, NSAttributeDescription)
+        /// A composite attribute: its leaves' columns, each with its path in the dictionary.
+        case composite([(path: [String], column: Int, attribute: NSAttributeDescription)])
         /// A to-one: the key column and, when the destination has subentities, its entity column.
         case toOne(column: Int, entityColumn: Int?, destination: Int32, last: Int32)
     }
@@ -31,6 +33,10 @@ struct PostgreSQLRowPlan {
             for property in properties {
                 if property.isTransient {
                     plan[property.slot] = .null
+                } else if let composite = property as? NSCompositeAttributeDescription {
+                    plan[property.slot] = .composite(composite.storedColumns.compactMap { leaf in
+                        index[leaf.column].map { (leaf.path, $0, leaf.attribute) }
+                    })
                 } else if let attribute = property as? NSAttributeDescription, let column = attribute.columnName.flatMap({ index[$0] }) {
                     plan[property.slot] = .attribute(column: column, attribute)
                 } else if let relationship = property as? NSRelationshipDescription, let column = relationship.columnName.flatMap({ index[$0] }) {
@@ -72,6 +78,10 @@ struct PostgreSQLRowPlan {
             case .unloaded: builder.append(.unloaded)
             case .null: builder.append(.null)
             case .attribute(let column, let attribute): builder.append(PostgreSQLValues.slot(values[column], attribute: attribute))
+            case .composite(let leaves):
+                builder.append(CompositeValue.slot(fromLeaves: leaves.lazy.map { leaf in
+                    (leaf.path, PostgreSQLValues.slot(values[leaf.column], attribute: leaf.attribute).publicValue(for: leaf.attribute))
+                }))
             case .toOne(let column, let entityColumn, let destination, let last):
                 builder.append(Self.reference(values, column, entityColumn, destination, last))
             }

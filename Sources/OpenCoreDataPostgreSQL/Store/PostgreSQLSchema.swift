@@ -77,8 +77,7 @@ enum PostgreSQLSchema {
         var types: [String: String] = [:]
         for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
             for case let attribute as NSAttributeDescription in entity.declaredProperties {
-                guard let column = attribute.columnName else { continue }
-                types[column] = type(of: attribute)
+                for stored in attribute.storedColumns { types[stored.column] = type(of: stored.attribute) }
             }
         }
         return types

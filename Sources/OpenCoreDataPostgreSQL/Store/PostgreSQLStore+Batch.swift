@@ -135,8 +135,9 @@ extension PostgreSQLStore {
                     binds.append(.integer(nextKey))
                     nextKey += 1
                     var parameters = ["$\(binds.count)", String(entity.layout!.entityNumber), "1"]
-                    for attribute in attributes {
-                        binds.append(PostgreSQLValues.value(slots[attribute.slot], attribute: attribute))
+                    for write in plan.writes {
+                        guard case .attribute(let attribute) = write.kind else { continue }
+                        binds.append(PostgreSQLValues.value(write.value(of: slots[write.slot]), attribute: attribute))
                         parameters.append(PostgreSQLValues.parameter(binds.count, for: attribute))
                     }
                     tuples.append("(" + parameters.joined(separator: ", ") + ")")
@@ -160,9 +161,10 @@ extension PostgreSQLStore {
                 guard try BatchInsertConflict(policy: request.policy).overwrites(entity, constraint, values: rows.snapshot(slots)) else { return }
                 var binds: [PostgreSQLValue] = []
                 var assignments: [String] = []
-                for attribute in attributes {
-                    binds.append(PostgreSQLValues.value(slots[attribute.slot], attribute: attribute))
-                    assignments.append("\(attribute.columnName!) = \(PostgreSQLValues.parameter(binds.count, for: attribute))")
+                for write in plan.writes {
+                    guard case .attribute(let attribute) = write.kind else { continue }
+                    binds.append(PostgreSQLValues.value(write.value(of: slots[write.slot]), attribute: attribute))
+                    assignments.append("\(write.column) = \(PostgreSQLValues.parameter(binds.count, for: attribute))")
                 }
                 binds.append(.integer(existing))
                 _ = try session.run("UPDATE \(table) SET \(assignments.joined(separator: ", ")), Z_OPT = Z_OPT + 1 WHERE Z_PK = $\(binds.count)", binds)
@@ -245,7 +247,7 @@ extension PostgreSQLStore {
             guard row.count == columns.count, let number = PostgreSQLValues.integer(row[1]),
                 let entity = entity(number: Int32(truncatingIfNeeded: number))
             else { continue }
-            let preserved = HistoryTombstones.attributes(of: entity).compactMap { $0.columnName.flatMap { index[$0] } }
+            let preserved = HistoryTombstones.columns(of: entity).compactMap { index[$0.column] }
             if !preserved.isEmpty { tombstones[history!.changes.count] = preserved.map { PostgreSQLHistory.tombstoneText(row[$0]) } }
             record([row], type, into: &history)
         }
@@ -257,8 +259,8 @@ extension PostgreSQLStore {
         var columns = ["Z_PK", "Z_ENT"]
         guard tombstones else { return columns }
         for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
-            for column in HistoryTombstones.attributes(of: entity).compactMap(\.columnName) where !columns.contains(column) {
-                columns.append(column)
+            for preserved in HistoryTombstones.columns(of: entity) where !columns.contains(preserved.column) {
+                columns.append(preserved.column)
             }
         }
         return columns

@@ -102,7 +102,7 @@ final class PostgreSQLWriter: StoreWriter {
         /// The parameters after the first three: the row's column values.
         func values(_ values: RowValues) -> [PostgreSQLValue] {
             columns.map { write in
-                let slot = values.slots[write.slot]
+                let slot = write.value(of: values.slots[write.slot])
                 switch write.kind {
                 case .attribute(let attribute): return PostgreSQLValues.value(slot, attribute: attribute)
                 case .foreignKey:
@@ -192,9 +192,9 @@ final class PostgreSQLWriter: StoreWriter {
     /// The values of `entity`'s preserved attributes in the row about to be deleted, as its
     /// tombstone keeps them; nil when the entity preserves none.
     private func preservedValues(of entity: NSEntityDescription, primaryKey: Int64) throws -> [PostgreSQLValue]? {
-        let attributes = HistoryTombstones.attributes(of: entity)
-        guard !attributes.isEmpty else { return nil }
-        let columns = attributes.compactMap(\.columnName).joined(separator: ", ")
+        let preserved = HistoryTombstones.columns(of: entity)
+        guard !preserved.isEmpty else { return nil }
+        let columns = preserved.map(\.column).joined(separator: ", ")
         let row = try session.run("SELECT \(columns) FROM \(entity.tableName) WHERE Z_PK = $1", [.integer(primaryKey)]).rows.first
         return row?.map(PostgreSQLHistory.tombstoneText)
     }

@@ -132,7 +132,18 @@ package struct InMemoryDictionaries {
     package func validate(_ fetch: DictionaryFetch) throws {
         for case .keyPath(let path) in fetch.columns + fetch.groupBy {
             var current: NSEntityDescription? = entity
-            for part in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            for (index, part) in parts.enumerated() {
+                // A composite's elements follow it: `address.city`.
+                if let composite = current?.propertiesByName[part] as? NSCompositeAttributeDescription {
+                    let rest = parts[(index + 1)...]
+                    guard rest.isEmpty || composite.element(at: rest) != nil else {
+                        throw CoreDataError.make(
+                            NSCoreDataError, "Keypath \(path) names no element of the composite \(part) of entity \(current?.name ?? "?")",
+                            userInfo: ["entity": current?.name ?? "", "key": path])
+                    }
+                    break
+                }
                 guard let property = current?.propertiesByName[part], !((property as? NSRelationshipDescription)?.isToMany ?? false) else {
                     throw CoreDataError.make(
                         NSCoreDataError, "Keypath \(part) not found in entity \(current?.name ?? "?") or not to-one",

@@ -96,6 +96,14 @@ struct TableMigration {
     ) throws -> (name: String, expression: String, arguments: [MigrationArgument]) {
         for entity in hierarchy {
             for property in entity.declaredProperties where !property.isTransient {
+                if let composite = property as? NSCompositeAttributeDescription,
+                    let leaf = composite.storedColumns.first(where: { $0.column == column })
+                {
+                    // A leaf comes from the source composite's leaf at the same path.
+                    let old = context.sourceProperty(of: composite, in: entity) as? NSCompositeAttributeDescription
+                    let oldLeaf = old?.storedColumns.first { $0.path == leaf.path && $0.attribute.attributeType == leaf.attribute.attributeType }
+                    return (column, oldLeaf?.column ?? "NULL", [])
+                }
                 if let attribute = property as? NSAttributeDescription, attribute.columnName == column {
                     return attributeExpression(attribute, column: column, in: entity)
                 }

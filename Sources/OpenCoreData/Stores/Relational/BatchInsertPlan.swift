@@ -9,6 +9,9 @@ package struct BatchInsertPlan {
     package let root: NSEntityDescription
     package let table: String
     package let attributes: [NSAttributeDescription]
+    /// The attributes' columns after `Z_PK`, `Z_ENT` and `Z_OPT`: one per attribute, one per leaf
+    /// of a composite.
+    package let writes: [StoreColumnWrite]
     package let columns: [String]
     package let constraints: [[NSPropertyDescription]]
     package let rowsPerStatement: Int
@@ -23,10 +26,11 @@ package struct BatchInsertPlan {
         root = entity.layout!.root
         table = root.tableName
         attributes = request.rows.attributes
-        columns = ["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map { $0.columnName! }
+        writes = StoreColumnWrite.plan(for: attributes)
+        columns = ["Z_PK", "Z_ENT", "Z_OPT"] + writes.map(\.column)
         constraints = entity.storedUniquenessConstraints
-        // A row binds its key and its attributes.
-        rowsPerStatement = constraints.isEmpty ? max(1, min(maxRows, maxParameters / (attributes.count + 1))) : 1
+        // A row binds its key and its columns.
+        rowsPerStatement = constraints.isEmpty ? max(1, min(maxRows, maxParameters / (writes.count + 1))) : 1
         wantsIDs = request.result == .objectIDs
     }
 }

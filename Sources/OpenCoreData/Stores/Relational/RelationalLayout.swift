@@ -18,6 +18,18 @@ package final class RelationalLayout: Sendable {
         package var orderColumn: String?
         /// The join table of a to-many without a to-one inverse (§5.2).
         package var joinTable: JoinTable?
+        /// The leaf columns of a composite attribute, which has no column of its own (§3).
+        package var elements: [ElementColumn]?
+    }
+
+    /// One leaf of a composite attribute: where it is in the composite's dictionary and its column.
+    package struct ElementColumn: Sendable {
+        /// The element names from the composite down to the leaf (`["location", "latitude"]`).
+        package let path: [String]
+        /// The leaf's description, whose type the column holds.
+        package let attribute: NSAttributeDescription
+        /// `Z` + the leaf's name, upper-cased (made unique in its table like any column).
+        package let column: String
     }
 
     /// Per entity, by entity number - 1: the hierarchy's table.
@@ -79,8 +91,19 @@ extension NSPropertyDescription {
     }
 
     /// The column of this property in its hierarchy's table (attributes and to-one relationships
-    /// only; `nil` for the others, and before the model is frozen).
+    /// only; `nil` for the others, for composites, and before the model is frozen).
     package var columnName: String? { storage?.column }
+}
+
+extension NSAttributeDescription {
+    /// The columns holding this attribute's value: its own column, or a composite's leaf columns;
+    /// each with the path of element names to its value (empty for a plain attribute) and the
+    /// description of the value it holds.
+    package var storedColumns: [RelationalLayout.ElementColumn] {
+        guard let storage else { return [] }
+        if let column = storage.column { return [.init(path: [], attribute: self, column: column)] }
+        return storage.elements ?? []
+    }
 }
 
 extension NSRelationshipDescription {

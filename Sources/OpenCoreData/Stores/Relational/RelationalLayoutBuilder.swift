@@ -48,7 +48,16 @@ enum RelationalLayoutBuilder {
                 // Within a type group, an entity's attributes come before its to-one keys, and a
                 // superentity's columns before its subentities'.
                 order = entityIndex * 1_000_000 + (property is NSRelationshipDescription ? 500_000 : 0) + order % 1000 + 1
-                if let attribute = property as? NSAttributeDescription {
+                if let composite = property as? NSCompositeAttributeDescription {
+                    // Core Data flattens a composite into one column per leaf, named after the
+                    // leaf alone (docs/sqlite-format.md §3).
+                    storage[ObjectIdentifier(composite), default: .init()].elements = composite.leaves.map { leaf in
+                        let name = uniqueName("Z" + leaf.attribute.name.uppercased())
+                        let type = sqlColumnType(leaf.attribute.attributeType)
+                        columns.append((typeGroup(type), order, name, type))
+                        return RelationalLayout.ElementColumn(path: leaf.path, attribute: leaf.attribute, column: name)
+                    }
+                } else if let attribute = property as? NSAttributeDescription {
                     let name = uniqueName("Z" + attribute.name.uppercased())
                     storage[ObjectIdentifier(attribute), default: .init()].column = name
                     let type = sqlColumnType(attribute.attributeType)

@@ -79,10 +79,10 @@ package struct SQLCollection {
         finalToOne = relationship
     }
 
-    /// Ends the path on an attribute column.
-    mutating func end(onAttribute attribute: NSAttributeDescription) {
+    /// Ends the path on an attribute's column, or a composite leaf's (`column` then names it).
+    mutating func end(onAttribute attribute: NSAttributeDescription, column: String? = nil) {
         joinFinalToOne()
-        element = (SQLFragment(raw: "\(alias).\(attribute.columnName!)"), .attribute(attribute))
+        element = (SQLFragment(raw: "\(alias).\(column ?? attribute.columnName!)"), .attribute(attribute))
     }
 
     /// Makes the elements objects with an alias (for SUBQUERY's predicate): joins a final to-one.

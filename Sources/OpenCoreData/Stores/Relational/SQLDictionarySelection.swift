@@ -24,6 +24,13 @@ package struct SQLDictionarySelection {
     package init(_ fetch: DictionaryFetch, compiler: inout SQLPredicateCompiler) throws {
         compiler.aggregatesGroups = fetch.aggregates
         for column in fetch.columns {
+            if case .keyPath(let path) = column, let composite = compiler.entity.propertiesByName[path] as? NSCompositeAttributeDescription {
+                // A whole composite: its leaves' columns, read back into one dictionary.
+                let leaves = composite.storedColumns
+                terms += leaves.map { SQLFragment(raw: "\(compiler.alias).\($0.column)") }
+                selected.append((column.name, .composite(leaves)))
+                continue
+            }
             let (sql, kind, reader) = try Self.compile(column, &compiler)
             terms.append(sql)
             switch reader {

@@ -220,6 +220,9 @@ package struct SQLPredicateCompiler {
             }
             let property = try modelProperty(part, of: current)
             switch property {
+            case let composite as NSCompositeAttributeDescription:
+                let leaf = try compositeLeaf(composite, parts[(index + 1)...], path)
+                return .value(SQLFragment(raw: "\(currentAlias).\(leaf.column)"), .attribute(leaf.attribute))
             case let attribute as NSAttributeDescription:
                 guard !attribute.isTransient, let column = attribute.columnName else { throw noColumn(path) }
                 let value = SQLFragment(raw: "\(currentAlias).\(column)")
@@ -270,6 +273,10 @@ package struct SQLPredicateCompiler {
             let property = try modelProperty(part, of: collection.entity)
             let isLast = index == parts.endIndex - 1
             switch property {
+            case let composite as NSCompositeAttributeDescription:
+                let leaf = try compositeLeaf(composite, parts[(index + 1)...], parts.joined(separator: "."))
+                collection.end(onAttribute: leaf.attribute, column: leaf.column)
+                return .elements(collection)
             case let attribute as NSAttributeDescription:
                 guard isLast else { throw notThroughToOne(parts.joined(separator: "."), part) }
                 guard !attribute.isTransient, attribute.columnName != nil else { throw noColumn(part) }
@@ -290,6 +297,20 @@ package struct SQLPredicateCompiler {
             index += 1
         }
         return .elements(collection)
+    }
+
+    /// The leaf column a composite's element path ends on (`magnitude.richter` → `ZRICHTER`); a
+    /// path that stops at the composite, or at a composite element, names no column.
+    private func compositeLeaf(
+        _ composite: NSCompositeAttributeDescription, _ path: ArraySlice<String>, _ keyPath: String
+    ) throws -> RelationalLayout.ElementColumn {
+        guard !composite.isTransient, let leaf = composite.storedColumns.first(where: { $0.path.elementsEqual(path) }) else {
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "The key path \(keyPath) of entity \(entity.name ?? "?") names no element of the composite attribute \(composite.name) with a column: compare its elements, such as \(composite.name).\(composite.leaves.first.map { $0.path.joined(separator: ".") } ?? "?").",
+                userInfo: ["entity": entity.name ?? "", "key": keyPath])
+        }
+        return leaf
     }
 
     private func modelProperty(_ key: String, of entity: NSEntityDescription) throws -> NSPropertyDescription {

@@ -5,12 +5,41 @@ package struct StoreColumnWrite {
     package enum Kind { case attribute(NSAttributeDescription), foreignKey, entityNumber }
     package let slot: Int
     package let column: String
+    /// For a composite's leaf (`.attribute` of the leaf), the element names down to its value in
+    /// the slot's dictionary; empty for every other column.
+    package var path: [String] = []
     package let kind: Kind
+
+    /// Whether binding the column runs a value transformer (the app's code, kept on its thread).
+    package var bindsTransformable: Bool {
+        if case .attribute(let attribute) = kind { return attribute.attributeType == .transformableAttributeType }
+        return false
+    }
+
+    /// The value this column takes from a row's slot: the slot itself, or a composite leaf's value.
+    package func value(of slot: SlotValue) -> SlotValue {
+        guard !path.isEmpty, case .attribute(let leaf) = kind else { return slot }
+        guard let value = CompositeValue.value(at: path, in: slot.publicValue(for: nil)) else { return .null }
+        return SlotValue(attributeValue: value, for: leaf)
+    }
+
+    /// The columns of `attributes`, in their order: one per attribute, one per composite leaf.
+    package static func plan(for attributes: [NSAttributeDescription]) -> [StoreColumnWrite] {
+        attributes.flatMap { attribute in
+            attribute.storedColumns.map {
+                StoreColumnWrite(slot: attribute.slot, column: $0.column, path: $0.path, kind: .attribute($0.attribute))
+            }
+        }
+    }
 
     /// The columns a row of `entity` writes, in its slots' order.
     package static func plan(for entity: NSEntityDescription) -> [StoreColumnWrite] {
         var plan: [StoreColumnWrite] = []
         for property in entity.properties where !property.isTransient {
+            if let composite = property as? NSCompositeAttributeDescription {
+                plan += Self.plan(for: [composite])
+                continue
+            }
             guard let column = property.columnName else { continue }
             if let attribute = property as? NSAttributeDescription {
                 plan.append(StoreColumnWrite(slot: property.slot, column: column, kind: .attribute(attribute)))

@@ -35,6 +35,15 @@ struct SQLiteDictionaryQuery {
         var column: Int32 = 0
         for item in selected {
             defer { column += Int32(item.reader.columnCount) }
+            if case .composite(let leaves) = item.reader {
+                let values = leaves.enumerated().map { offset, leaf in
+                    let value = SQLiteColumn.read(
+                        handle, column + Int32(offset), SQLiteHierarchyPlan.kind(of: leaf.attribute), storeNumbers: store.modelNumber, externalData: externalData)
+                    return (leaf.path, value.publicValue(for: leaf.attribute))
+                }
+                if case .object(let box) = CompositeValue.slot(fromLeaves: values) { result[item.name] = box.value }
+                continue
+            }
             guard sqlite3_column_type(handle, column) != SQLITE_NULL else { continue }
             switch item.reader {
             case .attribute(let attribute):
@@ -55,6 +64,7 @@ struct SQLiteDictionaryQuery {
                 result[item.name] = NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(handle, column))
             case .typed(let type):
                 if let value = Self.typedValue(handle, column, type) { result[item.name] = value }
+            case .composite: break  // read above
             }
         }
         return result

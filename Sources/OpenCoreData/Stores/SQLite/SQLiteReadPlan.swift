@@ -17,6 +17,9 @@ struct SQLiteHierarchyPlan {
     let columnCount: Int32
     /// Per concrete entity (by model entity number), how to fill its slots.
     let entities: [Int32: [ColumnRead]]
+    /// The reads of the table's composite attributes, kept alive here for the kinds that refer
+    /// to them unretained.
+    private let composites: [CompositeReads]
 
     struct ColumnRead {
         enum Kind {
@@ -26,10 +29,21 @@ struct SQLiteHierarchyPlan {
             case transformable(Unmanaged<NSAttributeDescription>)
             /// The destination's hierarchy is numbered `destinationNumber...lastNumber`.
             case toOne(entityColumn: Int32, destinationNumber: Int32, lastNumber: Int32)
+            /// A composite attribute, read from its leaf columns into one dictionary.
+            case composite(Unmanaged<CompositeReads>)
         }
         let slot: Int
         let column: Int32
         let kind: Kind
+    }
+
+    /// The leaf columns of one composite attribute.
+    final class CompositeReads {
+        let leaves: [(path: [String], attribute: NSAttributeDescription, column: Int32, kind: ColumnRead.Kind)]
+
+        init(_ leaves: [(path: [String], attribute: NSAttributeDescription, column: Int32, kind: ColumnRead.Kind)]) {
+            self.leaves = leaves
+        }
     }
 
     /// The plan of `root`'s table; `storeNumber` is the store's number of an entity (its Z_ENT).
@@ -46,9 +60,21 @@ struct SQLiteHierarchyPlan {
         var index: [String: Int32] = [:]
         for (i, name) in columns.enumerated() { index[name] = Int32(i) }
         var entities: [Int32: [ColumnRead]] = [:]
+        var composites: [ObjectIdentifier: CompositeReads] = [:]
         for entity in hierarchy {
             var reads: [ColumnRead] = []
             for property in entity.properties where !property.isTransient {
+                if let composite = property as? NSCompositeAttributeDescription {
+                    let leaves = composite.storedColumns.compactMap { leaf in
+                        index[leaf.column].map { (leaf.path, leaf.attribute, $0, Self.kind(of: leaf.attribute)) }
+                    }
+                    guard let first = leaves.first else { continue }
+                    // Inherited by subentities: one set of reads per composite, not per entity.
+                    let shared = composites[ObjectIdentifier(composite)] ?? CompositeReads(leaves)
+                    composites[ObjectIdentifier(composite)] = shared
+                    reads.append(ColumnRead(slot: property.slot, column: first.2, kind: .composite(Unmanaged.passUnretained(shared))))
+                    continue
+                }
                 guard let columnName = property.columnName, let column = index[columnName] else { continue }
                 if let attribute = property as? NSAttributeDescription {
                     reads.append(ColumnRead(slot: property.slot, column: column, kind: Self.kind(of: attribute)))
@@ -66,6 +92,7 @@ struct SQLiteHierarchyPlan {
             entities[Int32(entity.layout!.entityNumber)] = reads
         }
         self.entities = entities
+        self.composites = Array(composites.values)
     }
 
     static func kind(of attribute: NSAttributeDescription) -> ColumnRead.Kind {
@@ -106,6 +133,11 @@ enum SQLiteColumn {
             if value == 0, sqlite3_column_type(statement, column) == SQLITE_NULL { return .null }
             if case .date = kind { return .date(Date(timeIntervalSinceReferenceDate: value)) }
             return .double(value)
+        case .composite(let reads):
+            let leaves = reads.takeUnretainedValue().leaves.map { leaf in
+                (leaf.path, read(statement, leaf.column, leaf.kind, storeNumbers: storeNumbers, externalData: externalData).publicValue(for: leaf.attribute))
+            }
+            return CompositeValue.slot(fromLeaves: leaves)
         default: break
         }
         let type = sqlite3_column_type(statement, column)
@@ -137,6 +169,7 @@ enum SQLiteColumn {
             return .data(data)
         case .transformable(let attribute):
             return .object(AnyBox(ValueTransformerRegistry.decode(blob(statement, column), attribute: attribute.takeUnretainedValue())))
+        case .composite: return .null  // read above
         case .toOne(let entityColumn, let destinationNumber, let lastNumber):
             let key = sqlite3_column_int64(statement, column)
             var number = destinationNumber

@@ -31,8 +31,8 @@ extension SQLiteStore {
     func tombstoneColumns(ofHierarchy root: NSEntityDescription) -> [String] {
         var columns: [String] = []
         for entity in [root] + ModelLayoutBuilder.descendants(of: root) {
-            for attribute in HistoryTombstones.attributes(of: entity) {
-                if let column = attribute.columnName, !columns.contains(column) { columns.append(column) }
+            for preserved in HistoryTombstones.columns(of: entity) where !columns.contains(preserved.column) {
+                columns.append(preserved.column)
             }
         }
         return columns
@@ -55,7 +55,7 @@ extension SQLiteStore {
             if last?.storeNumber != number {
                 let rowEntity = entity(number: modelNumber(number)) ?? fallback
                 let indexes = type == .delete && !tombstoneColumns.isEmpty
-                    ? HistoryTombstones.attributes(of: rowEntity).map { $0.columnName.flatMap(tombstoneColumns.firstIndex(of:)) } : []
+                    ? HistoryTombstones.columns(of: rowEntity).map { tombstoneColumns.firstIndex(of: $0.column) } : []
                 last = (number, rowEntity, indexes)
             }
             let rowEntity = last!.entity

@@ -15,7 +15,7 @@ extension SQLiteStore {
         let plan = BatchInsertPlan(request, maxRows: Self.rowsPerStatement, maxParameters: 999)
         let (entity, root, table, attributes, constraints) = (plan.entity, plan.root, plan.table, plan.attributes, plan.constraints)
         let (rows, perStatement, wantsIDs) = (request.rows, plan.rowsPerStatement, plan.wantsIDs)
-        let values = "(?, \(storeNumber(entity)), 1\(String(repeating: ", ?", count: attributes.count)))"
+        let values = "(?, \(storeNumber(entity)), 1\(String(repeating: ", ?", count: plan.writes.count)))"
         let insertSQL = "INSERT INTO \(table) (\(plan.columns.joined(separator: ", "))) VALUES "
         let rootNumber = storeNumber(root)
 
@@ -30,11 +30,11 @@ extension SQLiteStore {
             guard maxKey >= 0, maxKey < Int64.max / 2 else { throw SQLiteWriter.keysExhausted(root, max: maxKey, path: url?.path ?? "") }
             let firstKey = maxKey + 1
             let writer = BatchInsertWriter(
-                many: manyStatement, one: oneStatement, perStatement: perStatement, attributes: attributes, firstKey: firstKey, db: db)
+                many: manyStatement, one: oneStatement, perStatement: perStatement, writes: plan.writes, firstKey: firstKey, db: db)
             var outcome = StoreBatchOutcome()
             var overwritten: [Int64] = []
             if constraints.isEmpty {
-                if manyStatement != nil, SecondThread.helps, !attributes.contains(where: { $0.attributeType == .transformableAttributeType }) {
+                if manyStatement != nil, SecondThread.helps, !plan.writes.contains(where: \.bindsTransformable) {
                     try insertPipelined(rows, writer: writer)
                 } else {
                     var pending = Array(repeating: rows.defaults, count: perStatement)
@@ -79,7 +79,7 @@ extension SQLiteStore {
     ) throws -> [Int64] {
         let rows = request.rows
         let entity = request.entity
-        let attributes = rows.attributes
+        let writes = StoreColumnWrite.plan(for: rows.attributes)
         let wantsIDs = request.result == .objectIDs
         let insert = writer.one
         /// Existing rows a merge policy updated, counted once each.
@@ -97,7 +97,7 @@ extension SQLiteStore {
             guard extended == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ else { throw writer.failure(extended, insert) }
             let (constraint, existing) = try existingRow(table, constraints, slots, db)
             guard try BatchInsertConflict(policy: request.policy).overwrites(entity, constraint, values: rows.snapshot(slots)) else { continue }
-            try overwrite(table, existing, attributes, slots, db)
+            try overwrite(table, existing, writes, slots, db)
             if existing < firstKey, updated.insert(existing).inserted {
                 if wantsIDs { outcome.objectIDs.append(NSManagedObjectID(entity: entity, store: self, primaryKey: existing)) }
                 outcome.count += 1
@@ -130,16 +130,17 @@ extension SQLiteStore {
 
     /// Writes every attribute of the new row over the existing row `key`; its version rises.
     private func overwrite(
-        _ table: String, _ key: Int64, _ attributes: [NSAttributeDescription], _ slots: SlotRow, _ db: Database
+        _ table: String, _ key: Int64, _ writes: [StoreColumnWrite], _ slots: SlotRow, _ db: Database
     ) throws {
-        let assignments = attributes.map { "\($0.columnName!) = ?" } + ["Z_OPT = Z_OPT + 1"]
+        let assignments = writes.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]
         let sql = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?"
         let statement = try db.cachedStatement(sql: sql).sqliteStatement
         sqlite3_reset(statement)
-        for (offset, attribute) in attributes.enumerated() {
-            SQLiteBind.bind(slots[attribute.slot], attribute: attribute, to: statement, at: Int32(offset + 1))
+        for (offset, write) in writes.enumerated() {
+            guard case .attribute(let attribute) = write.kind else { continue }
+            SQLiteBind.bind(write.value(of: slots[write.slot]), attribute: attribute, to: statement, at: Int32(offset + 1))
         }
-        sqlite3_bind_int64(statement, Int32(attributes.count + 1), key)
+        sqlite3_bind_int64(statement, Int32(writes.count + 1), key)
         let code = sqlite3_step(statement)
         let extended = sqlite3_extended_errcode(db.sqliteConnection)
         sqlite3_reset(statement)

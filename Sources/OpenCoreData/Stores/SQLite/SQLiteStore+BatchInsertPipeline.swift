@@ -69,19 +69,19 @@ final class BatchInsertWriter: @unchecked Sendable {
     /// The one-row INSERT, also for a caller that steps rows itself (`insertResolvingConflicts`).
     let one: Statement
     private let connection: OpaquePointer?
-    private let attributes: [NSAttributeDescription]
+    private let writes: [StoreColumnWrite]
     private let parametersPerRow: Int32
     private let text: SQLiteTextBuffers
     /// The key the next row takes.
     private(set) var nextKey: Int64
 
-    init(many: Statement?, one: Statement, perStatement: Int, attributes: [NSAttributeDescription], firstKey: Int64, db: Database) {
+    init(many: Statement?, one: Statement, perStatement: Int, writes: [StoreColumnWrite], firstKey: Int64, db: Database) {
         self.many = many
         self.one = one
         self.perStatement = many == nil ? 1 : perStatement
         connection = db.sqliteConnection
-        self.attributes = attributes
-        parametersPerRow = Int32(attributes.count + 1)
+        self.writes = writes
+        parametersPerRow = Int32(writes.count + 1)
         text = SQLiteTextBuffers(parameters: Int(parametersPerRow) * perStatement)
         nextKey = firstKey
     }
@@ -92,8 +92,9 @@ final class BatchInsertWriter: @unchecked Sendable {
     /// Binds `slots` as the row of key `key` whose parameters start at `first`.
     func bind(_ slots: SlotRow, key: Int64, to statement: OpaquePointer, from first: Int32) {
         sqlite3_bind_int64(statement, first, key)
-        for (offset, attribute) in attributes.enumerated() {
-            let value = slots[attribute.slot]
+        for (offset, write) in writes.enumerated() {
+            guard case .attribute(let attribute) = write.kind else { continue }
+            let value = write.value(of: slots[write.slot])
             let index = first + 1 + Int32(offset)
             if case .string(let string) = value {
                 text.bindText(string, to: statement, at: index)

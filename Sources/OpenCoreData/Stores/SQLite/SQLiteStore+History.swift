@@ -72,7 +72,7 @@ extension SQLiteStore {
             if !everyTransaction { statement.setUncheckedArguments(arguments) }
             // Changes come in runs of one transaction and, mostly, one entity.
             var last: (transaction: Int64, position: Int)?
-            var lastEntity: (storeNumber: Int32, modelNumber: Int32, tombstoned: [NSAttributeDescription])?
+            var lastEntity: (storeNumber: Int32, modelNumber: Int32, tombstoned: [HistoryTombstones.Column])?
             try stepRows(statement, db: db) { handle in
                 let transaction = sqlite3_column_int64(handle, 1)
                 if last?.transaction != transaction {
@@ -83,12 +83,12 @@ extension SQLiteStore {
                 let storeNumber = sqlite3_column_int(handle, 3)
                 if lastEntity?.storeNumber != storeNumber {
                     let number = modelNumber(storeNumber)
-                    let attributes = tombstones > 0 ? entity(number: number).map(HistoryTombstones.attributes(of:)) ?? [] : []
-                    lastEntity = (storeNumber, number, attributes)
+                    let preserved = tombstones > 0 ? entity(number: number).map(HistoryTombstones.columns(of:)) ?? [] : []
+                    lastEntity = (storeNumber, number, preserved)
                 }
                 var tombstone: [String: Any]?
                 if type == .delete, !lastEntity!.tombstoned.isEmpty {
-                    tombstone = Self.tombstone(handle, from: 6, attributes: lastEntity!.tombstoned)
+                    tombstone = Self.tombstone(handle, from: 6, preserved: lastEntity!.tombstoned)
                 }
                 let columns = sqlite3_column_type(handle, 5) == SQLITE_NULL ? nil : SQLiteColumn.blob(handle, 5)
                 change(last!.position, HistoryChangeRecord(
@@ -157,12 +157,12 @@ extension SQLiteStore {
 
     /// The preserved values of a deleted object, read from the change row's tombstone columns
     /// from `start` on: NULL columns left out, nil when none remains.
-    private static func tombstone(_ handle: OpaquePointer, from start: Int32, attributes: [NSAttributeDescription]) -> [String: Any]? {
+    private static func tombstone(_ handle: OpaquePointer, from start: Int32, preserved: [HistoryTombstones.Column]) -> [String: Any]? {
         var values: [String: Any] = [:]
         let columns = sqlite3_column_count(handle)
-        for (offset, attribute) in attributes.enumerated() where start + Int32(offset) < columns {
+        for (offset, column) in preserved.enumerated() where start + Int32(offset) < columns {
             let stored = DatabaseValue(sqliteStatement: handle, index: start + Int32(offset))
-            if let value = HistoryTombstoneValue.decode(stored, as: attribute) { values[attribute.name] = value }
+            if let value = HistoryTombstoneValue.decode(stored, as: column.attribute) { HistoryTombstones.add(value, for: column, to: &values) }
         }
         return values.isEmpty ? nil : values
     }

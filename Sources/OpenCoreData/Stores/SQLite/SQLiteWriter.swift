@@ -219,9 +219,9 @@ final class SQLiteWriter: StoreWriter {
     /// The values of `entity`'s preserved attributes in the row about to be deleted, as its
     /// columns hold them; nil when the entity preserves none.
     private func preservedValues(of entity: NSEntityDescription, table: String, primaryKey: Int64) throws -> [DatabaseValue]? {
-        let attributes = HistoryTombstones.attributes(of: entity)
-        guard !attributes.isEmpty else { return nil }
-        let columns = attributes.compactMap(\.columnName).joined(separator: ", ")
+        let preserved = HistoryTombstones.columns(of: entity)
+        guard !preserved.isEmpty else { return nil }
+        let columns = preserved.map(\.column).joined(separator: ", ")
         // Cached: a save deletes objects of one entity in runs, and the text is the same for them.
         let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM \(table) WHERE Z_PK = ?")
         guard let row = try Row.fetchOne(statement, arguments: [primaryKey]) else { return nil }
@@ -335,7 +335,7 @@ final class SQLiteWriter: StoreWriter {
     ) {
         for (offset, write) in plan.enumerated() {
             let index = first + Int32(offset)
-            let value = values.slots[write.slot]
+            let value = write.value(of: values.slots[write.slot])
             switch write.kind {
             case .attribute(let attribute):
                 if let text, case .string(let string) = value {
