@@ -203,7 +203,7 @@ package enum PredicateEvaluator {
     static let functionNames: Set<String> = Set([
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
         "sum:", "count:", "min:", "max:", "average:", "abs:", "sqrt:", "floor:", "ceiling:", "trunc:",
-        "uppercase:", "lowercase:", "now",
+        "uppercase:", "lowercase:", "canonical:", "now",
     ]).union(ExpressionBuiltins.names)
 
     private static func function(_ name: String, _ arguments: [Any?]) -> Any? {
@@ -261,6 +261,10 @@ package enum PredicateEvaluator {
         case "uppercase:", "lowercase:":
             guard let s = numbers.first.flatMap({ $0 as? String }) else { return nil }
             return name == "uppercase:" ? s.uppercased() : s.lowercased()
+        case "canonical:":
+            // Core Data's canonical form: case and diacritics folded, as `[cd]` compares.
+            guard let s = numbers.first.flatMap({ $0 as? String }) else { return nil }
+            return ValueComparison.fold(s, caseInsensitive: true, diacriticInsensitive: true)
         default:
             return ExpressionBuiltins.call(name, arguments)
         }

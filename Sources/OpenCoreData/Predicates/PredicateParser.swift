@@ -445,6 +445,26 @@ struct PredicateParser {
             throw PredicateParseError.expected("an expression, found the reserved word '\(word)' (write #\(word) for a key of that name)", at: offset)
         }
         advance()
+        // The selector form NSExpression's description writes and Xcode's derivations use:
+        // `canonical:(name)`, `add:to:(1, 2)`.
+        if accept(symbol: ":") {
+            var selector = word + ":"
+            while case .word(let part) = token.kind, position + 1 < tokens.count, tokens[position + 1].kind == .symbol(":") {
+                selector += part + ":"
+                advance()
+                advance()
+            }
+            try expect(symbol: "(", what: "'(' and the arguments of \(selector)")
+            var arguments: [NSExpression] = []
+            if !accept(symbol: ")") {
+                repeat { arguments.append(try parseExpression()) } while accept(symbol: ",")
+                try expect(symbol: ")", what: "',' or ')' to close the arguments of \(selector)")
+            }
+            guard PredicateEvaluator.functionNames.contains(selector) else {
+                throw PredicateParseError.unsupported("The function \(selector)", at: offset)
+            }
+            return NSExpression(storage: .function(selector, arguments: arguments))
+        }
         if accept(symbol: "(") {
             var arguments: [NSExpression] = []
             if !accept(symbol: ")") {

@@ -179,6 +179,10 @@ struct EvaluationRow: @unchecked Sendable, CustomTestStringConvertible {
         EvaluationRow("trunc(price) == -2", holds: ["price": -2.7], fails: ["price": -3.1]),
         EvaluationRow("uppercase(name) == 'ABC'", holds: ["name": "abc"], fails: ["name": "abd"]),
         EvaluationRow("lowercase(name) == 'abc'", holds: ["name": "ABC"], fails: ["name": "ABD"]),
+        // The selector form of NSExpression's description and of Xcode's derivations.
+        EvaluationRow("canonical:(name) == 'creme'", holds: ["name": "Crème"], fails: ["name": "Cream"]),
+        EvaluationRow("uppercase:(name) == 'CRÈME'", holds: ["name": "crème"], fails: ["name": "creme"]),
+        EvaluationRow("add:to:(count, 2) == 5", holds: ["count": 3], fails: ["count": 2]),
         EvaluationRow("sum(items.price) == 10", holds: ["items": [["price": 4], ["price": 6]]], fails: ["items": [["price": 4]]]),
         EvaluationRow("average(items.price) == 5", holds: ["items": [["price": 4], ["price": 6]]], fails: ["items": [["price": 4]]]),
         EvaluationRow("min(items.price) == 1", holds: ["items": [["price": 1], ["price": 9]]], fails: ["items": [["price": 2]]]),
