@@ -115,6 +115,7 @@ extension NSManagedObjectContext {
         advanceQueryGeneration()
         let emptied = finishSave(inserted: inserted, updated: updated, deleted: stillDeleted, writes: writes, posted: posted)
         applyResolvedVersions(resolutions, to: [inserted, updated].joined())
+        for write in writes where !write.derivedValues.isEmpty { applyDerivedValues(write.derivedValues, from: write.store) }
         // Only when every object these hold is still registered: no deletion, nothing inserted
         // and deleted again before the save.
         let allRegistered = deleted.isEmpty && posted?.deleted.objects.isEmpty != false && emptied.count == inserted.count
@@ -351,6 +352,8 @@ final class SaveWrite {
     var contextName: String?
     /// The number of the history transaction the store recorded for this write, if it did.
     var historyNumber: Int64?
+    /// The derived attribute values the store computed in this write, for the context's objects.
+    var derivedValues: [DerivedValue] = []
     /// The permanent IDs of `inserted`, made on another thread while their rows are written, for a
     /// large save without constraint take-overs.
     var permanentIDs: PermanentIDs?
@@ -448,6 +451,7 @@ final class SaveWrite {
         let model = store.persistentStoreCoordinator?.managedObjectModel
         if model?.hasJoinTables != false { try writeJoins(writer) }
         if model?.hasOrderedRelationships != false { try writeOrders(writer) }
+        derivedValues = model?.hasDerivedAttributes == true ? try writer.derivedValues() : []
         if !conflicts.isEmpty {
             throw CoreDataError.make(
                 NSManagedObjectMergeError, "Optimistic locking failure: \(conflicts.count) object(s) changed in the store since they were read.",

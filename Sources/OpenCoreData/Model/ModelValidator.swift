@@ -41,6 +41,9 @@ enum ModelValidator {
                     throw CoreDataError.make(
                         NSCoreDataError, "Entity '\(entity.name!)' has two properties named '\(property.name)'.")
                 }
+                if let derived = property as? NSDerivedAttributeDescription {
+                    _ = try DerivationForm(derived, entity: entity)
+                }
                 if let composite = property as? NSCompositeAttributeDescription {
                     try validate(composite, path: "\(entity.name!).\(composite.name)")
                 } else if (property as? NSAttributeDescription)?.attributeType == .compositeAttributeType {

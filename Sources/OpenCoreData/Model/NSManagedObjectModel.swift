@@ -155,6 +155,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// objects for these only when the model has them, which most models do not.
     private(set) var hasJoinTables = false
     private(set) var hasOrderedRelationships = false
+    /// Whether any entity has a derived attribute, whose values a save reads back from the store.
+    package private(set) var hasDerivedAttributes = false
 
     /// Whether a coordinator uses the model, so that it may no longer change.
     var isFrozen: Bool {
@@ -185,6 +187,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         let relationships = ordered.flatMap { $0.layout!.relationships }
         hasJoinTables = relationships.contains { !$0.isTransient && $0.isManyToMany }
         hasOrderedRelationships = relationships.contains { $0.isOrdered }
+        hasDerivedAttributes = ordered.contains { $0.declaredProperties.contains { $0 is NSDerivedAttributeDescription } }
         frozenEntitiesByName = Dictionary(
             entities.compactMap { e in e.name.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
     }

@@ -16,6 +16,18 @@ extension XcodeModelBuilder {
             let composite = NSCompositeAttributeDescription()
             composite.elements = try compositeElements(of: element, label: label, entityName: entityName, composing: composing)
             attribute = composite
+        } else if element.flag("derived") {
+            let derived = NSDerivedAttributeDescription()
+            guard let text = element["derivationExpression"], !text.isEmpty else {
+                throw corrupt(element, "\(label) is derived but has no derivationExpression")
+            }
+            do {
+                derived.derivationExpression = NSExpression(storage: try PredicateParser.parseExpression(text, arguments: []).storage)
+            } catch {
+                let reason = (error as? PredicateParseError)?.nsError(format: text).localizedDescription ?? "\(error)"
+                throw corrupt(element, "the derivationExpression of \(label) does not parse: \(reason)")
+            }
+            attribute = derived
         } else {
             attribute = NSAttributeDescription()
         }

@@ -100,6 +100,14 @@ final class PostgreSQLStore: NSPersistentStore, RowReadingStore, ChangeSavingSto
                 throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
             }
         }
+        if !readOnly, model.hasDerivedAttributes {
+            do {
+                try sessions.transaction { session in try self.installDerivedTriggers(entities: entities, on: session) }
+            } catch {
+                sessions.closeAll()
+                throw PostgreSQLErrors.translate(error, endpoint: endpoint, opening: true)
+            }
+        }
         metadata = found
         identifier = found[NSStoreUUIDKey] as? String ?? UUID().uuidString
         historyTracked = tracking
@@ -333,6 +341,10 @@ final class PostgreSQLStore: NSPersistentStore, RowReadingStore, ChangeSavingSto
             throw CoreDataError.make(NSPersistentStoreOperationError, "The PostgreSQL store at \(sessions.endpoint) was added read-only.")
         }
         try write { session in
+            // Where the derived-attribute triggers report the values they compute.
+            if persistentStoreCoordinator?.managedObjectModel.hasDerivedAttributes == true {
+                _ = try session.run(PostgreSQLDerivedTriggers.createLog, [])
+            }
             let writer = PostgreSQLWriter(store: self, session: session)
             try body(writer)
             try writer.finish()

@@ -31,6 +31,11 @@ final class PostgreSQLWriter: StoreWriter {
         self.recorded = recorded
     }
 
+    func derivedValues() throws -> [DerivedValue] {
+        try sendPendingRows()
+        return try store.derivedValues(on: session)
+    }
+
     /// Writes the save's history, inside its transaction.
     func finish() throws {
         try sendPendingRows()

@@ -50,10 +50,33 @@ package protocol StoreWriter {
     /// records it with the changes, and calls `recorded` with the transaction's number once
     /// written; others ignore it.
     func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void)
+    /// The derived attribute values the store computed for the rows this transaction wrote or
+    /// affected (`NSDerivedAttributeDescription`), asked once every row is written: the context
+    /// gives them to its objects after the save, as Core Data does.
+    func derivedValues() throws -> [DerivedValue]
 }
 
 extension StoreWriter {
     package func describeTransaction(author: String?, contextName: String?, recorded: @escaping (Int64) -> Void) {}
+    package func derivedValues() throws -> [DerivedValue] { [] }
+}
+
+/// A derived attribute's value a store computed in a save, for a row of the save or one it
+/// affected (a book whose page moved to another book).
+package struct DerivedValue {
+    /// The row's entity, by the model's number.
+    package var entityNumber: Int32
+    package var primaryKey: Int64
+    /// The derived attribute's slot.
+    package var slot: Int
+    package var value: SlotValue
+
+    package init(entityNumber: Int32, primaryKey: Int64, slot: Int, value: SlotValue) {
+        self.entityNumber = entityNumber
+        self.primaryKey = primaryKey
+        self.slot = slot
+        self.value = value
+    }
 }
 
 /// The stored values of one row being written, resolved to what a store keeps: attribute slots and

@@ -123,13 +123,15 @@ final class InMemoryStore: NSPersistentStore, RowReadingStore, ChangeSavingStore
 }
 
 /// Applies a save to copies of the tables; the store keeps them only if the whole save succeeds.
-private final class InMemoryWriter: StoreWriter {
+final class InMemoryWriter: StoreWriter {
     var tables: [Int32: [Int64: StoreRow]]
     var maxKeys: [Int32: Int64]
     var joins: [String: Set<JoinPair>]
     var orders: [String: Int64]
     /// The model's entities in store order, to read a stored row through its own entity.
-    private let entities: [NSEntityDescription]
+    let entities: [NSEntityDescription]
+    /// The rows this save inserted or updated, by root entity number and key (for `now()`).
+    var written: Set<InMemoryRowKey> = []
 
     init(
         tables: [Int32: [Int64: StoreRow]], maxKeys: [Int32: Int64], joins: [String: Set<JoinPair>], orders: [String: Int64],
@@ -142,7 +144,7 @@ private final class InMemoryWriter: StoreWriter {
         self.entities = entities
     }
 
-    private func root(_ entity: NSEntityDescription) -> Int32 { Int32(entity.layout!.root.layout!.entityNumber) }
+    func root(_ entity: NSEntityDescription) -> Int32 { Int32(entity.layout!.root.layout!.entityNumber) }
 
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> Int64 {
         let first = (maxKeys[root(entity)] ?? 0) + 1
@@ -152,6 +154,7 @@ private final class InMemoryWriter: StoreWriter {
 
     func insert(entity: NSEntityDescription, primaryKey: Int64, values: RowValues) throws {
         try checkUniqueness(entity: entity, primaryKey: primaryKey, values: values)
+        written.insert(InMemoryRowKey(root: root(entity), primaryKey: primaryKey))
         tables[root(entity), default: [:]][primaryKey] = StoreRow(
             entityNumber: Int32(entity.layout!.entityNumber), primaryKey: primaryKey, version: 1, values: values.slots)
     }
@@ -159,6 +162,7 @@ private final class InMemoryWriter: StoreWriter {
     func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
         guard let row = tables[root(entity)]?[primaryKey], row.version == expectedVersion else { return false }
         try checkUniqueness(entity: entity, primaryKey: primaryKey, values: values)
+        written.insert(InMemoryRowKey(root: root(entity), primaryKey: primaryKey))
         tables[root(entity)]![primaryKey] = StoreRow(
             entityNumber: row.entityNumber, primaryKey: primaryKey, version: expectedVersion + 1, values: values.slots)
         return true

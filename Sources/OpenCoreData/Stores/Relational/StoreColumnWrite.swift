@@ -35,7 +35,9 @@ package struct StoreColumnWrite {
     /// The columns a row of `entity` writes, in its slots' order.
     package static func plan(for entity: NSEntityDescription) -> [StoreColumnWrite] {
         var plan: [StoreColumnWrite] = []
-        for property in entity.properties where !property.isTransient {
+        // A derived attribute's column is the store's to compute (its triggers): a row written
+        // whole would put back the object's older value.
+        for property in entity.properties where !property.isTransient && !(property is NSDerivedAttributeDescription) {
             if let composite = property as? NSCompositeAttributeDescription {
                 plan += Self.plan(for: [composite])
                 continue

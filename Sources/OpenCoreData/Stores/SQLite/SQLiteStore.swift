@@ -86,6 +86,8 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
     /// The SQL debug tracers of the store's connections (`-com.apple.CoreData.SQLDebug`), kept
     /// as long as the store: SQLite holds them unretained.
     private let tracers = Locked<[SQLiteStatementTracer]>([])
+    /// What derived-attribute triggers report during a save (SQLiteDerivedValues.swift).
+    let derivedReports = SQLiteDerivedReports()
     /// A migration the store's metadata called for, run once the file is open.
     private var pendingMigration: StoreMigrationPlan?
 
@@ -176,6 +178,7 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
             }
             try loadEntityNumbers(entities: entities)
             if existing, !isReadOnly { try addMissingOrderColumns(entities: entities) }
+            if !isReadOnly { try installDerivedTriggers(entities: entities) }
             try prepareHistory(entities: entities)
         } catch {
             try? pool?.close()
@@ -229,6 +232,7 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         let log = statementLog
         let logging = persistentStoreCoordinator?.storeLogging ?? .off
         let tracers = self.tracers
+        let derivedReports = self.derivedReports
         config.prepareDatabase { db in
             if logging.level > 0 {
                 let tracer = SQLiteStatementTracer.install(on: db, logging: logging, statementLog: log)
@@ -238,11 +242,8 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
                     if case .statement(let statement) = event { log.record(statement.sql) }
                 }
             }
-            // Apple stores with derived attributes carry triggers that call these functions;
-            // writes to those tables fail unless they exist (docs/sqlite-format.md §3).
-            for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
-                db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
-            }
+            // Derived attributes' triggers (Apple's, and ours) call these.
+            derivedReports.register(on: db)
             // Predicates and sort descriptors compile to these (SQLPredicateCompiler, SQLiteQueryBuilder).
             SQLPredicateFunctions.register(on: db)
             for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
@@ -644,6 +645,8 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         do {
             try pool!.write { db in
                 let writer = SQLiteWriter(store: self, db: db)
+                derivedReports.begin()
+                defer { _ = derivedReports.end() }
                 try body(writer)
                 try writer.finish()
                 if metadataChanged {

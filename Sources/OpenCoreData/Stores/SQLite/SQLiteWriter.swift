@@ -233,6 +233,11 @@ final class SQLiteWriter: StoreWriter {
         return try store.row(of: entity, primaryKey: primaryKey, in: db)
     }
 
+    func derivedValues() throws -> [DerivedValue] {
+        try writeWaitingRows()
+        return store.derivedValues(from: store.derivedReports.end())
+    }
+
     func rowMatching(entity: NSEntityDescription, slots: [Int], values: RowValues, excluding: Int64) throws -> Int64? {
         try writeWaitingRows()
         let properties = slots.map { entity.properties[$0] }
