@@ -44,6 +44,45 @@ extension XcodeModelBuilder {
         return attribute
     }
 
+    /// A `<fetchedProperty>`: its request's entity is resolved once every entity exists
+    /// (`resolveFetchedProperties`).
+    func makeFetchedProperty(_ element: ModelXMLElement, entityName: String) throws -> NSFetchedPropertyDescription {
+        guard let name = element["name"], !name.isEmpty else {
+            throw corrupt(element, "a fetched property of entity '\(entityName)' has no name")
+        }
+        let property = NSFetchedPropertyDescription()
+        property.name = name
+        property.isOptional = element.flag("optional")
+        property.versionHashModifier = element["versionHashModifier"]
+        property.renamingIdentifier = element["elementID"]
+        property.userInfo = element.userInfo
+        return property
+    }
+
+    /// Gives each fetched property of `entry` its request: the entity it fetches and its predicate,
+    /// which may name `$FETCH_SOURCE` and `$FETCHED_PROPERTY`.
+    func resolveFetchedProperties(of entry: PendingEntity, byName: [String: NSEntityDescription]) throws {
+        for element in entry.element.children(named: "fetchedProperty") {
+            guard let name = element["name"], let property = entry.entity.propertiesByName[name] as? NSFetchedPropertyDescription else { continue }
+            let label = "fetched property '\(name)' of entity '\(entry.entity.name!)'"
+            guard let requestElement = element.children(named: "fetchRequest").first else { throw corrupt(element, "\(label) has no fetchRequest") }
+            guard let entityName = requestElement["entity"], let fetched = byName[entityName] else {
+                throw corrupt(requestElement, "\(label) fetches an unknown entity '\(requestElement["entity"] ?? "")'")
+            }
+            let request = NSFetchRequest<NSFetchRequestResult>(entityName: entityName)
+            request.entity = fetched
+            if let predicate = requestElement["predicateString"], !predicate.isEmpty {
+                do {
+                    request.predicate = try NSPredicate(validatingFormat: predicate)
+                } catch {
+                    throw corrupt(requestElement, "the predicate of \(label) does not parse: \((error as NSError).localizedDescription)")
+                }
+            }
+            request.fetchLimit = try integer(requestElement, "fetchLimit") ?? 0
+            property.fetchRequest = request
+        }
+    }
+
     /// The elements of the `<composite>` a composite attribute names, built afresh for it.
     private func compositeElements(
         of element: ModelXMLElement, label: String, entityName: String, composing: [String]

@@ -52,6 +52,7 @@ struct XcodeModelBuilder {
         for entry in pending {
             try checkProperties(entry)
             for item in entry.relationships { try resolve(item, of: entry.entity, byName: byName) }
+            try resolveFetchedProperties(of: entry, byName: byName)
             try resolveIndexes(of: entry)
             try checkConstraints(of: entry)
         }
@@ -94,6 +95,8 @@ struct XcodeModelBuilder {
                 let relationship = try makeRelationship(child, entityName: name)
                 relationships.append(PendingRelationship(relationship: relationship, element: child))
                 property = relationship
+            case "fetchedProperty":
+                property = try makeFetchedProperty(child, entityName: name)
             default:
                 continue
             }

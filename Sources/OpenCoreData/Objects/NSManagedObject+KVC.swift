@@ -87,6 +87,10 @@ extension NSManagedObject {
             slots[attribute.slot] = SlotValue(attributeValue: value, for: attribute)
         } else if let relationship = property as? NSRelationshipDescription {
             slots[relationship.slot] = relationshipSlot(from: value, for: relationship)
+        } else {
+            // A fetched property: the value stands for its results until the object is refreshed.
+            slots[property.slot] = value.map { .object(AnyBox($0)) } ?? .null
+            return
         }
         markChanged()
     }
@@ -118,6 +122,8 @@ extension NSManagedObject {
         guard !isFault else { return [:] }
         var changes: [String: Any] = [:]
         for property in entity.properties where !property.isTransient || committed == nil {
+            // A fetched property's value is a cache of a fetch, never a change.
+            if property is NSFetchedPropertyDescription { continue }
             let slot = property.slot
             if let committed, slotsEqual(slots[slot], committed[slot]) { continue }
             if committed == nil, case .null = slots[slot] { continue }
@@ -211,6 +217,7 @@ extension NSManagedObject {
         if let attribute = property as? NSAttributeDescription {
             return slots[attribute.slot].publicValue(for: attribute)
         }
+        if let fetched = property as? NSFetchedPropertyDescription { return fetchedValue(fetched) }
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
             let set = toManySet(relationship)
@@ -226,6 +233,11 @@ extension NSManagedObject {
             return
         }
         fireFault()
+        if property is NSFetchedPropertyDescription {
+            // Stands for the fetch's results until the object is refreshed, as a set primitive does.
+            slots[property.slot] = value.map { .object(AnyBox($0)) } ?? .null
+            return
+        }
         let relationship = property as! NSRelationshipDescription
         if relationship.isToMany {
             let wanted = objects(from: value)

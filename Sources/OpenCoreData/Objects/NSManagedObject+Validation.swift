@@ -49,7 +49,7 @@ extension NSManagedObject {
         if let attribute = property as? NSAttributeDescription {
             return attributeRuleError(attribute, slots[attribute.slot])
         }
-        let relationship = property as! NSRelationshipDescription
+        guard let relationship = property as? NSRelationshipDescription else { return nil }
         if relationship.isToMany {
             let objects = toManySet(relationship).objects
             return relationshipRuleError(relationship, value: objects, count: objects.count)
@@ -64,7 +64,7 @@ extension NSManagedObject {
         if let attribute = property as? NSAttributeDescription {
             return attributeRuleError(attribute, SlotValue(attributeValue: value, for: attribute))
         }
-        let relationship = property as! NSRelationshipDescription
+        guard let relationship = property as? NSRelationshipDescription else { return nil }
         if relationship.isToMany {
             return relationshipRuleError(relationship, value: value, count: value.map { ManagedValueConversion.objects($0).count } ?? 0)
         }

@@ -345,7 +345,13 @@ open class NSExpression: NSObject, NSCopying {
         case .aggregate(let items):
             return NSExpression(storage: .aggregate(items.map { $0.substituting(variables) }))
         case .operandKeyPath(let operand, let path):
-            return NSExpression(storage: .operandKeyPath(operand.substituting(variables), path))
+            let substituted = operand.substituting(variables)
+            // A key path of a value given for a variable (`$FETCHED_PROPERTY.userInfo.year`) is a
+            // value too, read now: a store can compare with it, not follow it.
+            if case .variable = operand.storage, case .constant(let value) = substituted.storage {
+                return NSExpression(forConstantValue: KeyValueReader.value(atKeyPath: path, of: value))
+            }
+            return NSExpression(storage: .operandKeyPath(substituted, path))
         case .subquery(let collection, let variable, let predicate):
             // The iterator variable is bound by the subquery itself, never substituted.
             var inner = variables
