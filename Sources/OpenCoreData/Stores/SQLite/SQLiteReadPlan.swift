@@ -163,8 +163,7 @@ enum SQLiteColumn {
             guard external, let tag = data.first else { return .data(data) }
             if tag == 1 { return .data(data.dropFirst()) }
             if tag == 2 {
-                let name = String(decoding: data.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
-                return externalData(name).map { .data($0) } ?? .null
+                return SQLiteExternalData.fileName(in: data).flatMap(externalData).map { .data($0) } ?? .null
             }
             return .data(data)
         case .transformable(let attribute):

@@ -18,6 +18,9 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
     /// Reports commits for `NSPersistentStoreRemoteChange`, when the options ask for it.
     private(set) var changeWatcher: SQLiteChangeWatcher?
     private(set) var plans: [Int32: SQLiteHierarchyPlan] = [:]
+    /// Whether an attribute of the model allows external storage: a save then writes large
+    /// values to files beside the store.
+    private var storesExternalData = false
     /// Model entity number → the Z_ENT this file uses for it, and back. Apple stores are read
     /// through Z_PRIMARYKEY names rather than assuming our numbering (docs/sqlite-format.md §13).
     private var storeNumberOf: [Int32: Int32] = [:]
@@ -192,6 +195,9 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         }
         for entity in entities where entity.superentity == nil {
             plans[Int32(entity.layout!.entityNumber)] = SQLiteHierarchyPlan(root: entity, storeNumber: storeNumber)
+        }
+        storesExternalData = entities.contains { entity in
+            entity.declaredProperties.contains { ($0 as? NSAttributeDescription)?.allowsExternalBinaryDataStorage == true && !$0.isTransient }
         }
         if Self.postsRemoteChanges(in: options) {
             changeWatcher = SQLiteChangeWatcher(path: path) { [weak self] in self?.announceRemoteChange() }
@@ -630,9 +636,7 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
     var externalDataReader: (String) -> Data? {
         let url = self.fileURL!
         return { name in
-            let folder = url.deletingLastPathComponent()
-                .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA")
-            return try? Data(contentsOf: folder.appendingPathComponent(name))
+            try? Data(contentsOf: SQLiteExternalData.folder(forStoreAt: url).appendingPathComponent(name))
         }
     }
 
@@ -642,9 +646,11 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         guard !isReadOnly else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The store at \(url!.path) was opened read-only.")
         }
+        let external = storesExternalData ? SQLiteExternalFiles(storeURL: fileURL!) : nil
         do {
             try pool!.write { db in
                 let writer = SQLiteWriter(store: self, db: db)
+                writer.external = external
                 derivedReports.begin()
                 defer { _ = derivedReports.end() }
                 try body(writer)
@@ -654,8 +660,13 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
                     metadataChanged = false
                 }
             }
+            external?.commit()
         } catch let error as DatabaseError {
+            external?.rollback()
             throw SQLiteFileCheck.operationError(error, path: url!.path, timeout: Self.timeout(in: options))
+        } catch {
+            external?.rollback()
+            throw error
         }
         didWrite()
     }

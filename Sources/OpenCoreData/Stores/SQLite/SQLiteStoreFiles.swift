@@ -43,6 +43,8 @@ enum SQLiteStoreFiles {
         } catch {
             throw SQLiteFileCheck.coreDataError(error, path: path)
         }
+        // The files of external binary values go with the rows that named them.
+        try? FileManager.default.removeItem(at: SQLiteExternalData.supportFolder(forStoreAt: url))
     }
 
     /// Copies the store at `source` over `destination` through SQLite's backup, which reads a
@@ -67,6 +69,7 @@ enum SQLiteStoreFiles {
             let from = try DatabaseQueue(path: source.path, configuration: readOnly)
             defer { try? from.close() }
             try copy(from, toFileAt: destination)
+            try SQLiteExternalData.copyFolder(from: source, to: destination)
         } catch {
             throw SQLiteFileCheck.coreDataError(error, path: destination.path)
         }
@@ -124,6 +127,7 @@ enum SQLiteStoreFiles {
         }
         do {
             try copy(pool, toFileAt: destination)
+            if let source = store.fileURL { try SQLiteExternalData.copyFolder(from: source, to: destination) }
             var config = Configuration()
             config.busyMode = .timeout(10)
             let queue = try DatabaseQueue(path: destination.path, configuration: config)

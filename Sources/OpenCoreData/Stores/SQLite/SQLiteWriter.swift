@@ -34,6 +34,9 @@ final class SQLiteWriter: StoreWriter {
         let table: String
         let storeNumber: Int64
         let columns: [StoreColumnWrite]
+        /// The columns of attributes that allow external storage, whose files a rewritten or
+        /// deleted row lets go of.
+        let externalColumns: [String]
         let joinTables: [JoinTable]
         @exclusivity(unchecked) var insert: Statement?
         /// The INSERT of `rowsPerInsert` rows, and a text buffer per parameter for it: its
@@ -55,6 +58,10 @@ final class SQLiteWriter: StoreWriter {
             self.table = entity.tableName
             self.storeNumber = storeNumber
             self.columns = columns
+            self.externalColumns = columns.compactMap { write in
+                guard case .attribute(let attribute) = write.kind, attribute.allowsExternalBinaryDataStorage else { return nil }
+                return write.column
+            }
             self.joinTables = entity.relationshipList.compactMap(\.joinTable)
             // 999 is the fewest parameters a statement may have in any SQLite build.
             self.rowsPerInsert = constrained ? 1 : max(1, min(SQLiteStore.rowsPerStatement, 999 / (columns.count + 1)))
@@ -71,6 +78,9 @@ final class SQLiteWriter: StoreWriter {
 
     /// The save's persistent history, when the store records it.
     @exclusivity(unchecked) private var history: BatchHistory?
+    /// The external data files the save writes and lets go of, when the model has attributes
+    /// that allow external storage.
+    var external: SQLiteExternalFiles?
     /// Told the number of the history transaction the save wrote.
     @exclusivity(unchecked) private var historyRecorded: ((Int64) -> Void)?
 
@@ -176,6 +186,7 @@ final class SQLiteWriter: StoreWriter {
     func update(entity: NSEntityDescription, primaryKey: Int64, expectedVersion: Int64, values: RowValues) throws -> Bool {
         try writeWaitingRows()
         let plan = self.plan(for: entity)
+        try noteExternalFiles(of: plan, primaryKey: primaryKey)
         let statement = try prepared(&plan.update) {
             let assignments = (["Z_OPT = ?"] + plan.columns.map { "\($0.column) = ?" }).joined(separator: ", ")
             return "UPDATE \(plan.table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
@@ -194,6 +205,7 @@ final class SQLiteWriter: StoreWriter {
         try writeWaitingRows()
         let plan = self.plan(for: entity)
         let preserved = history != nil ? try preservedValues(of: entity, table: plan.table, primaryKey: primaryKey) : nil
+        try noteExternalFiles(of: plan, primaryKey: primaryKey)
         let statement = try prepared(&plan.delete) { "DELETE FROM \(plan.table) WHERE Z_PK = ? AND Z_OPT = ?" }
         sqlite3_bind_int64(statement, 1, primaryKey)
         sqlite3_bind_int64(statement, 2, expectedVersion)
@@ -334,6 +346,15 @@ final class SQLiteWriter: StoreWriter {
         sqlite3_reset(statement)
     }
 
+    /// Tells the save's external files which files the row `primaryKey` names now, before it is
+    /// rewritten or deleted.
+    private func noteExternalFiles(of plan: EntityPlan, primaryKey: Int64) throws {
+        guard let external, !plan.externalColumns.isEmpty else { return }
+        let sql = "SELECT \(plan.externalColumns.joined(separator: ", ")) FROM \(plan.table) WHERE Z_PK = ?"
+        guard let row = try Row.fetchOne(try db.cachedStatement(sql: sql), arguments: [primaryKey]) else { return }
+        external.replacing((0..<row.count).compactMap { (row[$0] as Data?).flatMap(SQLiteExternalData.fileName(in:)) })
+    }
+
     /// Binds a row's columns from parameter `first` on; strings through `text` when given.
     private func bind(
         _ plan: [StoreColumnWrite], _ values: RowValues, _ statement: OpaquePointer, from first: Int32, text: SQLiteTextBuffers? = nil
@@ -345,6 +366,11 @@ final class SQLiteWriter: StoreWriter {
             case .attribute(let attribute):
                 if let text, case .string(let string) = value {
                     text.bindText(string, to: statement, at: index)
+                } else if attribute.allowsExternalBinaryDataStorage, case .data(let data) = value, data.count > SQLiteExternalData.threshold,
+                    let name = external?.store(data)
+                {
+                    let reference = SQLiteExternalData.reference(to: name)
+                    _ = reference.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), SQLiteBind.transient) }
                 } else {
                     SQLiteBind.bind(value, attribute: attribute, to: statement, at: index)
                 }
