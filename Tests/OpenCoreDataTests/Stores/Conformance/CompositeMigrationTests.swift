@@ -36,12 +36,7 @@ import Testing
         """
 
     private func open(_ version: String, bundle: URL, url: URL, kind: ConformanceStore) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: version))
-        try coordinator.addPersistentStore(
-            type: kind.type, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
+        try MigrationConformanceTests.migratingContext(version, bundle: bundle, url: url, kind: kind)
     }
 
     private func addresses(_ context: NSManagedObjectContext) throws -> [String: [String: String]] {

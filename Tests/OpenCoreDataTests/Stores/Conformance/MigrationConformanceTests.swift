@@ -61,6 +61,17 @@ import Testing
         of: #"<attribute name="name" optional="YES" attributeType="String"/>"#,
         with: #"<attribute name="note" optional="YES" attributeType="String"/><attribute name="priority" attributeType="Integer 16" defaultValueString="3" usesScalarValueType="YES"/><attribute name="title" optional="YES" attributeType="String" elementID="name"/>"#)
 
+    /// A context on a new coordinator with version `version` of the model bundle `bundle`, its
+    /// store of `kind` at `url` added with lightweight migration on.
+    static func migratingContext(_ version: String, bundle: URL, url: URL, kind: ConformanceStore) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: version))
+        try coordinator.addPersistentStore(
+            type: kind.type, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
     /// The four versions in one model bundle, and a new store of `kind` holding version 1's
     /// objects: "Apple" (count 1, tags red and green, a note), "Pear" (a Special, count 2, tag
     /// red), "Plum" (no count, no tags).

@@ -122,12 +122,7 @@ import Testing
         try TableAlterationTests.version("2", in: bundle, Self.entities)
         let url = kind == .postgreSQL ? try PostgreSQLServer.required().storeURL() : directory.file("Lists.store")
         func open(_ version: String) throws -> NSManagedObjectContext {
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle, versionName: version))
-            try coordinator.addPersistentStore(
-                type: kind.type, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
-            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-            return context
+            try MigrationConformanceTests.migratingContext(version, bundle: bundle, url: url, kind: kind)
         }
         let first = try open("1")
         try first.performAndWait {
