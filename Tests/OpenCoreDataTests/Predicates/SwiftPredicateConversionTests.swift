@@ -159,4 +159,19 @@ import Testing
         #expect(converted != NSPredicate(format: "pages > 4 AND isAvailable == YES"))
         #expect("\(converted)" == "\(twin)")
     }
+
+    /// A converted predicate prints in Apple's format, every key path by its name, and parses back
+    /// to an equal predicate: what logs and `description` show (a form reported from an app;
+    /// `predicateFormat` is swift-corelibs-foundation's, which can't be overridden: see
+    /// docs/compatibility.md).
+    @Test func aConvertedPredicatePrintsItsKeyPathsByName() throws {
+        let directory = TemporaryDirectory()
+        let stacks = try stack(in: directory)
+        defer { withExtendedLifetime(stacks) {} }
+        let converted = try #require(NSPredicate(#Predicate<PredicateBook> { $0.isAvailable == true && ($0.title ?? "").starts(with: "Mi") }))
+        let format = converted.description
+        #expect("\(converted)" == format)
+        #expect(format.contains("isAvailable") && format.contains("title"), "\(format)")
+        #expect(NSPredicate(format: format) == converted, "\(format)")
+    }
 }

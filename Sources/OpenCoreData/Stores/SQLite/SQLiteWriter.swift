@@ -366,7 +366,7 @@ final class SQLiteWriter: StoreWriter {
             case .attribute(let attribute):
                 if let text, case .string(let string) = value {
                     text.bindText(string, to: statement, at: index)
-                } else if attribute.allowsExternalBinaryDataStorage, case .data(let data) = value, data.count > SQLiteExternalData.threshold,
+                } else if case .data(let data) = value, data.count > SQLiteExternalData.threshold, attribute.allowsExternalBinaryDataStorage,
                     let name = external?.store(data)
                 {
                     let reference = SQLiteExternalData.reference(to: name)
