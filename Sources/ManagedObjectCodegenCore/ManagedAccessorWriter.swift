@@ -53,7 +53,9 @@ public enum ManagedAccessorWriter {
         } catch {
             throw ManagedDeclarationError(property.location, "can't supply the accessors of @NSManaged '\(property.name)': \(error)")
         }
-        let access = property.isPublic ? "public " : ""
+        // A setter less public than its getter stays internal here: a public definition of the
+        // symbol the declaration's file knows as hidden fails SIL verification in debug builds.
+        let access = property.isPublic ? (property.setterIsPublic ? "public " : "public internal(set) ") : ""
         // `primitiveName` reads and writes the primitive value of `name`, as on Apple platforms.
         let (read, write, key) = primitiveKey(of: property.name).map { ("_managedPrimitiveValue", "_setManagedPrimitiveValue", $0) }
             ?? ("_managedValue", "_setManagedValue", property.name)

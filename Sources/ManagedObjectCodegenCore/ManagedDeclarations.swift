@@ -10,14 +10,21 @@ public struct ManagedProperty: Sendable {
     public let isPublic: Bool
     /// The base name of the declaring file, for a `private` or `fileprivate` property.
     public let privateFile: String?
+    /// Whether the setter is as public as the getter: false for `public private(set)`,
+    /// `public fileprivate(set)` and `public internal(set)`.
+    public let setterIsPublic: Bool
 
-    public init(location: SourceLocation, owner: [String], name: String, type: SwiftType, isPublic: Bool, privateFile: String? = nil) {
+    public init(
+        location: SourceLocation, owner: [String], name: String, type: SwiftType, isPublic: Bool, privateFile: String? = nil,
+        setterIsPublic: Bool? = nil
+    ) {
         self.location = location
         self.owner = owner
         self.name = name
         self.type = type
         self.isPublic = isPublic
         self.privateFile = privateFile
+        self.setterIsPublic = setterIsPublic ?? isPublic
     }
 }
 

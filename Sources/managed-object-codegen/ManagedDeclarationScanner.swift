@@ -70,6 +70,9 @@ struct ManagedDeclarationScanner {
             throw ManagedDeclarationError(location, "@NSManaged applies to instance members only")
         }
         let isPublic = modifiers.contains("public") || modifiers.contains("open")
+        // `public private(set)`: the setter's own access, which the generated setter must not
+        // exceed (a public one beside the declaration's hidden one fails a debug build).
+        let limitsSetter = member.modifiers.contains { $0.detail?.detail.text == "set" && $0.name.text != "public" && $0.name.text != "open" }
         guard let owner = member.owner else {
             throw ManagedDeclarationError(location, "@NSManaged outside a class or an extension of one")
         }
@@ -82,7 +85,9 @@ struct ManagedDeclarationScanner {
                 }
                 let type = try resolve(typeSyntax, at: location)
                 properties.append(
-                    ManagedProperty(location: location, owner: owner, name: strip(name), type: type, isPublic: isPublic, privateFile: privateFile))
+                    ManagedProperty(
+                        location: location, owner: owner, name: strip(name), type: type, isPublic: isPublic, privateFile: privateFile,
+                        setterIsPublic: isPublic && !limitsSetter))
             }
         } else if let function = member.declaration.as(FunctionDeclSyntax.self) {
             if function.signature.returnClause != nil {

@@ -102,6 +102,18 @@ import Testing
         #expect(text.contains(#"_managedValue(slot: -1, key: "other", as: (String?).self)"#))
     }
 
+    /// A setter less public than its getter (`public private(set)`) is supplied as an internal
+    /// one: a public definition of the symbol the declaring file knows as hidden fails a debug
+    /// build ("function has wrong linkage").
+    @Test func aSetterLessPublicThanItsGetterIsSuppliedInternal() throws {
+        let location = SourceLocation(file: "Ledger.swift", line: 1, column: 1)
+        let limited = ManagedProperty(location: location, owner: ["Ledger"], name: "uid", type: .string.optional, isPublic: true, setterIsPublic: false)
+        let open = ManagedProperty(location: location, owner: ["Ledger"], name: "title", type: .string.optional, isPublic: true)
+        let text = try ManagedAccessorWriter.source(module: "App", properties: [limited, open], methods: [])
+        #expect(text.contains("public internal(set) var __managed_uid: String?"), "\(text)")
+        #expect(text.contains("public var __managed_title: String?"), "\(text)")
+    }
+
     /// A Transformable attribute's property has the type of its custom class: a class of the
     /// module (declared in any of its files), a Foundation class, an array; one the module cannot
     /// name stops the build at the model.
