@@ -47,9 +47,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
+        // zlib, the system's: a store's model cache (Z_MODELCACHE) is a raw DEFLATE stream, and
+        // Foundation on Linux has no decompression API. Debian: zlib1g-dev.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "OpenCoreData",
             dependencies: [
+                // Not on Windows, which has no system zlib: stores there migrate without a cache.
+                .target(name: "CZlib", condition: .when(platforms: [.linux, .android, .macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

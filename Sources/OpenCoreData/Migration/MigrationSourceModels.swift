@@ -6,8 +6,12 @@ enum MigrationSourceModels {
     /// The model among `candidates`, else among the versions of `model`'s bundle, whose entity
     /// hashes are those of `metadata`, frozen (its table and column names worked out); nil when
     /// none is.
+    ///
+    /// - Parameter cached: The store's own copy of its model (`Z_MODELCACHE`), asked last, when no
+    ///   version the app ships has the store's hashes, as Core Data does.
     static func model(
-        matching metadata: [String: Any], besides model: NSManagedObjectModel, candidates: [NSManagedObjectModel] = []
+        matching metadata: [String: Any], besides model: NSManagedObjectModel, candidates: [NSManagedObjectModel] = [],
+        cached: () -> NSManagedObjectModel? = { nil }
     ) -> NSManagedObjectModel? {
         for candidate in candidates where StoreMetadata.hashesMatch(metadata, entities: candidate.entities) {
             if (try? candidate.freeze()) != nil { return candidate }
@@ -15,6 +19,9 @@ enum MigrationSourceModels {
         for url in versionFiles(besides: model) {
             guard let candidate = try? NSManagedObjectModel(validatingContentsOf: url) else { continue }
             guard StoreMetadata.hashesMatch(metadata, entities: candidate.entities), (try? candidate.freeze()) != nil else { continue }
+            return candidate
+        }
+        if let candidate = cached(), StoreMetadata.hashesMatch(metadata, entities: candidate.entities), (try? candidate.freeze()) != nil {
             return candidate
         }
         return nil

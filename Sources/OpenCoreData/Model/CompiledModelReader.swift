@@ -78,7 +78,12 @@ enum CompiledModelReader {
             if let info = userInfo(entity) { children.append(info) }
             if let properties = archive.reference(entity, "NSProperties") {
                 guard let entries = archive.entries(properties) else { throw Failure(message: "the properties of entity '\(name)' are damaged") }
-                for entry in entries.sorted(by: { $0.key < $1.key }) {
+                // A store's model cache lists a subentity's inherited properties too (copies of its
+                // superentity's): only those the superentity has not are the entity's own.
+                let inherited = Set(
+                    archive.reference(entity, "NSSuperentity").flatMap(archive.instance).flatMap { archive.reference($0, "NSProperties") }
+                        .flatMap(archive.entries)?.map(\.key) ?? [])
+                for entry in entries.sorted(by: { $0.key < $1.key }) where !inherited.contains(entry.key) {
                     children.append(try property(entry.value, entityName: name))
                 }
             }

@@ -127,8 +127,22 @@ struct KeyedArchive {
         return uids
     }
 
-    /// The entries of an archived dictionary whose keys are strings, in archive order.
+    /// The entries of an archived dictionary whose keys are strings, in archive order: an
+    /// `NSDictionary`, or the `NSKnownKeysDictionary1` Core Data archives a model's entities and
+    /// properties in (its keys in a `NSKnownKeysMappingStrategy1`'s array, its values in an array
+    /// of the same order), as in a store's model cache.
     func entries(_ uid: Int) -> [(key: String, value: Int)]? {
+        if let known = instance(uid), known.className == "NSKnownKeysDictionary1" {
+            guard let mapping = reference(known, "searchMapping").flatMap(instance), let keys = reference(mapping, "keys").flatMap(elements),
+                let values = reference(known, "values").flatMap(elements), keys.count == values.count
+            else { return nil }
+            var result: [(key: String, value: Int)] = []
+            for (key, value) in zip(keys, values) {
+                guard let name = string(uid: key) else { return nil }
+                result.append((name, value))
+            }
+            return result
+        }
         guard let dictionary = instance(uid), let keysField = dictionary.fields["NS.keys"],
             case .array(let keyReferences)? = list.value(at: keysField), let valuesField = dictionary.fields["NS.objects"],
             case .array(let valueReferences)? = list.value(at: valuesField), keyReferences.count == valueReferences.count

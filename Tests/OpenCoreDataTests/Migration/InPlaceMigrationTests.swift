@@ -10,8 +10,8 @@ import Testing
     private static let bundle = Fixtures.url(FixtureModelVersion.sampleModelBundle)
 
     /// A copy of Apple's V1 store in `directory`.
-    private func version1Store(in directory: TemporaryDirectory) throws -> URL {
-        let copy = directory.file("SampleModel.sqlite")
+    private func version1Store(in directory: TemporaryDirectory, named name: String = "SampleModel.sqlite") throws -> URL {
+        let copy = directory.file(name)
         try Data(contentsOf: Fixtures.url("SampleModel/Fixtures/SampleModel_V1.sqlite")).write(to: copy)
         for suffix in ["-wal", "-shm"] {
             let sidecar = Fixtures.url("SampleModel/Fixtures/SampleModel_V1.sqlite" + suffix)
@@ -127,15 +127,28 @@ import Testing
         #expect(count == 5)
     }
 
-    @Test func aStoreOfNoKnownVersionFailsWith134130() throws {
+    /// With no version of the model to look among (a model built in code), Apple's store
+    /// migrates from the model it carries in `Z_MODELCACHE`, as Core Data does; without that
+    /// cache, the source model is missing (134130).
+    @Test func aStoreOfNoKnownVersionMigratesFromItsModelCache() throws {
         let directory = TemporaryDirectory()
         let url = try version1Store(in: directory)
-        // A model built in code has no other versions to look among.
         let model = try NSManagedObjectModel(contentsOf: Self.bundle, versionName: "SampleModel2")
         model.loadedFrom = nil
+        let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let counts = try context.performAndWait {
+            try ["Car", "LuxuryCar", "Person"].map { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: $0)) }
+        }
+        #expect(counts == [125, 5, 20])
+
+        let uncached = try version1Store(in: directory, named: "Uncached.sqlite")
+        try DatabaseQueue(path: uncached.path).write { try $0.execute(sql: "DELETE FROM Z_MODELCACHE") }
         let error = try #require(throws: NSError.self) {
-            try coordinator.addPersistentStore(type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+            try NSPersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(type: .sqlite, at: uncached, options: options)
         }
         #expect(error.code == NSMigrationMissingSourceModelError)
     }

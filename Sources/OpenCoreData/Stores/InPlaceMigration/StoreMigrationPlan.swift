@@ -24,10 +24,13 @@ extension NSPersistentStore {
     ///   version of the model has the store's hashes; `NSMigrationMissingMappingModelError`
     ///   (134140) when no mapping can be inferred, with the inference's 134190 as
     ///   `NSUnderlyingError`.
-    package func migrationPlan(for found: [String: Any], model: NSManagedObjectModel, location: String, incompatible: NSError) throws -> StoreMigrationPlan {
+    package func migrationPlan(
+        for found: [String: Any], model: NSManagedObjectModel, location: String, incompatible: NSError,
+        cachedModel: () -> NSManagedObjectModel? = { nil }
+    ) throws -> StoreMigrationPlan {
         guard Self.flag(NSMigratePersistentStoresAutomaticallyOption, in: options), !isReadOnly else { throw incompatible }
         let candidates = options?[StagedMigrationRunner.sourceModelsOption] as? [NSManagedObjectModel] ?? []
-        guard let source = MigrationSourceModels.model(matching: found, besides: model, candidates: candidates) else {
+        guard let source = MigrationSourceModels.model(matching: found, besides: model, candidates: candidates, cached: cachedModel) else {
             var info: [String: Any] = ["reason": "Can't find model for source store", "metadata": found]
             info["URL"] = url
             throw CoreDataError.make(NSMigrationMissingSourceModelError, "Can't find model for source store at \(location).", userInfo: info)

@@ -79,6 +79,15 @@ enum SQLiteFileCheck {
         }
     }
 
+    /// The content of the store's model cache (`Z_MODELCACHE`), or nil when it has none or can't
+    /// be read.
+    static func readModelCache(atPath path: String, timeout: Double = 0) -> Data? {
+        try? reading(path, timeout: timeout) { db in
+            guard try db.tableExists("Z_MODELCACHE") else { return nil }
+            return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+        }
+    }
+
     static func checkCreatable(path: String, readOnly: Bool) throws {
         let directory = (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false

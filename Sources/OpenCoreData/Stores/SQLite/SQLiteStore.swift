@@ -139,7 +139,9 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
                 "The model used to open the store is incompatible with the one used to create the store at \(path).",
                 userInfo: ["metadata": found, NSFilePathErrorKey: path])
             // Migrated once the file is open (`open(model:url:)`).
-            pendingMigration = try migrationPlan(for: found, model: model!, location: path, incompatible: incompatible)
+            pendingMigration = try migrationPlan(
+                for: found, model: model!, location: path, incompatible: incompatible,
+                cachedModel: { SQLiteFileCheck.readModelCache(atPath: path).flatMap(ModelCache.model(from:)) })
         }
         metadata = found
         identifier = found[NSStoreUUIDKey] as? String ?? uuid
