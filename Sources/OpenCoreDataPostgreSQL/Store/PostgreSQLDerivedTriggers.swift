@@ -150,8 +150,7 @@ extension PostgreSQLStore {
     /// The derived values the save's triggers reported, as the model's entities and slots.
     func derivedValues(on session: any PostgreSQLSession) throws -> [DerivedValue] {
         let rows = try session.run("SELECT zent, zpk, zname, zvalue FROM pg_temp.z_derivedlog ORDER BY zseq", []).rows
-        var latest: [String: DerivedValue] = [:]
-        var order: [String] = []
+        var values: [DerivedValue] = []
         for row in rows {
             guard row.count == 4, let number = PostgreSQLValues.integer(row[0]), let key = PostgreSQLValues.integer(row[1]),
                 case .text(let name) = row[2], let entity = entity(number: Int32(truncatingIfNeeded: number)),
@@ -170,11 +169,8 @@ extension PostgreSQLStore {
                 value = SlotValue(attributeValue: raw, for: attribute)
                 if case .invalid = value { value = .null }
             }
-            let id = "\(number)/\(key)/\(attribute.slot)"
-            if latest.updateValue(DerivedValue(entityNumber: Int32(truncatingIfNeeded: number), primaryKey: key, slot: attribute.slot, value: value), forKey: id) == nil {
-                order.append(id)
-            }
+            values.append(DerivedValue(entityNumber: Int32(truncatingIfNeeded: number), primaryKey: key, slot: attribute.slot, value: value))
         }
-        return order.map { latest[$0]! }
+        return DerivedValue.latest(values)
     }
 }

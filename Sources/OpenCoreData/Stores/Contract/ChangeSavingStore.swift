@@ -77,6 +77,26 @@ package struct DerivedValue {
         self.slot = slot
         self.value = value
     }
+
+    /// `values` with each row's slot once, at its last value, in the order first reported:
+    /// triggers report a row again each time a change of the save touches it.
+    ///
+    /// - Complexity: O(n).
+    package static func latest(_ values: [DerivedValue]) -> [DerivedValue] {
+        struct Key: Hashable { let entity: Int32, primaryKey: Int64, slot: Int }
+        var positions: [Key: Int] = [:]
+        var result: [DerivedValue] = []
+        for value in values {
+            let key = Key(entity: value.entityNumber, primaryKey: value.primaryKey, slot: value.slot)
+            if let position = positions[key] {
+                result[position] = value
+            } else {
+                positions[key] = result.count
+                result.append(value)
+            }
+        }
+        return result
+    }
 }
 
 /// The stored values of one row being written, resolved to what a store keeps: attribute slots and

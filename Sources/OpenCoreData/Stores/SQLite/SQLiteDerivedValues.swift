@@ -82,20 +82,14 @@ extension SQLiteStore {
 
     /// The derived values the save's triggers reported, as the model's entities and slots.
     func derivedValues(from reports: [SQLiteDerivedReports.Report]) -> [DerivedValue] {
-        var latest: [String: DerivedValue] = [:]
-        var order: [String] = []
-        for report in reports {
+        DerivedValue.latest(reports.compactMap { report in
             let number = modelNumber(report.storeNumber)
             guard let entity = entity(number: number),
                 let attribute = entity.propertiesByName[report.attribute] as? NSAttributeDescription
-            else { continue }
-            let value = SQLiteDerivedReports.slot(report.value, for: attribute)
-            let key = "\(number)/\(report.primaryKey)/\(attribute.slot)"
-            if latest.updateValue(DerivedValue(entityNumber: number, primaryKey: report.primaryKey, slot: attribute.slot, value: value), forKey: key) == nil {
-                order.append(key)
-            }
-        }
-        return order.map { latest[$0]! }
+            else { return nil }
+            return DerivedValue(
+                entityNumber: number, primaryKey: report.primaryKey, slot: attribute.slot, value: SQLiteDerivedReports.slot(report.value, for: attribute))
+        })
     }
 }
 
