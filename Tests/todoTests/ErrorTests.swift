@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OpenCoreData
 import Testing
 
@@ -99,7 +100,9 @@ import Darwin
         #expect(try sandbox.snapshot(of: sandbox.store) == before)
     }
 
-    /// A store of another app: a Note entity, one saved note.
+    /// A store of another app: a Note entity, one saved note, and no model cache (as stores
+    /// written before there was one, or stripped of it). With its cache, Core Data (and `todo`)
+    /// would migrate it from the cached model.
     static func makeNotesStore(at url: URL) throws {
         let title = NSAttributeDescription()
         title.name = "title"
@@ -118,6 +121,7 @@ import Darwin
             try context.save()
         }
         try coordinator.remove(store)
+        try DatabaseQueue(path: url.path).write { try $0.execute(sql: "DELETE FROM Z_MODELCACHE") }
     }
 
     /// A folder no file can be created in: a folder without write permission, or, for root, whom

@@ -57,7 +57,8 @@ struct ArchivedExpressionReader {
             for item in items { arguments.append(try expression(item, depth: depth + 1)) }
         }
         let operand = try archive.reference(instance, "NSOperand").map { uid throws(Failure) in try expression(uid, depth: depth + 1) }
-        if selector == "valueForKeyPath:", arguments.count == 1, arguments[0].expressionType == .keyPath {
+        // `valueForKey:` is how Foundation archives a one-key path on the evaluated object.
+        if selector == "valueForKeyPath:" || selector == "valueForKey:", arguments.count == 1, arguments[0].expressionType == .keyPath {
             let path = arguments[0].keyPath
             guard let operand, operand.expressionType != .evaluatedObject else { return NSExpression(forKeyPath: path) }
             return NSExpression(storage: .operandKeyPath(operand, path))
@@ -66,5 +67,38 @@ struct ArchivedExpressionReader {
             return NSExpression(forFunction: selector, arguments: arguments)
         }
         return NSExpression(forFunction: operand, selectorName: selector, arguments: arguments)
+    }
+
+    /// A predicate from its archive: comparison, compound, `TRUEPREDICATE`, `FALSEPREDICATE`.
+    /// The operator is read from `NSOperatorType`, `NSModifier` and its options (`NSOptions`, or
+    /// `NSFlags` on string and membership operators), whatever operator class holds them.
+    func predicate(_ uid: Int, depth: Int = 0) throws(Failure) -> Foundation.NSPredicate {
+        guard depth < KeyedArchiveReader.maximumDepth else { throw Failure(message: "a predicate nests too deeply") }
+        guard let instance = archive.instance(uid) else { throw Failure(message: "a predicate is damaged") }
+        switch instance.className {
+        case "NSTruePredicate": return ValuePredicate(true)
+        case "NSFalsePredicate": return ValuePredicate(false)
+        case "NSCompoundPredicate":
+            guard let kind = archive.integer(instance, "NSCompoundPredicateType").flatMap({ UInt(exactly: $0) }),
+                let type = NSCompoundPredicate.LogicalType(rawValue: kind), let list = archive.reference(instance, "NSSubpredicates"),
+                let items = archive.elements(list), type != .not || items.count == 1
+            else { throw Failure(message: "a compound predicate is damaged") }
+            var subpredicates: [Foundation.NSPredicate] = []
+            for item in items { subpredicates.append(try predicate(item, depth: depth + 1)) }
+            return CompoundPredicate(type: type, subpredicates: subpredicates)
+        case "NSComparisonPredicate":
+            guard let left = archive.reference(instance, "NSLeftExpression"), let right = archive.reference(instance, "NSRightExpression"),
+                let operatorUID = archive.reference(instance, "NSPredicateOperator"), let predicateOperator = archive.instance(operatorUID),
+                let rawType = archive.integer(predicateOperator, "NSOperatorType").flatMap({ UInt(exactly: $0) }),
+                let type = NSComparisonPredicate.Operator(rawValue: rawType), type != .customSelector,
+                let modifier = NSComparisonPredicate.Modifier(rawValue: UInt(exactly: archive.integer(predicateOperator, "NSModifier") ?? 0) ?? 99)
+            else { throw Failure(message: "a comparison predicate is damaged") }
+            let options = archive.integer(predicateOperator, "NSOptions") ?? archive.integer(predicateOperator, "NSFlags") ?? 0
+            return NSComparisonPredicate(
+                leftExpression: try expression(left, depth: depth + 1), rightExpression: try expression(right, depth: depth + 1),
+                modifier: modifier, type: type, options: NSComparisonPredicate.Options(rawValue: UInt(truncatingIfNeeded: options) & 0x7))
+        case let other:
+            throw Failure(message: "a predicate of class \(other) is not supported")
+        }
     }
 }

@@ -20,6 +20,14 @@ enum CompiledModelReader {
 
     /// Whether `data` starts as a binary property list does, which is how a `.mom` file differs
     /// from a `contents` XML file whatever its name.
+    /// `NSFlagsKey` bits of an archived attribute, as Core Data writes them.
+    enum AttributeFlag {
+        static let hasMaximum = 1
+        static let hasMinimum = 2
+        static let externalStorage = 4
+        static let preserveAfterDeletion = 16
+    }
+
     static func looksCompiled(_ data: Data) -> Bool { data.starts(with: Array("bplist00".utf8)) }
 
     static func read(_ data: Data) throws(Failure) -> Result {
@@ -35,6 +43,8 @@ enum CompiledModelReader {
                 children.append(try reader.entity(entry.value))
             }
         }
+        // Composite attributes name a `<composite>` definition, as in XML.
+        children += reader.composites
         var identifiers = Set<AnyHashable>()
         if let set = archive.reference(model, "NSVersionIdentifiers") {
             for uid in archive.elements(set) ?? [] {
@@ -55,8 +65,12 @@ enum CompiledModelReader {
         return Result(root: ModelXMLElement(name: "model", attributes: [:], children: children, line: 0), versionIdentifiers: identifiers)
     }
 
-    private struct Reader {
+    private final class Reader {
         let archive: KeyedArchive
+        /// The `<composite>` definitions the composite attributes read so far name, one each.
+        private(set) var composites: [ModelXMLElement] = []
+
+        init(archive: KeyedArchive) { self.archive = archive }
 
         func entity(_ uid: Int) throws(Failure) -> ModelXMLElement {
             guard let entity = archive.instance(uid), entity.className == "NSEntityDescription",
@@ -105,15 +119,74 @@ enum CompiledModelReader {
             var children: [ModelXMLElement] = []
             if let info = userInfo(property) { children.append(info) }
             switch property.className {
-            case "NSAttributeDescription":
+            case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
                 try describeAttribute(property, name: "'\(name)' of entity '\(entityName)'", into: &attributes)
+                if property.className == "NSDerivedAttributeDescription" {
+                    guard let uid = archive.reference(property, "NSDerivationExpression"),
+                        let expression = try? ArchivedExpressionReader(archive: archive).expression(uid)
+                    else { throw Failure(message: "derived attribute '\(name)' of entity '\(entityName)' has no readable derivation") }
+                    attributes["derived"] = "YES"
+                    attributes["derivationExpression"] = PredicateFormatter.format(expression)
+                }
+                if property.className == "NSCompositeAttributeDescription" {
+                    attributes["composite"] = try composite(property, name: "\(entityName).\(name)")
+                }
                 return ModelXMLElement(name: "attribute", attributes: attributes, children: children, line: 0)
+            case "NSFetchedPropertyDescription":
+                children.append(try fetchRequest(property, name: "'\(name)' of entity '\(entityName)'"))
+                return ModelXMLElement(name: "fetchedProperty", attributes: attributes, children: children, line: 0)
             case "NSRelationshipDescription":
                 try describeRelationship(property, name: "'\(name)' of entity '\(entityName)'", into: &attributes)
                 return ModelXMLElement(name: "relationship", attributes: attributes, children: children, line: 0)
             case let other:
                 throw Failure(message: "property '\(name)' of entity '\(entityName)' is an \(other), which is not supported")
             }
+        }
+
+        /// A composite attribute's elements as a `<composite>` definition named `name`; returns the
+        /// name the attribute refers to.
+        private func composite(_ attribute: KeyedArchive.Instance, name: String) throws(Failure) -> String {
+            guard let list = archive.reference(attribute, "NSElements"),
+                let uids = archive.elements(list)
+            else { throw Failure(message: "composite attribute \(name) has no readable elements") }
+            var elements: [ModelXMLElement] = []
+            for uid in uids {
+                // A composite listing itself would recurse forever: the XML builder refuses the
+                // cycle, this reader refuses the depth.
+                guard name.split(separator: ".").count < ModelLimits.maximumHierarchyDepth else {
+                    throw Failure(message: "composite attribute \(name) nests too deeply")
+                }
+                guard let element = archive.instance(uid), let elementName = archive.string(element, "NSPropertyName") else {
+                    throw Failure(message: "an element of composite attribute \(name) is damaged")
+                }
+                var attributes: [String: String] = ["name": elementName]
+                if archive.bool(element, "NSIsOptional") == true { attributes["optional"] = "YES" }
+                try describeAttribute(element, name: "'\(elementName)' of composite \(name)", into: &attributes)
+                if element.className == "NSCompositeAttributeDescription" {
+                    attributes["composite"] = try composite(element, name: "\(name).\(elementName)")
+                }
+                elements.append(ModelXMLElement(name: "attribute", attributes: attributes, line: 0))
+            }
+            composites.append(ModelXMLElement(name: "composite", attributes: ["name": name], children: elements, line: 0))
+            return name
+        }
+
+        /// A fetched property's request as `<fetchRequest entity predicateString fetchLimit>`.
+        private func fetchRequest(_ property: KeyedArchive.Instance, name: String) throws(Failure) -> ModelXMLElement {
+            guard let requestUID = archive.reference(property, "NSFetchRequest"), let request = archive.instance(requestUID),
+                let entityName = archive.string(property, "_NSFetchRequestEntityName")
+                    ?? archive.reference(request, "NSEntity").flatMap(archive.instance).flatMap({ archive.string($0, "NSEntityName") })
+            else { throw Failure(message: "fetched property \(name) has no readable request") }
+            var attributes = ["name": "fetchedPropertyFetchRequest", "entity": entityName]
+            if let predicateUID = archive.reference(request, "NSPredicate") {
+                do {
+                    attributes["predicateString"] = PredicateFormatter.format(try ArchivedExpressionReader(archive: archive).predicate(predicateUID))
+                } catch {
+                    throw Failure(message: "the predicate of fetched property \(name) cannot be read: \(error.message)")
+                }
+            }
+            if let limit = archive.integer(request, "NSFetchLimit"), limit > 0 { attributes["fetchLimit"] = "\(limit)" }
+            return ModelXMLElement(name: "fetchRequest", attributes: attributes, line: 0)
         }
 
         /// The renaming identifier the source gave. The compiler writes the element's own name
@@ -124,20 +197,13 @@ enum CompiledModelReader {
             return identifier
         }
 
-        /// `NSFlagsKey` bits, as Core Data writes them.
-        private enum AttributeFlag {
-            static let hasMaximum = 1
-            static let hasMinimum = 2
-            static let externalStorage = 4
-            static let preserveAfterDeletion = 16
-        }
-
         private func describeAttribute(_ attribute: KeyedArchive.Instance, name: String, into attributes: inout [String: String]) throws(Failure) {
             guard let raw = archive.integer(attribute, "NSAttributeType"), let type = NSAttributeType(rawValue: UInt(clamping: raw)) else {
                 throw Failure(message: "attribute \(name) has an unknown attribute type")
             }
             attributes["attributeType"] = type.xcodeName
             attributes["valueTransformerName"] = archive.string(attribute, "NSValueTransformerName")
+            if type == .transformableAttributeType { attributes["customClassName"] = archive.string(attribute, "NSAttributeValueClassName") }
             let flags = archive.integer(attribute, "NSFlagsKey") ?? 0
             if flags & AttributeFlag.externalStorage != 0 { attributes["allowsExternalBinaryDataStorage"] = "YES" }
             if flags & AttributeFlag.preserveAfterDeletion != 0 { attributes["preserveAfterDeletion"] = "YES" }
@@ -148,7 +214,9 @@ enum CompiledModelReader {
             if flags & AttributeFlag.hasMaximum != 0, let maximum = number(attribute, "NSMaxValueName") {
                 attributes[isDate ? "maxDateTimeInterval" : "maxValueString"] = maximum
             }
-            if let uid = archive.reference(attribute, "NSDefaultValue") {
+            // A transformable attribute's default is an instance of an app's class, which no
+            // reader here can make: the attribute is read without it (docs/compatibility.md).
+            if let uid = archive.reference(attribute, "NSDefaultValue"), type != .transformableAttributeType {
                 guard let value = KeyedArchiveReader.value(uid: uid, in: archive) else {
                     throw Failure(message: "attribute \(name) has a default value of a class that cannot be read")
                 }
@@ -185,7 +253,10 @@ enum CompiledModelReader {
                 }
                 attributes["inverseName"] = inverseName
             }
-            let maxCount = archive.integer(relationship, "NSMaxCount") ?? 0
+            var maxCount = archive.integer(relationship, "NSMaxCount") ?? 0
+            // -1 is how Core Data archives a limit of `Int.max` ("no limit" in a model built in
+            // code), which hashes apart from 0, the other way of saying it.
+            if maxCount == -1 { maxCount = .max }
             let minCount = archive.integer(relationship, "NSMinCount") ?? 0
             guard maxCount >= 0, minCount >= 0 else { throw Failure(message: "relationship \(name) has a negative count") }
             attributes["maxCount"] = "\(maxCount)"

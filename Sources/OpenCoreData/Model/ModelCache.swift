@@ -18,6 +18,43 @@ enum ModelCache {
         return try? XcodeModelLoader.model(from: archive, file: URL(fileURLWithPath: "Z_MODELCACHE"))
     }
 
+    /// The cache content for `model`: its keyed archive as a raw DEFLATE stream, as Core Data
+    /// writes it; nil where zlib is not available (the store then has no cache, which Core Data
+    /// accepts: it rewrites one).
+    ///
+    /// - Complexity: O(n) in the model's size.
+    static func content(for model: NSManagedObjectModel) -> Data? {
+        deflate(ModelCacheWriter.archive(model))
+    }
+
+    /// `data` as a raw DEFLATE stream (no zlib header or checksum), at zlib's default level.
+    ///
+    /// - Complexity: O(n).
+    static func deflate(_ data: Data) -> Data? {
+        #if canImport(CZlib)
+        var stream = z_stream()
+        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else { return nil }
+        defer { deflateEnd(&stream) }
+        let input = [UInt8](data)
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))))
+        let produced = input.withUnsafeBufferPointer { source -> Int? in
+            output.withUnsafeMutableBufferPointer { target -> Int? in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                // The bound holds the whole stream, so one call finishes it.
+                guard CZlib.deflate(&stream, Z_FINISH) == Z_STREAM_END else { return nil }
+                return target.count - Int(stream.avail_out)
+            }
+        }
+        return produced.map { Data(output[..<$0]) }
+        #else
+        return nil
+        #endif
+    }
+
     /// The bytes a raw DEFLATE stream holds; nil for a stream that is damaged, incomplete, or
     /// larger than `maximumSize`.
     ///

@@ -118,8 +118,9 @@ struct SQLiteInPlaceMigration {
         }
     }
 
-    /// The destination model's hashes and identifiers over the store's other metadata, same UUID.
-    /// The cached model of the source goes: it no longer describes the file.
+    /// The destination model's hashes and identifiers over the store's other metadata, same UUID,
+    /// and the destination model in the cache in place of the source's, which no longer
+    /// describes the file.
     private func rewriteMetadata(_ db: Database, deferred: Bool) throws {
         var updated = metadata
         for (key, value) in SQLiteMetadata.make(for: steps.destination, entities: steps.destination.entitiesInStoreOrder, uuid: uuid) {
@@ -127,6 +128,11 @@ struct SQLiteInPlaceMigration {
         }
         updated[NSPersistentStoreDeferredLightweightMigrationOptionKey] = deferred ? true : nil
         try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?, Z_UUID = ?", arguments: [try StoreMetadata.encode(updated), uuid])
-        if try db.tableExists("Z_MODELCACHE") { try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
+        if try db.tableExists("Z_MODELCACHE") {
+            try db.execute(sql: "DELETE FROM Z_MODELCACHE")
+            if let cache = ModelCache.content(for: steps.destination) {
+                try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
+            }
+        }
     }
 }

@@ -298,6 +298,11 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
                 try db.execute(
                     sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                     arguments: [identifier, try StoreMetadata.encode(metadata)])
+                // The model, as Core Data caches it, so that the store migrates once the app no
+                // longer ships this version of it.
+                if let cache = ModelCache.content(for: model) {
+                    try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
+                }
                 return .commit
             }
             return found
