@@ -14,6 +14,8 @@ let package = Package(
         // For targets with `@NSManaged` subclasses: supplies their accessors off Apple platforms.
         .plugin(name: "ManagedObjectCodegen", targets: ["ManagedObjectCodegen"]),
         .executable(name: "todo", targets: ["todo"]),
+        // Reads any Core Data or SwiftData store without its model; nothing of it links into apps.
+        .executable(name: "coredata-inspect", targets: ["coredata-inspect"]),
     ],
     // PostgreSQL: the OpenCoreDataPostgreSQL product's connections (postgres-nio). On by default;
     // without it the product is empty and NIO is not built (CI's thread-sanitizer build, which
@@ -74,6 +76,19 @@ let package = Package(
             // Xcode's "Class Definition" code generation for the model's TSPItem.
             plugins: ["ManagedObjectCodegen"]
         ),
+        // `coredata-inspect`: a store's entities, objects, history, metadata and model, from the
+        // model the store caches or from its tables.
+        .executableTarget(
+            name: "coredata-inspect",
+            dependencies: [
+                "OpenCoreData",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // Whether the copy it reads has history tables.
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // To keep the library's log of rows it cannot read off the one-line error output.
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The PostgreSQL store, on the package-visible store contract of OpenCoreData (which
         // knows nothing of PostgreSQL), and its connections through postgres-nio (the trait).
         .target(
@@ -130,12 +145,22 @@ let package = Package(
         // them too.
         .target(name: "CustomStores", dependencies: ["OpenCoreData"], path: "Tests/CustomStores"),
         .testTarget(name: "CustomStoreTests", dependencies: ["CustomStores", "OpenCoreData"]),
+        // The fuzz tests' deterministic generator and store-file damage, shared by the library's
+        // store-opening fuzz test and the inspector's hostile-file test.
+        .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
+        // Runs the built `coredata-inspect` on Apple's stores, stores written here, and damaged
+        // files. GRDB: to make stores without a model cache and other damaged files.
+        .testTarget(
+            name: "coredata-inspectTests",
+            dependencies: ["OpenCoreData", "PostgreSQLScratchServer", "FuzzSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: [
                 "OpenCoreData",
                 "OpenCoreDataPostgreSQL",
                 "PostgreSQLScratchServer",
+                "FuzzSupport",
                 "CustomStores",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

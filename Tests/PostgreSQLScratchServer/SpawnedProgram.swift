@@ -45,6 +45,24 @@ public final class SpawnedProgram: Sendable {
         return SpawnedProgram(pid: pid)
     }
 
+    /// The package's built executable `name`, found next to the test bundle in the build products
+    /// folder (swift test builds every product first); nil when it is not there.
+    public static func builtExecutable(_ name: String) -> URL? {
+        // Linux runs `<products>/<Package>PackageTests.xctest` itself; macOS loads a bundle
+        // `<products>/<Package>PackageTests.xctest/Contents/MacOS/…`: look upwards from either.
+        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        for _ in 0..<5 {
+            folder = folder.deletingLastPathComponent()
+            let candidate = folder.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        for bundle in Bundle.allBundles {
+            let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+
     /// Waits for the program to end; its exit status, or 128 plus the signal that ended it.
     @discardableResult
     public func wait() -> Int32 {

@@ -100,18 +100,7 @@ final class TodoSandbox: Sendable {
     /// build products folder (swift test builds every product first).
     static func executable() throws -> URL {
         if let path = ProcessInfo.processInfo.environment["TODO_EXECUTABLE"] { return URL(fileURLWithPath: path) }
-        // Linux runs `<products>/<Package>PackageTests.xctest` itself; macOS loads a bundle
-        // `<products>/<Package>PackageTests.xctest/Contents/MacOS/…`: look upwards from either.
-        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        for _ in 0..<5 {
-            folder = folder.deletingLastPathComponent()
-            let candidate = folder.appendingPathComponent("todo")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        for bundle in Bundle.allBundles {
-            let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("todo")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
+        if let built = SpawnedProgram.builtExecutable("todo") { return built }
         throw TodoNotBuilt()
     }
 }

@@ -18,7 +18,7 @@ public final class NSPersistentHistoryToken: NSObject, NSSecureCoding, NSCopying
     }
 
     /// The token of a transaction: one store, one number.
-    convenience init(transactionNumber: Int64, storeID: String) {
+    package convenience init(transactionNumber: Int64, storeID: String) {
         self.init(storeTokens: [storeID: transactionNumber])
     }
 

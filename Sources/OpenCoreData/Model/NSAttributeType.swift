@@ -66,3 +66,15 @@ public enum NSDeleteRule: UInt, Sendable {
     /// Refuse the deletion while the relationship has a destination.
     case denyDeleteRule = 3
 }
+
+extension NSDeleteRule {
+    /// The rule's name in an Xcode model (`deletionRule="Cascade"`).
+    package var xcodeName: String {
+        switch self {
+        case .noActionDeleteRule: "No Action"
+        case .nullifyDeleteRule: "Nullify"
+        case .cascadeDeleteRule: "Cascade"
+        case .denyDeleteRule: "Deny"
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import Testing
 
 @testable import OpenCoreData

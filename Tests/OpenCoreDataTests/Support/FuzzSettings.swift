@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 
 /// The environment variables every fuzz test reads: how many inputs (each its own variable, with a
 /// default bounded for CI), the seed (`OPENCOREDATA_FUZZ_SEED`) and how slow an input may be

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import Logging
 import Testing
 
@@ -83,7 +84,7 @@ import Testing
         var slowest: Double = 0
         for iteration in 0..<Self.iterations {
             let seed = seeds[Int(random.next() % UInt64(seeds.count))]
-            let bytes = mutant(of: seed.bytes, &random)
+            let bytes = StoreFileMutation.mutant(of: seed.bytes, &random)
             try Data(bytes).write(to: lastInput)
             // A new name each time: a mutant may leave -wal and -shm files behind.
             let url = folder.file("Mutant\(iteration).sqlite")
@@ -148,38 +149,5 @@ import Testing
                 }
             }
         }
-    }
-
-    /// One to four changes: a bit flipped, bytes set to a limit, a page zeroed, the file cut.
-    private func mutant(of seed: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
-        var bytes = seed
-        let pageSize = 4096
-        for _ in 0..<(1 + Int(random.next() % 4)) {
-            // Half the changes fall in the first 100 bytes (the header) or at the start of a page,
-            // where SQLite's structures are; the rest anywhere.
-            let anywhere = Int(random.next() % UInt64(bytes.count))
-            let page = Int(random.next() % UInt64(max(1, bytes.count / pageSize))) * pageSize
-            let position: Int
-            switch random.next() % 4 {
-            case 0: position = min(bytes.count - 1, Int(random.next() % 100))
-            case 1: position = min(bytes.count - 1, page + Int(random.next() % 16))
-            default: position = anywhere
-            }
-            switch random.next() % 8 {
-            case 0, 1, 2: bytes[position] ^= UInt8(truncatingIfNeeded: 1 << (random.next() % 8))
-            case 3, 4:
-                let limits: [UInt8] = [0x00, 0xFF, 0x7F, 0x80, 0x01]
-                let limit = limits[Int(random.next() % 5)]
-                let end = min(bytes.count, position + 1 + Int(random.next() % 8))
-                for index in position..<end { bytes[index] = limit }
-            case 5: bytes[position] = UInt8(truncatingIfNeeded: random.next())
-            case 6:
-                for index in page..<min(bytes.count, page + pageSize) { bytes[index] = 0 }
-            default:
-                if random.next() % 4 == 0 { bytes.removeSubrange(max(1, position)...) }
-            }
-            if bytes.isEmpty { break }
-        }
-        return bytes
     }
 }
