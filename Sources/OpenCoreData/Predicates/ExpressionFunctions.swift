@@ -8,6 +8,11 @@ enum ExpressionFunctions {
 
     /// `NSString` methods predicates commonly call, so that they work without registration.
     private static let builtIn: [String: Body] = [
+        // `$a.$b`: the key path is the argument's value.
+        NSExpression.valueForKeyPathSelector: { target, arguments in
+            guard let path = arguments.first.flatMap({ ValueComparison.normalize($0) as? String }), !path.isEmpty else { return nil }
+            return KeyValueReader.value(atKeyPath: path, of: target)
+        },
         "uppercaseString": { target, _ in (ValueComparison.normalize(target) as? String)?.uppercased() },
         "lowercaseString": { target, _ in (ValueComparison.normalize(target) as? String)?.lowercased() },
         "length": { target, _ in (ValueComparison.normalize(target) as? String).map { NSNumber(value: ($0 as NSString).length) } },

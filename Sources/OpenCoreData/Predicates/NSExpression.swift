@@ -361,7 +361,8 @@ open class NSExpression: NSObject, NSCopying {
         case .conditional(let predicate, let a, let b):
             return NSExpression(storage: .conditional(PredicateSubstitution.substitute(predicate, variables), a.substituting(variables), b.substituting(variables)))
         case .method(let target, let name, let arguments):
-            return NSExpression(storage: .method(target.substituting(variables), name, arguments: arguments.map { $0.substituting(variables) }))
+            let method = NSExpression(storage: .method(target.substituting(variables), name, arguments: arguments.map { $0.substituting(variables) }))
+            return method.foldingKeyPathVariable()
         case .setOperation(let type, let a, let b):
             return NSExpression(storage: .setOperation(type, a.substituting(variables), b.substituting(variables)))
         case .constant, .evaluatedObject, .keyPath, .anyKey:
@@ -448,4 +449,24 @@ open class NSExpression: NSObject, NSCopying {
 
     /// The expression in format-string syntax, as Apple prints it.
     override open var description: String { PredicateFormatter.format(self) }
+}
+
+extension NSExpression {
+    /// The selector of a key path read from a value known only at evaluation (`$a.$b`).
+    static let valueForKeyPathSelector = "valueForKeyPath:"
+
+    /// `target.$b` once `$b` has its value: a key path as a store reads one when the value is a
+    /// key and the target a key path or `SELF`, the value read now when the target is a value.
+    fileprivate func foldingKeyPathVariable() -> NSExpression {
+        guard case .method(let target, Self.valueForKeyPathSelector, let arguments) = storage, arguments.count == 1,
+            case .constant(let value) = arguments[0].storage, let path = ValueComparison.normalize(value) as? String,
+            !path.isEmpty, !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+        else { return self }
+        switch target.storage {
+        case .evaluatedObject: return NSExpression(forKeyPath: path)
+        case .keyPath(let base): return NSExpression(forKeyPath: base + "." + path)
+        case .constant(let base): return NSExpression(forConstantValue: KeyValueReader.value(atKeyPath: path, of: base))
+        default: return NSExpression(storage: .operandKeyPath(target, path))
+        }
+    }
 }

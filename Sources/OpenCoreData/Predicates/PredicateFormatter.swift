@@ -106,6 +106,9 @@ package enum PredicateFormatter {
             return "SUBQUERY(\(format(collection)), $\(variable), \(format(predicate)))"
         case .conditional(let predicate, let a, let b):
             return "TERNARY(\(format(predicate)), \(format(a)), \(format(b)))"
+        case .method(let target, NSExpression.valueForKeyPathSelector, let arguments) where arguments.count == 1 && arguments[0].expressionType == .variable:
+            // `$a.$b` as it was written.
+            return operand(target) + ".$" + arguments[0].variable
         case .method(let target, let name, let arguments):
             return "FUNCTION(" + ([format(target), quote(name)] + arguments.map(format)).joined(separator: ", ") + ")"
         case .setOperation(let type, let a, let b):

@@ -332,6 +332,13 @@ struct PredicateParser {
             guard isSymbol(".") else { return expression }
             let dot = token.offset
             advance()
+            // A variable after the dot is a key path given when the predicate is evaluated
+            // (`$a.$b`, `a.$b`): Foundation sends `valueForKeyPath:` with the variable's value.
+            if case .variable(let name) = token.kind {
+                advance()
+                expression = NSExpression(storage: .method(expression, NSExpression.valueForKeyPathSelector, arguments: [NSExpression(forVariable: name)]))
+                continue
+            }
             let component = try parseKeyComponent(after: dot)
             switch expression.storage {
             case .keyPath(let path): expression = NSExpression(forKeyPath: path + "." + component)

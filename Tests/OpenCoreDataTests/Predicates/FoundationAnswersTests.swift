@@ -79,6 +79,43 @@ import Testing
         }
     }
 
+    /// A variable after a key path's dot is the key path, given at evaluation: Foundation sends
+    /// `valueForKeyPath:` with the variable's value (`$a.$b` reads `$b` of `$a`). It prints as
+    /// written, and once substituted it is an ordinary key path that a store can fetch by.
+    @Test func aVariableAfterADotIsTheKeyPathItHolds() throws {
+        let person: [String: Any] = ["address": ["city": "Oslo", "zip": 150], "name": "Ann"]
+        let variables: [String: Any] = ["who": person, "key": "name", "path": "address.city"]
+        func holds(_ format: String) throws -> Bool {
+            try NSPredicate(validatingFormat: format, argumentArray: []).evaluate(with: person, substitutionVariables: variables)
+        }
+        #expect(try holds("$who.$key == 'Ann'"))
+        #expect(try holds("$who.$path == 'Oslo'"))
+        #expect(try holds("address.$key == nil"))
+        #expect(try holds("SELF.$path == 'Oslo'"))
+        #expect(try holds("$who.address.$key == nil AND $who.$path.length == 4"))
+        #expect(try !holds("$who.$key == 'Bob'"))
+        let predicate = try NSPredicate(validatingFormat: "$who.$key == 'Ann' AND address.$field > 100", argumentArray: [])
+        #expect(predicate.description == "$who.$key == \"Ann\" AND address.$field > 100")
+        #expect(try NSPredicate(validatingFormat: predicate.description, argumentArray: []) == predicate)
+        let substituted = predicate.withSubstitutionVariables(["who": person, "key": "name", "field": "zip"])
+        #expect(substituted.description == "\"Ann\" == \"Ann\" AND address.zip > 100")
+    }
+
+    /// Substituted, `key.$name` is the key path a store fetches by.
+    @Test func aSubstitutedKeyPathVariableFetches() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.context.performAndWait {
+            for name in ["milk", "eggs"] {
+                NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context).setValue(name, forKey: "name")
+            }
+            try stack.context.save()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+            request.predicate = try NSPredicate(validatingFormat: "SELF.$key == 'milk'", argumentArray: []).withSubstitutionVariables(["key": "name"])
+            #expect(try stack.context.fetch(request).compactMap { $0.value(forKey: "name") as? String } == ["milk"])
+        }
+    }
+
     /// Core Data import loops wrap each batch in `autoreleasepool`; it runs the body and hands
     /// back its result or error.
     @Test func autoreleasepoolRunsItsBody() throws {

@@ -93,11 +93,12 @@ import Testing
     }
 
     /// A variable as a key path's second component trapped in the evaluator (one of issue 20's
-    /// hidden traps); it is a parse error, not a trap. (Bitwise operators, the others, now
-    /// evaluate as Apple's do: `FoundationAnswersTests`.)
-    @Test(arguments: ["$a.$b == 1", "a.$b == 1"])
-    func aVariableAfterAKeyPathIsAParseError(format: String) {
-        let error = #expect(throws: NSError.self) { try parse(format) }
-        #expect(error?.code == NSFormattingError)
+    /// hidden traps); it now reads the key path the variable holds (`FoundationAnswersTests`),
+    /// and an unbound one, or one bound to no string, reads nothing.
+    @Test(arguments: ["$a.$b == 1", "a.$b == 1", "$a.$b.$c == 1"])
+    func aVariableAfterAKeyPathNeverTraps(format: String) throws {
+        let predicate = try parse(format)
+        #expect(!predicate.evaluate(with: ["a": ["b": 1]]))
+        #expect(!predicate.evaluate(with: ["a": 1], substitutionVariables: ["a": 1, "b": 2, "c": NSNull()]))
     }
 }
