@@ -27,9 +27,12 @@ final class InspectedStore {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw InspectError("There is no store file at \(path).") }
         guard !isDirectory.boolValue else { throw InspectError("\(path) is a folder, not a store file.") }
-        let original = URL(fileURLWithPath: path)
+        // The file a link leads to, so that the copy is of the store and not of the link (which
+        // would open the store itself), and its log and external data are found beside it.
+        let original = URL(fileURLWithPath: path).resolvingSymlinksInPath()
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-inspect-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        ScratchCleanup.register(scratch, storeName: original.lastPathComponent)
         do {
             let copy = scratch.appendingPathComponent(original.lastPathComponent)
             try Self.copyStoreFiles(of: original, to: copy)
@@ -60,6 +63,7 @@ final class InspectedStore {
             context.persistentStoreCoordinator = coordinator
         } catch {
             try? FileManager.default.removeItem(at: scratch)
+            ScratchCleanup.unregister()
             throw error
         }
     }
@@ -67,6 +71,7 @@ final class InspectedStore {
     deinit {
         for store in coordinator.persistentStores { try? coordinator.remove(store) }
         try? FileManager.default.removeItem(at: scratch)
+        ScratchCleanup.unregister()
     }
 
     /// The store's UUID, which its object IDs and history tokens carry.

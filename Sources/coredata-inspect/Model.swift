@@ -14,6 +14,8 @@ struct Model: ParsableCommand {
         let folder = URL(fileURLWithPath: xcdatamodel)
         do {
             try XcodeModelWriter.write(inspected.recoveredModel, to: folder)
+        } catch let failure as XcodeModelWriter.Failure {
+            throw InspectError("Can't write the model as an Xcode model: \(failure.description).")
         } catch {
             throw InspectError("Can't write the model to \(xcdatamodel): \(InspectError(error).description)")
         }

@@ -138,6 +138,40 @@ import Testing
         #expect(try Self.succeed(sandbox.run("metadata", store.path)).stdout.contains("NSStoreType: SQLite\n"))
     }
 
+    /// A link to a store reads the store it leads to; neither changes.
+    @Test func aLinkToAStoreReadsTheStore() throws {
+        let sandbox = try InspectorSandbox()
+        let store = try sandbox.copyOfFixture("SampleModel/Fixtures/SampleModel_V1.sqlite")
+        let link = sandbox.file("Link.sqlite")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: store)
+        let before = try sandbox.snapshot(of: store)
+        let result = Self.succeed(try sandbox.run("entities", link.path))
+        #expect(result.stdout.contains("Car: "))
+        #expect(try sandbox.snapshot(of: store) == before)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == store.path)
+    }
+
+    /// A store another process has open reads with what its write-ahead log holds, and its
+    /// files (the log and its index included) stay as they are.
+    @Test func aStoreInUseReadsWithItsLog() throws {
+        let sandbox = try InspectorSandbox()
+        let (store, model) = try InspectedCase.written.make(sandbox)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: store, options: [NSPersistentHistoryTrackingKey: true])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            tag.setValue("in the log", forKey: "label")
+            try context.save()
+        }
+        #expect(FileManager.default.fileExists(atPath: store.path + "-wal"))
+        let before = try sandbox.snapshot(of: store)
+        let tags = try #require(try Self.succeed(sandbox.run("dump", store.path, "Tag", "--json")).json() as? [[String: Any]])
+        #expect(tags.contains { $0["label"] as? String == "in the log" })
+        #expect(try sandbox.snapshot(of: store) == before)
+    }
+
     // MARK: Helpers
 
     /// A run that must succeed: status 0 and nothing on standard error.

@@ -9,9 +9,23 @@ struct ArchivedExpressionReader {
     }
 
     let archive: KeyedArchive
+    /// The expressions and predicates this reader may still build: shared objects are built
+    /// each time they appear, so an archive listing one twice at each level is exponential.
+    /// A model's or mapping model's expressions number in the hundreds.
+    private let budget = Budget()
+
+    private final class Budget {
+        var remaining = 100_000
+    }
+
+    private func spend() throws(Failure) {
+        guard budget.remaining > 0 else { throw Failure(message: "the archive builds too many expressions") }
+        budget.remaining -= 1
+    }
 
     func expression(_ uid: Int, depth: Int = 0) throws(Failure) -> NSExpression {
         guard depth < KeyedArchiveReader.maximumDepth else { throw Failure(message: "an expression nests too deeply") }
+        try spend()
         guard let instance = archive.instance(uid) else { throw Failure(message: "an expression is damaged") }
         switch instance.className {
         case "NSConstantValueExpression":
@@ -74,6 +88,7 @@ struct ArchivedExpressionReader {
     /// `NSFlags` on string and membership operators), whatever operator class holds them.
     func predicate(_ uid: Int, depth: Int = 0) throws(Failure) -> Foundation.NSPredicate {
         guard depth < KeyedArchiveReader.maximumDepth else { throw Failure(message: "a predicate nests too deeply") }
+        try spend()
         guard let instance = archive.instance(uid) else { throw Failure(message: "a predicate is damaged") }
         switch instance.className {
         case "NSTruePredicate": return ValuePredicate(true)

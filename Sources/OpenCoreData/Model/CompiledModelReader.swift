@@ -45,6 +45,16 @@ enum CompiledModelReader {
         }
         // Composite attributes name a `<composite>` definition, as in XML.
         children += reader.composites
+        // Configurations: sets of entities by name, as `<configuration>` elements.
+        if let configurations = archive.reference(model, "NSConfigurations"), let entries = archive.entries(configurations) {
+            for entry in entries.sorted(by: { $0.key < $1.key }) {
+                let members = (archive.elements(entry.value) ?? []).compactMap { archive.instance($0).flatMap { archive.string($0, "NSEntityName") } }
+                children.append(
+                    ModelXMLElement(
+                        name: "configuration", attributes: ["name": entry.key],
+                        children: members.sorted().map { ModelXMLElement(name: "memberEntity", attributes: ["name": $0], line: 0) }, line: 0))
+            }
+        }
         var identifiers = Set<AnyHashable>()
         if let set = archive.reference(model, "NSVersionIdentifiers") {
             for uid in archive.elements(set) ?? [] {
@@ -110,14 +120,7 @@ enum CompiledModelReader {
             guard let property = archive.instance(uid), let name = archive.string(property, "NSPropertyName") else {
                 throw Failure(message: "a property of entity '\(entityName)' is damaged")
             }
-            var attributes: [String: String] = ["name": name]
-            if archive.bool(property, "NSIsOptional") == true { attributes["optional"] = "YES" }
-            if archive.bool(property, "NSIsTransient") == true { attributes["transient"] = "YES" }
-            if archive.bool(property, "NSIsIndexed") == true { attributes["indexed"] = "YES" }
-            attributes["elementID"] = renamingIdentifier(property, name: name)
-            attributes["versionHashModifier"] = archive.string(property, "NSVersionHashModifier")
-            var children: [ModelXMLElement] = []
-            if let info = userInfo(property) { children.append(info) }
+            var (attributes, children) = common(property, name: name)
             switch property.className {
             case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
                 try describeAttribute(property, name: "'\(name)' of entity '\(entityName)'", into: &attributes)
@@ -129,7 +132,7 @@ enum CompiledModelReader {
                     attributes["derivationExpression"] = PredicateFormatter.format(expression)
                 }
                 if property.className == "NSCompositeAttributeDescription" {
-                    attributes["composite"] = try composite(property, name: "\(entityName).\(name)")
+                    attributes["composite"] = try composite(property, name: "\(entityName).\(name)", path: [uid])
                 }
                 return ModelXMLElement(name: "attribute", attributes: attributes, children: children, line: 0)
             case "NSFetchedPropertyDescription":
@@ -143,29 +146,42 @@ enum CompiledModelReader {
             }
         }
 
+        /// The settings every property has, as XML attributes, and its user info.
+        private func common(_ property: KeyedArchive.Instance, name: String) -> ([String: String], [ModelXMLElement]) {
+            var attributes: [String: String] = ["name": name]
+            if archive.bool(property, "NSIsOptional") == true { attributes["optional"] = "YES" }
+            if archive.bool(property, "NSIsTransient") == true { attributes["transient"] = "YES" }
+            if archive.bool(property, "NSIsIndexed") == true { attributes["indexed"] = "YES" }
+            // Not an Xcode attribute (its editor has no such setting), but part of the hash.
+            // (A derived attribute is archived read-only as Core Data makes every one.)
+            if archive.bool(property, "NSIsReadOnly") == true, property.className != "NSDerivedAttributeDescription" { attributes["readOnly"] = "YES" }
+            attributes["elementID"] = renamingIdentifier(property, name: name)
+            attributes["versionHashModifier"] = archive.string(property, "NSVersionHashModifier")
+            return (attributes, userInfo(property).map { [$0] } ?? [])
+        }
+
         /// A composite attribute's elements as a `<composite>` definition named `name`; returns the
-        /// name the attribute refers to.
-        private func composite(_ attribute: KeyedArchive.Instance, name: String) throws(Failure) -> String {
-            guard let list = archive.reference(attribute, "NSElements"),
-                let uids = archive.elements(list)
-            else { throw Failure(message: "composite attribute \(name) has no readable elements") }
+        /// name the attribute refers to. `path` holds the composites being read around it, so that
+        /// one containing itself is refused rather than read for ever.
+        private func composite(_ attribute: KeyedArchive.Instance, name: String, path: [Int]) throws(Failure) -> String {
+            guard let list = archive.reference(attribute, "NSElements"), let uids = archive.elements(list) else {
+                throw Failure(message: "composite attribute \(name) has no readable elements")
+            }
+            guard path.count < ModelLimits.maximumHierarchyDepth, composites.count < ModelLimits.maximumProperties else {
+                throw Failure(message: "composite attribute \(name) nests too deeply")
+            }
             var elements: [ModelXMLElement] = []
             for uid in uids {
-                // A composite listing itself would recurse forever: the XML builder refuses the
-                // cycle, this reader refuses the depth.
-                guard name.split(separator: ".").count < ModelLimits.maximumHierarchyDepth else {
-                    throw Failure(message: "composite attribute \(name) nests too deeply")
+                guard !path.contains(uid), let element = archive.instance(uid), let elementName = archive.string(element, "NSPropertyName") else {
+                    throw Failure(message: "an element of composite attribute \(name) is damaged or contains itself")
                 }
-                guard let element = archive.instance(uid), let elementName = archive.string(element, "NSPropertyName") else {
-                    throw Failure(message: "an element of composite attribute \(name) is damaged")
-                }
-                var attributes: [String: String] = ["name": elementName]
-                if archive.bool(element, "NSIsOptional") == true { attributes["optional"] = "YES" }
+                let settings = common(element, name: elementName)
+                var attributes = settings.0
                 try describeAttribute(element, name: "'\(elementName)' of composite \(name)", into: &attributes)
                 if element.className == "NSCompositeAttributeDescription" {
-                    attributes["composite"] = try composite(element, name: "\(name).\(elementName)")
+                    attributes["composite"] = try composite(element, name: "\(name).\(elementName)", path: path + [uid])
                 }
-                elements.append(ModelXMLElement(name: "attribute", attributes: attributes, line: 0))
+                elements.append(ModelXMLElement(name: "attribute", attributes: attributes, children: settings.1, line: 0))
             }
             composites.append(ModelXMLElement(name: "composite", attributes: ["name": name], children: elements, line: 0))
             return name
@@ -214,21 +230,20 @@ enum CompiledModelReader {
             if flags & AttributeFlag.hasMaximum != 0, let maximum = number(attribute, "NSMaxValueName") {
                 attributes[isDate ? "maxDateTimeInterval" : "maxValueString"] = maximum
             }
-            // A transformable attribute's default is an instance of an app's class, which no
-            // reader here can make: the attribute is read without it (docs/compatibility.md).
-            if let uid = archive.reference(attribute, "NSDefaultValue"), type != .transformableAttributeType {
-                guard let value = KeyedArchiveReader.value(uid: uid, in: archive) else {
-                    throw Failure(message: "attribute \(name) has a default value of a class that cannot be read")
-                }
-                switch value {
-                case let date as Date: attributes["defaultDateTimeInterval"] = "\(date.timeIntervalSinceReferenceDate)"
-                case let number as NSNumber where type == .booleanAttributeType: attributes["defaultValueString"] = number.boolValue ? "YES" : "NO"
-                case let number as NSNumber: attributes["defaultValueString"] = number.stringValue
-                case let uuid as UUID: attributes["defaultValueString"] = uuid.uuidString
-                case let url as URL: attributes["defaultValueString"] = url.absoluteString
-                case let text as String: attributes["defaultValueString"] = text
-                default: throw Failure(message: "attribute \(name) has a default value of a class that cannot be read")
-                }
+            // A default of a class this reader cannot make (an app's class for a transformable,
+            // Apple's archived NSDecimalNumber) is left out rather than the whole model refused:
+            // defaults are not hashed, and a migration takes the destination's (docs/compatibility.md).
+            guard let uid = archive.reference(attribute, "NSDefaultValue"), type != .transformableAttributeType,
+                let value = KeyedArchiveReader.value(uid: uid, in: archive)
+            else { return }
+            switch value {
+            case let date as Date: attributes["defaultDateTimeInterval"] = "\(date.timeIntervalSinceReferenceDate)"
+            case let number as NSNumber where type == .booleanAttributeType: attributes["defaultValueString"] = number.boolValue ? "YES" : "NO"
+            case let number as NSNumber: attributes["defaultValueString"] = number.stringValue
+            case let uuid as UUID: attributes["defaultValueString"] = uuid.uuidString
+            case let url as URL: attributes["defaultValueString"] = url.absoluteString
+            case let text as String: attributes["defaultValueString"] = text
+            default: break
             }
         }
 

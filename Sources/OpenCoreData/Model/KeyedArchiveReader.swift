@@ -4,6 +4,9 @@
 /// Everything is checked: references in range, nesting at most 64 deep, each class one it knows.
 enum KeyedArchiveReader {
     static let maximumDepth = 64
+    /// How many objects one read may build: an archive that lists one object many times at
+    /// every level (`[x, x]` nested 64 deep) would otherwise take 2^64 steps.
+    static let maximumObjects = 1_000_000
 
     /// The classes this reader builds, by the names archives give them.
     static let knownClassNames: Set<String> = [
@@ -43,9 +46,11 @@ enum KeyedArchiveReader {
     private struct Reader {
         let archive: KeyedArchive
         let allowed: Set<String>
+        var budget = KeyedArchiveReader.maximumObjects
 
         mutating func decode(uid: Int, depth: Int) -> Any? {
-            guard depth < KeyedArchiveReader.maximumDepth, let index = archive.object(uid) else { return nil }
+            guard depth < KeyedArchiveReader.maximumDepth, budget > 0, let index = archive.object(uid) else { return nil }
+            budget -= 1
             switch archive.list.value(at: index) {
             case .string(let string)?: return string == "$null" && uid == 0 ? nil : NSString(string: string)
             case .integer(let value)?: return NSNumber(value: value)

@@ -32,7 +32,7 @@ struct ModelCacheWriter {
         for entity in entities {
             entityUIDs[entity.name!] = archive.reserve()
             var properties: [String: Int] = [:]
-            for property in entity.properties { properties[property.name] = archive.reserve() }
+            for property in entity.properties where isArchived(property) { properties[property.name] = archive.reserve() }
             propertyUIDs[entity.name!] = properties
         }
         for entity in entities { writeEntity(entity, model: modelUID) }
@@ -71,8 +71,9 @@ struct ModelCacheWriter {
         let name = entity.name!
         let uid = entityUIDs[name]!
         let className = entity.managedObjectClassName.flatMap { $0 == "NSManagedObject" ? nil : $0 }
-        let subentities = entity.subentities.filter { $0.name != nil }.sorted { $0.name! < $1.name! }
-        let properties = entity.properties.sorted { $0.name < $1.name }
+        // Only subentities the model holds (one built in code may name others).
+        let subentities = entity.subentities.filter { $0.name.flatMap { entityUIDs[$0] } != nil }.sorted { $0.name! < $1.name! }
+        let properties = entity.properties.filter(isArchived).sorted { $0.name < $1.name }
         var fields: [(String, KeyedArchiveWriter.Field)] = [
             ("NSEntityName", .reference(archive.string(name))),
             ("NSClassNameForEntity", .reference(archive.string(className))),
@@ -108,7 +109,15 @@ struct ModelCacheWriter {
             fields.append(("NSCompoundIndexes", .reference(archive.array(compound))))
         }
         archive.fill(uid, Self.entityClass, fields)
-        for property in entity.properties { writeProperty(property, in: entity) }
+        for property in entity.properties where isArchived(property) { writeProperty(property, in: entity) }
+    }
+
+    /// Whether `property` goes into the cache: all do but a fetched property whose predicate has
+    /// a form archives here cannot hold, which would read back fetching everything.
+    private func isArchived(_ property: NSPropertyDescription) -> Bool {
+        guard let fetched = property as? NSFetchedPropertyDescription, let predicate = fetched.fetchRequest?.predicate else { return true }
+        var probe = KeyedArchiveWriter()
+        return probe.predicate(predicate) != nil
     }
 
     private func elementName(_ element: NSFetchIndexElementDescription) -> String { element.property?.name ?? element.propertyName ?? "" }
@@ -226,10 +235,20 @@ struct ModelCacheWriter {
         if attribute.preservesValueInHistoryOnDeletion { flags |= AttributeFlag.preserveAfterDeletion }
         if attribute.rules.minimum != nil { flags |= AttributeFlag.hasMinimum }
         if attribute.rules.maximum != nil { flags |= AttributeFlag.hasMaximum }
-        let defaultValue =
-            attribute.attributeType == .booleanAttributeType
-            ? attribute.defaultValue.map { archive.bool(($0 as? NSNumber)?.boolValue ?? ($0 as? Bool) ?? false) } ?? KeyedArchiveWriter.null
-            : archive.value(attribute.defaultValue)
+        let defaultValue: Int
+        switch (attribute.attributeType, attribute.defaultValue) {
+        case (_, nil), (.binaryDataAttributeType, _), (.transformableAttributeType, _), (.objectIDAttributeType, _), (.compositeAttributeType, _),
+            (.undefinedAttributeType, _):
+            // Defaults Xcode cannot express (and a reader could not make) are left out.
+            defaultValue = KeyedArchiveWriter.null
+        case (.booleanAttributeType, let value?):
+            defaultValue = archive.bool((value as? NSNumber)?.boolValue ?? (value as? Bool) ?? false)
+        case (.decimalAttributeType, let value?):
+            // As its decimal text, every digit kept (an `NSNumber` would pass through a double).
+            defaultValue = archive.string((value as? NSDecimalNumber)?.stringValue ?? (value as? Decimal).map { NSDecimalNumber(decimal: $0).stringValue } ?? "\(value)")
+        case (_, let value?):
+            defaultValue = archive.value(value)
+        }
         var fields: [(String, KeyedArchiveWriter.Field)] = [
             ("NSAttributeType", .integer(Int(attribute.attributeType.rawValue))),
             ("NSAttributeValueClassName", .reference(archive.string(attribute.attributeValueClassName ?? Self.valueClassName(attribute.attributeType)))),

@@ -139,6 +139,8 @@ extension XcodeModelBuilder {
     private func applyCommonSettings(_ element: ModelXMLElement, to property: NSPropertyDescription) {
         property.isOptional = element.flag("optional")
         property.isTransient = element.flag("transient")
+        // Not Xcode's: how a model cache (and a model written from one) keeps `isReadOnly`.
+        property.isReadOnly = element.flag("readOnly")
         property.versionHashModifier = element["versionHashModifier"]
         property.renamingIdentifier = element["elementID"]
         property.isIndexed = element.flag("indexed")

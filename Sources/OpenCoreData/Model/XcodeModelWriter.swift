@@ -5,10 +5,16 @@ import Foundation
 /// writes gives a model with the same version hashes, derivations, fetched properties and
 /// composites. A model recovered from a store becomes a source file again this way.
 package enum XcodeModelWriter {
+    /// A name or value XML cannot carry (a control character, U+FFFE, U+FFFF).
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+    }
+
     /// The `contents` XML of `model`.
     ///
+    /// - Throws: `Failure` when a name or value holds a character XML cannot carry.
     /// - Complexity: O(n) in the model's size.
-    package static func contents(of model: NSManagedObjectModel) -> Data {
+    package static func contents(of model: NSManagedObjectModel) throws(Failure) -> Data {
         var xml = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
         xml += #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift""#
         xml += " userDefinedModelVersionIdentifier=\"\(escape(model.versionIdentifiers.compactMap { $0.base as? String }.sorted().first ?? ""))\">\n"
@@ -27,7 +33,18 @@ package enum XcodeModelWriter {
             xml += "    </composite>\n"
             index += 1
         }
+        for name in model.configurations {
+            xml += "    <configuration name=\"\(escape(name))\">\n"
+            for entity in (model.entities(forConfigurationName: name) ?? []).compactMap(\.name).sorted() {
+                xml += "        <memberEntity name=\"\(escape(entity))\"/>\n"
+            }
+            xml += "    </configuration>\n"
+        }
         xml += "</model>\n"
+        // Checked once over the whole text: XML 1.0 has no way to write these, even escaped.
+        if let bad = xml.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\n") || $0.value == 0xFFFE || $0.value == 0xFFFF }) {
+            throw Failure(description: "the model holds the character U+\(String(bad.value, radix: 16, uppercase: true)), which an Xcode model cannot")
+        }
         return Data(xml.utf8)
     }
 
@@ -36,10 +53,12 @@ package enum XcodeModelWriter {
     /// - Parameters:
     ///   - model: The model to write.
     ///   - url: The `.xcdatamodel` folder; its `contents` file is replaced.
-    /// - Throws: The file system's error when the folder cannot be made or written.
+    /// - Throws: `Failure` for a model XML cannot carry, else the file system's error when the
+    ///   folder cannot be made or written.
     package static func write(_ model: NSManagedObjectModel, to url: URL) throws {
+        let data = try contents(of: model)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        try contents(of: model).write(to: url.appendingPathComponent("contents"), options: .atomic)
+        try data.write(to: url.appendingPathComponent("contents"), options: .atomic)
     }
 
     private static func entityElement(_ entity: NSEntityDescription, composites: inout [(name: String, elements: [NSAttributeDescription])]) -> String {
@@ -92,6 +111,8 @@ package enum XcodeModelWriter {
         if property.isOptional { attributes.append(("optional", "YES")) }
         if property.isTransient, !(property is NSFetchedPropertyDescription) { attributes.append(("transient", "YES")) }
         if property.isIndexed { attributes.append(("indexed", "YES")) }
+        // Not Xcode's (its editor has no such setting); the loader reads it, the hash needs it.
+        if property.isReadOnly, !(property is NSDerivedAttributeDescription) { attributes.append(("readOnly", "YES")) }
         if let renaming = property.renamingIdentifier { attributes.append(("elementID", renaming)) }
         if let modifier = property.versionHashModifier { attributes.append(("versionHashModifier", modifier)) }
         return attributes
@@ -106,8 +127,9 @@ package enum XcodeModelWriter {
             attributes.append((attribute.attributeType == .dateAttributeType ? "defaultDateTimeInterval" : "defaultValueString", text))
         }
         let isDate = attribute.attributeType == .dateAttributeType
-        if let minimum = attribute.rules.minimum { attributes.append((isDate ? "minDateTimeInterval" : "minValueString", number(minimum))) }
-        if let maximum = attribute.rules.maximum { attributes.append((isDate ? "maxDateTimeInterval" : "maxValueString", number(maximum))) }
+        // (An infinite bound, possible in code only, bounds nothing.)
+        if let minimum = attribute.rules.minimum, minimum.isFinite { attributes.append((isDate ? "minDateTimeInterval" : "minValueString", number(minimum))) }
+        if let maximum = attribute.rules.maximum, maximum.isFinite { attributes.append((isDate ? "maxDateTimeInterval" : "maxValueString", number(maximum))) }
         if let pattern = attribute.rules.pattern { attributes.append(("regularExpressionString", pattern)) }
         if let transformer = attribute.valueTransformerName { attributes.append(("valueTransformerName", transformer)) }
         if let className = attribute.attributeValueClassName { attributes.append(("customClassName", className)) }
@@ -135,6 +157,8 @@ package enum XcodeModelWriter {
         if let inverse = relationship.inverseRelationship {
             attributes.append(("inverseName", inverse.name))
             attributes.append(("inverseEntity", inverse.entity?.name ?? ""))
+        } else if let inverseName = relationship.inverseRelationshipName {
+            attributes.append(("inverseName", inverseName))
         }
         let info = userInfoElement(relationship.userInfo, indent: "            ")
         return info.isEmpty ? "<relationship \(list(attributes))/>" : "<relationship \(list(attributes))>\n\(info)        </relationship>"
@@ -199,8 +223,7 @@ package enum XcodeModelWriter {
             case "\n": result += "&#10;"
             case "\r": result += "&#13;"
             case "\t": result += "&#9;"
-            // Other control characters cannot appear in XML 1.0 at all.
-            case let scalar where scalar.value < 0x20: continue
+            // Other control characters stay, for `contents(of:)` to refuse.
             default: result.unicodeScalars.append(character)
             }
         }

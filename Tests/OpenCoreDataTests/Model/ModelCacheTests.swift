@@ -34,4 +34,44 @@ import Testing
             #expect(ModelCache.model(from: Data(damaged)) == nil)
         }
     }
+
+    /// A composite that lists itself among its elements is a damaged archive, not a recursion
+    /// without end.
+    @Test func aCompositeContainingItselfIsRefused() throws {
+        var writer = KeyedArchiveWriter()
+        let model = writer.reserve()
+        let entity = writer.reserve()
+        let composite = writer.reserve()
+        let loop = writer.string("loop")
+        let name = writer.string("E")
+        let elements = writer.array([composite])
+        let properties = writer.dictionary(keys: [loop], values: [composite])
+        let entities = writer.dictionary(keys: [name], values: [entity])
+        writer.fill(
+            composite, ["NSCompositeAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject"],
+            [("NSPropertyName", .reference(loop)), ("NSAttributeType", .integer(2100)), ("NSElements", .reference(elements))])
+        writer.fill(entity, ["NSEntityDescription", "NSObject"], [("NSEntityName", .reference(name)), ("NSProperties", .reference(properties))])
+        writer.fill(model, ["NSManagedObjectModel", "NSObject"], [("NSEntities", .reference(entities))])
+        #expect(throws: CompiledModelReader.Failure.self) { try CompiledModelReader.read(writer.data(root: model)) }
+    }
+
+    /// An archive that lists one object twice at each of 64 levels describes 2^64 objects: it
+    /// reads as nothing, at once, rather than for ever.
+    @Test func anArchiveOfExponentialSizeReadsAsNothing() throws {
+        var values = KeyedArchiveWriter()
+        var level = values.string("x")
+        for _ in 0..<60 { level = values.array([level, level]) }
+        #expect(KeyedArchiveReader.object(from: values.data(root: level)) == nil)
+
+        var expressions = KeyedArchiveWriter()
+        let one = expressions.expression(NSExpression(forConstantValue: 1))
+        var expression = try #require(one)
+        for _ in 0..<60 {
+            let pair = expressions.array([expression, expression])
+            expression = expressions.instance(
+                ["NSAggregateExpression", "NSExpression", "NSObject"], [("NSExpressionType", .integer(14)), ("NSCollection", .reference(pair))])
+        }
+        let archive = try #require(KeyedArchive(expressions.data(root: expression)))
+        #expect(throws: ArchivedExpressionReader.Failure.self) { try ArchivedExpressionReader(archive: archive).expression(expression) }
+    }
 }

@@ -10,7 +10,7 @@ import Testing
 /// composite elements, defaults, user info, indexes).
 @Suite struct ModelCacheWriterTests {
     enum Source: String, CaseIterable, CustomTestStringConvertible {
-        case library, composite, derived, fetched, external, sampleModel2, sampleModel3
+        case library, composite, derived, fetched, external, sampleModel2, sampleModel3, broad
 
         var testDescription: String { rawValue }
 
@@ -24,8 +24,54 @@ import Testing
             case .sampleModel2: return SampleModel2.model()
             case .sampleModel3:
                 return try NSManagedObjectModel(contentsOf: Fixtures.url("SampleModel3/SampleModel3.xcdatamodeld"), versionName: "SampleModel3_v2")
+            case .broad: return ModelCacheWriterTests.broadModel()
             }
         }
+    }
+
+    /// What a model built in code can say that an Xcode model cannot always: read-only and
+    /// indexed properties, modifiers and renaming identifiers everywhere, a decimal default of
+    /// more digits than a double holds, a binary default (which no file format keeps), bounds,
+    /// composite elements with settings of their own, configurations, an index and a constraint.
+    static func broadModel() -> NSManagedObjectModel {
+        func attribute(_ name: String, _ type: NSAttributeType, _ configure: (NSAttributeDescription) -> Void = { _ in }) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            configure(attribute)
+            return attribute
+        }
+        let account = NSEntityDescription()
+        account.name = "Account"
+        account.versionHashModifier = "v2"
+        account.renamingIdentifier = "Ledger"
+        account.userInfo = ["owner": "finance"]
+        let place = NSCompositeAttributeDescription()
+        place.name = "place"
+        place.elements = [
+            attribute("city", .stringAttributeType) { $0.versionHashModifier = "m"; $0.renamingIdentifier = "town"; $0.isOptional = false },
+            attribute("note", .stringAttributeType) { $0.isTransient = true },
+        ]
+        account.properties = [
+            attribute("number", .integer64AttributeType) { $0.isReadOnly = true; $0.isIndexed = true },
+            attribute("balance", .decimalAttributeType) { $0.defaultValue = NSDecimalNumber(string: "12.345678901234567891") },
+            attribute("blob", .binaryDataAttributeType) { $0.defaultValue = Data([1, 2, 3]) },
+            attribute("level", .integer16AttributeType) { $0.rules.minimum = 1; $0.rules.maximum = 9; $0.defaultValue = 3; $0.versionHashModifier = "lv" },
+            attribute("opened", .dateAttributeType) { $0.defaultValue = Date(timeIntervalSinceReferenceDate: 1234.5); $0.userInfo = ["k": "v"] },
+            attribute("code", .UUIDAttributeType) { $0.renamingIdentifier = "identifier" },
+            place,
+        ]
+        account.uniquenessConstraints = [["number"]]
+        account.indexes = [NSFetchIndexDescription(name: "byLevel", elements: [NSFetchIndexElementDescription(property: account.properties[3], collationType: .binary)])]
+        let audit = NSEntityDescription()
+        audit.name = "Audit"
+        audit.properties = [attribute("message", .stringAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [account, audit]
+        model.setEntities([account], forConfigurationName: "Main")
+        model.setEntities([account, audit], forConfigurationName: "All")
+        model.versionIdentifiers = ["2.1"]
+        return model
     }
 
     /// Creates a store for `model` and returns its cache content.
@@ -49,6 +95,10 @@ import Testing
         let metadata = try SQLiteFileCheck.readMetadata(atPath: directory.file("Store.sqlite").path).metadata
         #expect(StoreMetadata.hashesMatch(metadata, entities: decoded.entities))
         #expect(Self.summary(of: decoded) == Self.summary(of: model))
+        #expect(decoded.configurations == model.configurations)
+        for name in model.configurations {
+            #expect(decoded.entities(forConfigurationName: name)?.compactMap(\.name).sorted() == model.entities(forConfigurationName: name)?.compactMap(\.name).sorted())
+        }
     }
 
     /// What a model says beyond its version hashes, one line per entity and property.
@@ -60,11 +110,12 @@ import Testing
                 index.name + ":" + index.elements.map { "\($0.property?.name ?? $0.propertyName ?? "")\($0.isAscending ? "" : "-")" }.joined(separator: ",")
             }
             lines.append(
-                "\(entity.name!) abstract=\(entity.isAbstract) parent=\(entity.superentity?.name ?? "-") "
+                "\(entity.name!) renamed=\(entity.renamingIdentifier ?? entity.name!) abstract=\(entity.isAbstract) parent=\(entity.superentity?.name ?? "-") "
                     + "sub=\(entity.subentities.compactMap(\.name).sorted()) unique=\(constraints) indexes=\(indexes.sorted()) "
                     + "info=\(Self.text(entity.userInfo))")
             for property in entity.properties.sorted(by: { $0.name < $1.name }) {
-                var line = "  \(property.name) optional=\(property.isOptional) transient=\(property.isTransient) "
+                var line = "  \(property.name) optional=\(property.isOptional) transient=\(property.isTransient) readOnly=\(property.isReadOnly) "
+                    + "indexed=\(property.isIndexed) modifier=\(property.versionHashModifier ?? "-") "
                     + "renamed=\(property.renamingIdentifier ?? property.name) info=\(Self.text(property.userInfo))"
                 switch property {
                 case let fetched as NSFetchedPropertyDescription:
@@ -74,7 +125,9 @@ import Testing
                         + "count=\(relationship.minCount)...\(relationship.maxCount) ordered=\(relationship.isOrdered) rule=\(relationship.deleteRule.rawValue)"
                 case let attribute as NSAttributeDescription:
                     // A Boolean default reads back as a Boolean number.
-                    let defaultValue = attribute.attributeType == .booleanAttributeType
+                    // A binary default is kept by no file format (nor by Core Data's model cache).
+                    let defaultValue = attribute.attributeType == .binaryDataAttributeType ? nil
+                        : attribute.attributeType == .booleanAttributeType
                         ? attribute.defaultValue.map { "\((($0 as? NSNumber)?.boolValue ?? ($0 as? Bool))!)" } : attribute.defaultValue.map { "\($0)" }
                     line += " type=\(attribute.attributeType.rawValue) default=\(defaultValue ?? "-") "
                         + "external=\(attribute.allowsExternalBinaryDataStorage) min=\(attribute.rules.minimum ?? -1) max=\(attribute.rules.maximum ?? -1)"
@@ -82,7 +135,7 @@ import Testing
                         line += " derived=\(derived.derivationExpression.map { "\($0)" } ?? "-")"
                     }
                     if let composite = attribute as? NSCompositeAttributeDescription {
-                        line += " elements=\(composite.elements.map { "\($0.name):\($0.attributeType.rawValue)" })"
+                        line += " elements=\(composite.elements.map { "\($0.name):\($0.attributeType.rawValue):\($0.isOptional):\($0.isTransient):\($0.versionHashModifier ?? "-"):\($0.renamingIdentifier ?? $0.name)" })"
                     }
                 default:
                     break

@@ -62,17 +62,20 @@ package enum SQLiteModelRecovery {
         }
 
         var entities: [Entity] = []
+        /// More entities than this is no model a store holds (and rebuilding one would take long).
+        let maximumEntities = 10_000
         var columns: [String: [(name: String, type: String)]] = [:]
         var indexedColumns: [String: Set<String>] = [:]
 
         init(reading db: Database) throws {
-            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") {
+            let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT LIMIT ?", arguments: [maximumEntities + 1])
+            for row in rows {
                 guard let number = Int64.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
                     let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue)
                 else { continue }
                 entities.append(Entity(number: number, name: name, parent: Int64.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0))
             }
-            for entity in entities where entity.parent == 0 {
+            for entity in entities where entity.parent == 0 && entity.number < 16_000 {
                 let table = "Z" + entity.name.uppercased()
                 guard try db.tableExists(table) else { continue }
                 columns[table] = try db.columns(in: table).map { ($0.name, $0.type.uppercased()) }
@@ -87,48 +90,47 @@ package enum SQLiteModelRecovery {
         }
 
         /// The model, or nil when the entities' names or hierarchy are not a valid model's.
+        ///
+        /// - Complexity: O(e·d) for e entities in hierarchies d deep, plus the columns.
         func model() -> NSManagedObjectModel? {
-            // Entities with a valid name whose hierarchy has a table (not the history's, whose
-            // tables are not Z-tables).
-            var valid = entities.filter { Self.isName($0.name) }
-            func root(of entity: Entity) -> Entity? {
-                var current = entity
+            // The history's entities (numbered from 16001) have tables of their own, not Z-tables.
+            let candidates = entities.filter { Self.isName($0.name) && $0.number > 0 && $0.number < 16_000 }
+            guard candidates.count <= maximumEntities else { return nil }
+            var entryByNumber: [Int64: Entity] = [:]
+            for entry in candidates {
+                guard entryByNumber.updateValue(entry, forKey: entry.number) == nil else { return nil }
+            }
+            /// The root of an entity's hierarchy; nil when a parent is missing or the chain is
+            /// longer than the depth limit (as a cycle always is).
+            func root(of entry: Entity) -> Entity? {
+                var current = entry
                 for _ in 0...ModelLimits.maximumHierarchyDepth {
                     if current.parent == 0 { return current }
-                    guard let parent = valid.first(where: { $0.number == current.parent }) else { return nil }
+                    guard let parent = entryByNumber[current.parent] else { return nil }
                     current = parent
                 }
                 return nil
             }
-            valid = valid.filter { entity in root(of: entity).map { columns["Z" + $0.name.uppercased()] != nil } ?? true }
-            guard !valid.isEmpty, Set(valid.map(\.name)).count == valid.count, Set(valid.map(\.number)).count == valid.count else { return nil }
+            var valid: [Entity] = []
+            for entry in candidates {
+                guard let root = root(of: entry) else { return nil }
+                // A hierarchy without a table (a store's leftover row) has nothing to read.
+                if columns["Z" + root.name.uppercased()] != nil { valid.append(entry) }
+            }
+            guard !valid.isEmpty, Set(valid.map { $0.name.uppercased() }).count == valid.count else { return nil }
             var byNumber: [Int64: NSEntityDescription] = [:]
-            var byUppercaseName: [String: NSEntityDescription] = [:]
+            var byUppercaseName: [String: (entity: NSEntityDescription, number: Int64)] = [:]
             for entry in valid {
                 let entity = NSEntityDescription()
                 entity.name = entry.name
                 byNumber[entry.number] = entity
-                byUppercaseName[entry.name.uppercased()] = entity
+                byUppercaseName[entry.name.uppercased()] = (entity, entry.number)
             }
-            // Parents must exist and lead to a root within the depth limit (a cycle never does).
-            for entry in valid where entry.parent != 0 {
-                guard byNumber[entry.parent] != nil else { return nil }
-                var depth = 0
-                var current = entry.parent
-                while current != 0 {
-                    depth += 1
-                    guard depth <= ModelLimits.maximumHierarchyDepth, let parent = valid.first(where: { $0.number == current }) else { return nil }
-                    current = parent.parent
-                }
-            }
+            let parents = Set(valid.map(\.parent))
             for entry in valid where entry.parent == 0 {
-                let root = byNumber[entry.number]!
-                let table = "Z" + entry.name.uppercased()
-                root.properties = properties(of: table, hasSubentities: { name in
-                    guard let destination = byUppercaseName[name] else { return nil }
-                    let number = valid.first { $0.name == destination.name }!.number
-                    return valid.contains { $0.parent == number }
-                }, entityNamed: { byUppercaseName[$0] })
+                byNumber[entry.number]!.properties = properties(
+                    of: "Z" + entry.name.uppercased(), hasSubentities: { byUppercaseName[$0].map { parents.contains($0.number) } },
+                    entityNamed: { byUppercaseName[$0]?.entity })
             }
             for entry in valid where entry.parent != 0 {
                 byNumber[entry.parent]!.subentities.append(byNumber[entry.number]!)
