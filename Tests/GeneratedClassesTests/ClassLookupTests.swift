@@ -54,6 +54,13 @@ import Testing
         let names = NSManagedObjectModel.moduleNames(besides: url)
         #expect(Array(names.prefix(2)) == ["Package_Shop_Models", "Shop_Models"])
     }
+
+    /// A package with macros gets a host copy of its test targets, whose bundle is
+    /// `<Package>_<Target>-tool`: the module is the target's.
+    @Test func aHostCopysBundleNamesTheTargetsModule() {
+        let url = URL(fileURLWithPath: "/app/.build/debug/Shop_ShopTests-tool.resources/Shop.xcdatamodeld")
+        #expect(NSManagedObjectModel.moduleNames(besides: url).first == "ShopTests")
+    }
 }
 
 /// Used by one test only, so that no earlier `init(context:)` made its entity's class known.

@@ -60,7 +60,10 @@ extension NSManagedObjectModel {
         for component in url.standardizedFileURL.pathComponents.reversed() {
             guard component.hasSuffix(".resources") || component.hasSuffix(".bundle") else { continue }
             // Package and target names may both hold underscores: every split is a candidate.
-            let bundle = component.split(separator: ".").dropLast().joined(separator: ".")
+            var bundle = component.split(separator: ".").dropLast().joined(separator: ".")
+            // SwiftPM builds a second, host copy of targets a package's macros or plugins need,
+            // its bundle named `<Package>_<Target>-tool`: the module is still `<Target>`.
+            if bundle.hasSuffix("-tool") { bundle.removeLast("-tool".count) }
             var rest = Substring(bundle)
             while let underscore = rest.firstIndex(of: "_") {
                 rest = rest[rest.index(after: underscore)...]
