@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -14,6 +15,8 @@ let package = Package(
         // For targets with `@NSManaged` subclasses: supplies their accessors off Apple platforms.
         .plugin(name: "ManagedObjectCodegen", targets: ["ManagedObjectCodegen"]),
         .executable(name: "todo", targets: ["todo"]),
+        // SwiftData's API (`@Model`, `Schema`, …) on OpenCoreData, in Core Data's file format.
+        .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         // Reads any Core Data or SwiftData store without its model; nothing of it links into apps.
         .executable(name: "coredata-inspect", targets: ["coredata-inspect"]),
     ],
@@ -76,6 +79,30 @@ let package = Package(
             // Xcode's "Class Definition" code generation for the model's TSPItem.
             plugins: ["ManagedObjectCodegen"]
         ),
+        // SwiftData's `@Model` and its property markers: a compiler plugin on swift-syntax, the
+        // compiler's own syntax library (the only way to write a macro).
+        .macro(
+            name: "OpenSwiftDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(name: "OpenSwiftData", dependencies: ["OpenCoreData", "OpenSwiftDataMacros"]),
+        // The macro's expansions and diagnostics, with swift-syntax's own expansion assertions.
+        .testTarget(
+            name: "OpenSwiftDataMacrosTests",
+            dependencies: [
+                "OpenSwiftDataMacros",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
+        ),
+        // Written against SwiftData's API only, as an app would be.
+        .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "OpenCoreData"]),
         // `coredata-inspect`: a store's entities, objects, history, metadata and model, from the
         // model the store caches or from its tables.
         .executableTarget(

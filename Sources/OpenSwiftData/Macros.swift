@@ -1,0 +1,35 @@
+/// Makes a class a persistent model, as SwiftData's `@Model` does: every stored property is
+/// persisted (`let` included) unless marked `@Transient`; computed properties are not.
+@attached(member, names: named(schemaMetadata))
+@attached(extension, conformances: PersistentModel)
+public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
+
+/// Describes how a persisted property of a model is stored.
+///
+/// - Parameters:
+///   - options: Storage options, such as `.unique` or `.externalStorage`.
+///   - originalName: The property's name in the previous version of the schema, for migration.
+///   - hashModifier: A string mixed into the property's version hash.
+@attached(peer)
+public macro Attribute(_ options: Schema.Attribute.Option..., originalName: String? = nil, hashModifier: String? = nil) =
+    #externalMacro(module: "OpenSwiftDataMacros", type: "PropertyMarkerMacro")
+
+/// Describes a relationship of a model: its delete rule, inverse and counts.
+///
+/// - Parameters:
+///   - options: Relationship options (`.unique`).
+///   - deleteRule: What deleting the model does to the related ones; `.nullify` by default.
+///   - minimumModelCount: The fewest related models a to-many allows.
+///   - maximumModelCount: The most related models a to-many allows.
+///   - originalName: The relationship's name in the previous version of the schema.
+///   - inverse: The relationship on the other side.
+///   - hashModifier: A string mixed into the relationship's version hash.
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option..., deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0,
+    maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil, hashModifier: String? = nil
+) = #externalMacro(module: "OpenSwiftDataMacros", type: "PropertyMarkerMacro")
+
+/// Keeps a property of a model out of the store.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "PropertyMarkerMacro")

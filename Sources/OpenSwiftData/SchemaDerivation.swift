@@ -1,0 +1,243 @@
+import Foundation
+import OpenCoreData
+
+/// An `Optional`, seen through `Any.Type`.
+protocol OptionalType {
+    static var wrappedType: Any.Type { get }
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalType {
+    static var wrappedType: Any.Type { Wrapped.self }
+
+    var isNone: Bool {
+        guard case .none = self else { return false }
+        return true
+    }
+}
+
+/// An array of models, seen through `Any.Type`: a to-many relationship.
+protocol ModelArrayType {
+    static var modelType: any PersistentModel.Type { get }
+}
+
+extension Array: ModelArrayType where Element: PersistentModel {
+    static var modelType: any PersistentModel.Type { Element.self }
+}
+
+/// Derives the entities of `@Model` classes, and the Core Data model they make, as SwiftData
+/// does (docs/compatibility.md, SwiftData): entity = class name; every listed property persisted;
+/// a model or optional model property a to-one relationship (optional when the property is),
+/// an array of models a to-many (not optional), nullify by default; inverses as `@Relationship`
+/// names them, else inferred when exactly one relationship on each side points at the other;
+/// `.unique` a uniqueness constraint; the initial value the default.
+struct SchemaDerivation {
+    private(set) var entities: [Schema.Entity] = []
+    /// Each entity's properties in declaration order, with what they are.
+    private var properties: [String: [Property]] = [:]
+
+    private enum Property {
+        case attribute(Schema.Attribute, NSAttributeType)
+        case relationship(Schema.Relationship, keypath: AnyKeyPath)
+    }
+
+    init(_ roots: [any PersistentModel.Type]) {
+        // The classes given and every class they relate to, each once.
+        var types: [String: any PersistentModel.Type] = [:]
+        var pending = roots
+        while let next = pending.popLast() {
+            let name = Self.entityName(of: next)
+            guard types[name] == nil else { continue }
+            types[name] = next
+            for metadata in next.schemaMetadata {
+                if let related = Self.relatedModel(of: metadata.keypath) { pending.append(related.type) }
+            }
+        }
+        for name in types.keys.sorted() {
+            let entity = Schema.Entity(name: name)
+            var list: [Property] = []
+            for metadata in types[name]!.schemaMetadata {
+                let (valueType, isOptional) = Self.unwrapped(type(of: metadata.keypath).valueType)
+                if let related = Self.relatedModel(of: metadata.keypath) {
+                    let relationship = metadata.metadata as? Schema.Relationship ?? Schema.Relationship()
+                    relationship.name = metadata.name
+                    relationship.destination = Self.entityName(of: related.type)
+                    relationship.isToOneRelationship = !related.isToMany
+                    relationship.isOptional = isOptional
+                    entity.relationships.append(relationship)
+                    list.append(.relationship(relationship, keypath: metadata.keypath))
+                } else {
+                    let attribute = metadata.metadata as? Schema.Attribute ?? Schema.Attribute()
+                    attribute.name = metadata.name
+                    attribute.valueType = valueType
+                    attribute.isOptional = isOptional
+                    attribute.defaultValue = metadata.defaultValue
+                    entity.attributes.append(attribute)
+                    if attribute.isUnique { entity.uniquenessConstraints.append([metadata.name]) }
+                    list.append(.attribute(attribute, Self.attributeType(of: valueType)))
+                }
+            }
+            entities.append(entity)
+            properties[name] = list
+        }
+        resolveInverses(types: types)
+    }
+
+    /// Names each relationship's inverse: the one `@Relationship(inverse:)` gives (on either
+    /// side), else the only relationship of the destination that points back, when that one has
+    /// no other candidate either.
+    private mutating func resolveInverses(types: [String: any PersistentModel.Type]) {
+        let byName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
+        func name(of keypath: AnyKeyPath, in entity: String) -> String? {
+            types[entity]?.schemaMetadata.first { $0.keypath == keypath }?.name
+        }
+        for entity in entities {
+            for relationship in entity.relationships {
+                guard let keypath = relationship.inverseKeyPath, let destination = byName[relationship.destination],
+                    let inverseName = name(of: keypath, in: destination.name),
+                    let inverse = destination.relationships.first(where: { $0.name == inverseName })
+                else { continue }
+                relationship.inverseName = inverse.name
+                inverse.inverseName = relationship.name
+            }
+        }
+        for entity in entities {
+            for relationship in entity.relationships where relationship.inverseName == nil {
+                guard let destination = byName[relationship.destination] else { continue }
+                let candidates = destination.relationships.filter {
+                    $0.destination == entity.name && $0.inverseName == nil && $0 !== relationship
+                }
+                let rivals = entity.relationships.filter { $0.destination == destination.name && $0.inverseName == nil }
+                guard candidates.count == 1, rivals.count == 1 else { continue }
+                relationship.inverseName = candidates[0].name
+                candidates[0].inverseName = relationship.name
+            }
+        }
+    }
+
+    /// The Core Data model of the entities.
+    func managedObjectModel(version: Schema.Version) -> NSManagedObjectModel {
+        var descriptions: [String: NSEntityDescription] = [:]
+        for entity in entities {
+            let description = NSEntityDescription()
+            description.name = entity.name
+            description.managedObjectClassName = entity.name
+            descriptions[entity.name] = description
+        }
+        var relationships: [(NSRelationshipDescription, Schema.Relationship)] = []
+        for entity in entities {
+            var list: [NSPropertyDescription] = []
+            for property in properties[entity.name] ?? [] {
+                switch property {
+                case .attribute(let attribute, let type):
+                    list.append(Self.attributeDescription(attribute, type: type))
+                case .relationship(let relationship, _):
+                    let description = Self.relationshipDescription(relationship, destination: descriptions[relationship.destination])
+                    relationships.append((description, relationship))
+                    list.append(description)
+                }
+            }
+            descriptions[entity.name]!.properties = list
+            descriptions[entity.name]!.uniquenessConstraints = entity.uniquenessConstraints
+        }
+        for (description, relationship) in relationships {
+            guard let inverseName = relationship.inverseName else { continue }
+            description.inverseRelationship = descriptions[relationship.destination]?.relationshipsByName[inverseName]
+        }
+        let model = NSManagedObjectModel()
+        model.entities = entities.compactMap { descriptions[$0.name] }
+        model.versionIdentifiers = [version.description]
+        return model
+    }
+
+    private static func attributeDescription(_ attribute: Schema.Attribute, type: NSAttributeType) -> NSAttributeDescription {
+        let description = NSAttributeDescription()
+        description.name = attribute.name
+        description.attributeType = type
+        description.isOptional = attribute.isOptional
+        description.renamingIdentifier = attribute.originalName
+        description.versionHashModifier = attribute.hashModifier
+        description.allowsExternalBinaryDataStorage = attribute.options.contains(.externalStorage)
+        description.preservesValueInHistoryOnDeletion = attribute.options.contains(.preserveValueOnDeletion)
+        description.isTransient = attribute.options.contains(.ephemeral)
+        description.defaultValue = defaultValue(attribute.defaultValue, type: type)
+        return description
+    }
+
+    private static func relationshipDescription(_ relationship: Schema.Relationship, destination: NSEntityDescription?) -> NSRelationshipDescription {
+        let description = NSRelationshipDescription()
+        description.name = relationship.name
+        description.destinationEntity = destination
+        description.isOptional = relationship.isOptional
+        description.renamingIdentifier = relationship.originalName
+        description.versionHashModifier = relationship.hashModifier
+        if relationship.isToOneRelationship {
+            description.maxCount = 1
+        } else {
+            description.minCount = relationship.minimumModelCount ?? 0
+            description.maxCount = relationship.maximumModelCount ?? 0
+        }
+        switch relationship.deleteRule {
+        case .noAction: description.deleteRule = .noActionDeleteRule
+        case .nullify: description.deleteRule = .nullifyDeleteRule
+        case .cascade: description.deleteRule = .cascadeDeleteRule
+        case .deny: description.deleteRule = .denyDeleteRule
+        }
+        return description
+    }
+
+    /// An initial value as a Core Data default: numbers as `NSNumber`, the rest as they are;
+    /// none for types Core Data keeps no default of.
+    private static func defaultValue(_ value: Any?, type: NSAttributeType) -> Any? {
+        // An initial `nil` arrives as an optional inside `Any`.
+        guard let value, (value as? any OptionalType)?.isNone != true else { return nil }
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .doubleAttributeType, .floatAttributeType,
+            .booleanAttributeType:
+            return value as? NSNumber
+        case .decimalAttributeType:
+            return (value as? Decimal).map { NSDecimalNumber(decimal: $0) }
+        case .stringAttributeType, .dateAttributeType, .UUIDAttributeType, .URIAttributeType:
+            return value
+        default:
+            return nil
+        }
+    }
+
+    /// The entity name of a model class: its name without the module.
+    static func entityName(of type: any PersistentModel.Type) -> String { String(describing: type) }
+
+    /// The model class a property relates to, and whether it is an array of them.
+    private static func relatedModel(of keypath: AnyKeyPath) -> (type: any PersistentModel.Type, isToMany: Bool)? {
+        let (valueType, _) = unwrapped(type(of: keypath).valueType)
+        if let model = valueType as? any PersistentModel.Type { return (model, false) }
+        if let array = valueType as? any ModelArrayType.Type { return (array.modelType, true) }
+        return nil
+    }
+
+    /// The type inside an optional, and whether there was one.
+    private static func unwrapped(_ type: Any.Type) -> (Any.Type, Bool) {
+        guard let optional = type as? any OptionalType.Type else { return (type, false) }
+        return (optional.wrappedType, true)
+    }
+
+    /// The Core Data type SwiftData stores a Swift type as. (Codable structs, enums and arrays
+    /// of values are the next step of issue 42: transformable until then.)
+    private static func attributeType(of type: Any.Type) -> NSAttributeType {
+        switch type {
+        case is String.Type: .stringAttributeType
+        case is Bool.Type: .booleanAttributeType
+        case is Int.Type, is Int64.Type, is UInt.Type, is UInt64.Type: .integer64AttributeType
+        case is Int32.Type, is UInt32.Type: .integer32AttributeType
+        case is Int16.Type, is UInt16.Type, is Int8.Type, is UInt8.Type: .integer16AttributeType
+        case is Double.Type: .doubleAttributeType
+        case is Float.Type: .floatAttributeType
+        case is Date.Type: .dateAttributeType
+        case is Data.Type: .binaryDataAttributeType
+        case is UUID.Type: .UUIDAttributeType
+        case is URL.Type: .URIAttributeType
+        case is Decimal.Type: .decimalAttributeType
+        default: .transformableAttributeType
+        }
+    }
+}
