@@ -55,11 +55,15 @@ enum DumpedValue {
         }
     }
 
-    static func iso8601(_ date: Date) -> String {
+    /// One formatter for every date printed: making one per value costs more than the value.
+    /// (The program formats on one thread.)
+    nonisolated(unsafe) private static let dateFormatter: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
+        return formatter
+    }()
+
+    static func iso8601(_ date: Date) -> String { dateFormatter.string(from: date) }
 
     /// A CSV field (RFC 4180): quoted when it holds a comma, a quote, a line break or edge spaces.
     static func csvField(_ text: String) -> String {

@@ -9,7 +9,8 @@ import Foundation
 struct ModelCacheWriter {
     private var archive = KeyedArchiveWriter()
     private var entityUIDs: [String: Int] = [:]
-    /// Each entity's property objects by name, inherited copies included.
+    /// Each entity's archived property objects by name, inherited copies included (a property
+    /// left out of the cache has none).
     private var propertyUIDs: [String: [String: Int]] = [:]
 
     private static let entityClass = ["NSEntityDescription", "NSObject"]
@@ -32,7 +33,7 @@ struct ModelCacheWriter {
         for entity in entities {
             entityUIDs[entity.name!] = archive.reserve()
             var properties: [String: Int] = [:]
-            for property in entity.properties where isArchived(property) { properties[property.name] = archive.reserve() }
+            for property in entity.properties where Self.isArchived(property) { properties[property.name] = archive.reserve() }
             propertyUIDs[entity.name!] = properties
         }
         for entity in entities { writeEntity(entity, model: modelUID) }
@@ -73,7 +74,8 @@ struct ModelCacheWriter {
         let className = entity.managedObjectClassName.flatMap { $0 == "NSManagedObject" ? nil : $0 }
         // Only subentities the model holds (one built in code may name others).
         let subentities = entity.subentities.filter { $0.name.flatMap { entityUIDs[$0] } != nil }.sorted { $0.name! < $1.name! }
-        let properties = entity.properties.filter(isArchived).sorted { $0.name < $1.name }
+        let archived = propertyUIDs[name]!
+        let properties = entity.properties.filter { archived[$0.name] != nil }.sorted { $0.name < $1.name }
         var fields: [(String, KeyedArchiveWriter.Field)] = [
             ("NSEntityName", .reference(archive.string(name))),
             ("NSClassNameForEntity", .reference(archive.string(className))),
@@ -90,7 +92,7 @@ struct ModelCacheWriter {
                 "NSProperties",
                 .reference(
                     archive.dictionary(
-                        keys: properties.map { archive.string($0.name) }, values: properties.map { propertyUIDs[name]![$0.name]! },
+                        keys: properties.map { archive.string($0.name) }, values: properties.map { archived[$0.name]! },
                         Self.mutableDictionary))
             ),
             ("NSUserInfo", .reference(userInfo(entity.userInfo) ?? archive.dictionary(keys: [], values: []))),
@@ -109,12 +111,12 @@ struct ModelCacheWriter {
             fields.append(("NSCompoundIndexes", .reference(archive.array(compound))))
         }
         archive.fill(uid, Self.entityClass, fields)
-        for property in entity.properties where isArchived(property) { writeProperty(property, in: entity) }
+        for property in properties { writeProperty(property, in: entity) }
     }
 
     /// Whether `property` goes into the cache: all do but a fetched property whose predicate has
     /// a form archives here cannot hold, which would read back fetching everything.
-    private func isArchived(_ property: NSPropertyDescription) -> Bool {
+    private static func isArchived(_ property: NSPropertyDescription) -> Bool {
         guard let fetched = property as? NSFetchedPropertyDescription, let predicate = fetched.fetchRequest?.predicate else { return true }
         var probe = KeyedArchiveWriter()
         return probe.predicate(predicate) != nil

@@ -70,12 +70,13 @@ package enum SQLiteModelRecovery {
         init(reading db: Database) throws {
             let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT LIMIT ?", arguments: [maximumEntities + 1])
             for row in rows {
-                guard let number = Int64.fromDatabaseValue(row["Z_ENT"] as DatabaseValue),
+                // The history's entities (numbered from 16001) have tables of their own, not Z-tables.
+                guard let number = Int64.fromDatabaseValue(row["Z_ENT"] as DatabaseValue), number > 0, number < 16_000,
                     let name = String.fromDatabaseValue(row["Z_NAME"] as DatabaseValue)
                 else { continue }
                 entities.append(Entity(number: number, name: name, parent: Int64.fromDatabaseValue(row["Z_SUPER"] as DatabaseValue) ?? 0))
             }
-            for entity in entities where entity.parent == 0 && entity.number < 16_000 {
+            for entity in entities where entity.parent == 0 {
                 let table = "Z" + entity.name.uppercased()
                 guard try db.tableExists(table) else { continue }
                 columns[table] = try db.columns(in: table).map { ($0.name, $0.type.uppercased()) }
@@ -93,8 +94,7 @@ package enum SQLiteModelRecovery {
         ///
         /// - Complexity: O(e·d) for e entities in hierarchies d deep, plus the columns.
         func model() -> NSManagedObjectModel? {
-            // The history's entities (numbered from 16001) have tables of their own, not Z-tables.
-            let candidates = entities.filter { Self.isName($0.name) && $0.number > 0 && $0.number < 16_000 }
+            let candidates = entities.filter { Self.isName($0.name) }
             guard candidates.count <= maximumEntities else { return nil }
             var entryByNumber: [Int64: Entity] = [:]
             for entry in candidates {
