@@ -183,6 +183,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Derived facts computed once, when the model is frozen (and only read after, so without
     /// dynamic exclusivity checks: hot paths read it per object).
     @exclusivity(unchecked) package var layout: EntityLayout?
+    /// The class of the entity's objects when a layer above Core Data decides it (OpenSwiftData
+    /// backs each model object with an object of its own subclass), whatever
+    /// `managedObjectClassName` says: that name stays the model class's, as in Apple's files.
+    package var objectClassOverride: NSManagedObject.Type?
     /// `layout`'s root entity's number, set with the layout (0 before): object IDs hash and
     /// compare by it, and one field of the entity is cheaper to read than the layout's chain.
     @exclusivity(unchecked) var rootNumber: Int32 = 0

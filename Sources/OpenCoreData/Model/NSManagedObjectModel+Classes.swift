@@ -112,7 +112,7 @@ extension NSEntityDescription {
     /// The class that represents the entity's objects.
     var managedObjectClass: NSManagedObject.Type {
         if let cached = layout?.objectClass.withLock({ $0 }) { return cached }
-        let resolved = NSManagedObjectModel.registeredClass(forEntity: self)
+        let resolved = objectClassOverride ?? NSManagedObjectModel.registeredClass(forEntity: self)
             ?? NSManagedObjectModel.namedClass(managedObjectClassName ?? "", modules: managedObjectModel?.classModules ?? [])
             ?? NSManagedObject.self
         layout?.objectClass.withLock { $0 = resolved }

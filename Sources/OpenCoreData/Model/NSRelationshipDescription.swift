@@ -19,6 +19,10 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     /// Whether the relationship holds a set of objects rather than one.
     open var isToMany: Bool { maxCount != 1 }
 
+    /// Whether a non-optional to-many may be empty. SwiftData derives an array of models as a
+    /// to-many that is not optional (so it hashes as Apple's) yet takes an empty array.
+    package var allowsEmptyWhenRequired = false
+
     /// Whether the relationship and its inverse (if any) are both to-many: its pairs belong to
     /// neither side's objects alone.
     package var isManyToMany: Bool { isToMany && inverseRelationship?.isToMany != false }

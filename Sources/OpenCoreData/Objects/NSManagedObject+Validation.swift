@@ -117,8 +117,8 @@ extension NSManagedObject {
     /// The count rule a to-many relationship of `count` objects breaks, if any.
     private func relationshipCountError(_ relationship: NSRelationshipDescription, count: Int) -> NSError? {
         let (name, key) = (entity.name ?? "?", relationship.name)
-        if count == 0 && relationship.isOptional { return nil }
-        if count < max(relationship.minCount, relationship.isOptional ? 0 : 1) {
+        if count == 0 && (relationship.isOptional || relationship.allowsEmptyWhenRequired) { return nil }
+        if count < max(relationship.minCount, relationship.isOptional || relationship.allowsEmptyWhenRequired ? 0 : 1) {
             return CoreDataError.validation(
                 NSValidationRelationshipLacksMinimumCountError,
                 "\(key) of \(name) has \(count) objects, fewer than its minimum of \(max(relationship.minCount, 1)).",

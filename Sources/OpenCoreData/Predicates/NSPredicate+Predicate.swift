@@ -42,4 +42,20 @@ extension Foundation.NSPredicate {
         var converter = PredicateConverter(root: predicate.variable.key)
         return try converter.predicate(predicate.expression)
     }
+
+    /// The NSPredicate of a predicate over objects that are not managed objects but stand for
+    /// them (OpenSwiftData's models).
+    ///
+    /// - Parameters:
+    ///   - predicate: The predicate.
+    ///   - propertyName: The property names a key path of the predicate reads, nil for none.
+    ///   - constant: A captured value as the NSPredicate compares it.
+    /// - Returns: The NSPredicate.
+    /// - Throws: An error naming the part without an NSPredicate equivalent.
+    package static func converting<Input>(
+        _ predicate: Predicate<Input>, propertyName: @escaping (AnyKeyPath) -> String?, constant: @escaping (Any) -> Any?
+    ) throws -> Foundation.NSPredicate {
+        var converter = PredicateConverter(root: predicate.variable.key, propertyName: propertyName, constant: constant)
+        return try converter.predicate(predicate.expression)
+    }
 }

@@ -17,10 +17,28 @@ extension PredicateExpressions.KeyPath: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
         let base = try converter.expression(root)
         if let count = Self.collectionCount(keyPath) { return .expression(PredicateConverter.keyPath(count, of: base)) }
-        guard let name = ManagedKeyPathNames.name(of: keyPath) else {
+        if let empty = Self.emptiness(of: base) { return .predicate(empty) }
+        guard let name = converter.propertyName(keyPath) else {
             throw PredicateConverter.Unsupported(description: "the key path \(keyPath) does not name managed properties")
         }
+        // `SELF`: the object itself (OpenSwiftData's `persistentModelID`), compared by identity.
+        if name == "self" { return .expression(base) }
         return .expression(PredicateConverter.keyPath(name, of: base))
+    }
+
+    /// `.isEmpty` of a to-many relationship (`@count == 0`) or of a string (`== ""`). A Boolean
+    /// read off a collection or a string is taken for `isEmpty`, the only one predicates ask.
+    private static func emptiness(of base: NSExpression) -> Foundation.NSPredicate? {
+        guard Output.self == Bool.self else { return nil }
+        let collection = Root.Output.self
+        if collection is any StringProtocol.Type {
+            return NSComparisonPredicate(
+                leftExpression: base, rightExpression: NSExpression(forConstantValue: ""), modifier: .direct, type: .equalTo)
+        }
+        guard collection is any Collection.Type || collection is NSSet.Type || collection is NSOrderedSet.Type else { return nil }
+        return NSComparisonPredicate(
+            leftExpression: PredicateConverter.keyPath("@count", of: base), rightExpression: NSExpression(forConstantValue: 0),
+            modifier: .direct, type: .equalTo)
     }
 
     /// `@count` for `.count` of a collection (a to-many relationship's `Set`, `NSSet`, array).
@@ -32,6 +50,8 @@ extension PredicateExpressions.KeyPath: ConvertiblePredicateExpression {
     private static func collectionCount(_ keyPath: AnyKeyPath) -> String? {
         guard Output.self == Int.self else { return nil }
         let base = Root.Output.self
+        // A string's count is its length, which a store does not compare.
+        if base is any StringProtocol.Type || (base as? any ManagedOptional.Type)?.wrappedType is any StringProtocol.Type { return nil }
         if base is any Collection.Type || base is NSSet.Type || base is NSOrderedSet.Type { return "@count" }
         if let optional = base as? any ManagedOptional.Type, optional.wrappedType is any Collection.Type
             || optional.wrappedType is NSSet.Type || optional.wrappedType is NSOrderedSet.Type
@@ -46,7 +66,7 @@ extension PredicateExpressions.Value: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
         // An optional's value, nil for none: NSExpression constants are not Swift optionals.
         let unwrapped: Any? = (value as? any ManagedOptional).map { $0.wrappedValue } ?? value
-        return .expression(NSExpression(forConstantValue: unwrapped))
+        return .expression(NSExpression(forConstantValue: unwrapped.flatMap(converter.constant)))
     }
 }
 

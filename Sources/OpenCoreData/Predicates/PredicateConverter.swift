@@ -33,9 +33,19 @@ struct PredicateConverter {
 
     private var bindings: [PredicateExpressions.VariableID: Binding] = [:]
     private var subqueryCount = 0
+    /// The property names a key path reads (`\Item.list` → `"list"`), nil for one that reads
+    /// anything else: `@NSManaged` properties by default, a model's persisted ones for OpenSwiftData.
+    let propertyName: (AnyKeyPath) -> String?
+    /// A captured value as an NSExpression constant takes it (a model object as its managed object).
+    let constant: (Any) -> Any?
 
-    init(root: PredicateExpressions.VariableID) {
+    init(
+        root: PredicateExpressions.VariableID, propertyName: @escaping (AnyKeyPath) -> String? = ManagedKeyPathNames.name(of:),
+        constant: @escaping (Any) -> Any? = { $0 }
+    ) {
         bindings[root] = .evaluatedObject
+        self.propertyName = propertyName
+        self.constant = constant
     }
 
     // MARK: Nodes
