@@ -1,6 +1,7 @@
 /// Makes a class a persistent model, as SwiftData's `@Model` does: every stored property is
 /// persisted (`let` included) unless marked `@Transient`; computed properties are not.
-@attached(member, names: named(schemaMetadata))
+@attached(member, names: named(schemaMetadata), named(persistentBackingData), named(_$observationRegistrar), named(init), arbitrary)
+@attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
 
@@ -33,3 +34,10 @@ public macro Relationship(
 /// Keeps a property of a model out of the store.
 @attached(peer)
 public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "PropertyMarkerMacro")
+
+/// What `@Model` puts on each persisted `var`: keeps its value in the model's backing storage.
+/// Not written by hand.
+///
+/// - Parameter index: The property's place among the model's persisted properties.
+@attached(accessor, names: named(init), named(get), named(set))
+public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")

@@ -1,5 +1,51 @@
-/// A class whose instances SwiftData stores: what `@Model` makes of a class.
-public protocol PersistentModel: AnyObject {
+import Foundation
+import Observation
+import OpenCoreData
+
+/// A class whose instances SwiftData stores: what `@Model` makes of a class. The macro writes the
+/// requirements; the extensions give every model its identity, its context and its state.
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+    /// Makes a model standing for a stored object, without the class's own initializers (a
+    /// fetch makes its models this way).
+    ///
+    /// - Parameter backingData: Where the model's values live.
+    init(backingData: _ModelBacking)
+
+    /// Where the model's values live: in the model before it is inserted, in its context after.
+    var persistentBackingData: _ModelBacking { get set }
+
     /// The persisted properties, as `@Model` lists them.
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
+}
+
+extension PersistentModel {
+    /// The model's identity, the same in every context and across launches once it is saved
+    /// (a model not yet saved has a temporary one, as in SwiftData).
+    public var persistentModelID: PersistentIdentifier {
+        guard let object = persistentBackingData.managedObject else { return PersistentIdentifier(unattached: self) }
+        return PersistentIdentifier(object.objectID)
+    }
+
+    /// The context the model is in, nil before it is inserted or after it is deleted and saved.
+    public var modelContext: ModelContext? {
+        (persistentBackingData.managedObject?.managedObjectContext as? ModelObjectContext)?.owner
+    }
+
+    /// Whether the model has changes not yet saved (a new model has).
+    public var hasChanges: Bool {
+        guard let object = persistentBackingData.managedObject else { return true }
+        return object.hasChanges
+    }
+
+    /// Whether the model is deleted from its context (and its row at the next save).
+    public var isDeleted: Bool { persistentBackingData.managedObject?.isDeleted ?? false }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+extension PersistentModel where ID == PersistentIdentifier {
+    /// The model's identity: its `persistentModelID`, unless the class declares an `id` of its own.
+    public var id: PersistentIdentifier { persistentModelID }
 }

@@ -35,6 +35,8 @@ public final class Schema: @unchecked Sendable {
     public let version: Version
     /// The Core Data model the schema derives, shared by every container of the schema.
     let managedObjectModel: NSManagedObjectModel
+    /// The model class of each entity.
+    let types: [String: any PersistentModel.Type]
 
     /// The schema of `types` and the models they relate to.
     ///
@@ -56,6 +58,9 @@ public final class Schema: @unchecked Sendable {
         self.version = version
         entities = derivation.entities
         entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
+        types = derivation.types
         managedObjectModel = derivation.managedObjectModel(version: version)
+        for entity in managedObjectModel.entities { entity.objectClassOverride = ModelManagedObject.self }
+        SchemaRegistry.register(self)
     }
 }

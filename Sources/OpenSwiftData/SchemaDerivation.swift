@@ -4,11 +4,20 @@ import OpenCoreData
 /// An `Optional`, seen through `Any.Type`.
 protocol OptionalType {
     static var wrappedType: Any.Type { get }
+    static var noneValue: Any { get }
     var isNone: Bool { get }
+    /// The wrapped value, unwrapped through nested optionals; nil for none.
+    var flattened: Any? { get }
 }
 
 extension Optional: OptionalType {
     static var wrappedType: Any.Type { Wrapped.self }
+    static var noneValue: Any { Optional<Wrapped>.none as Any }
+
+    var flattened: Any? {
+        guard case .some(let wrapped) = self else { return nil }
+        return (wrapped as? any OptionalType).map { $0.flattened } ?? wrapped
+    }
 
     var isNone: Bool {
         guard case .none = self else { return false }
@@ -33,6 +42,8 @@ extension Array: ModelArrayType where Element: PersistentModel {
 /// `.unique` a uniqueness constraint; the initial value the default.
 struct SchemaDerivation {
     private(set) var entities: [Schema.Entity] = []
+    /// The model class of each entity.
+    private(set) var types: [String: any PersistentModel.Type] = [:]
     /// Each entity's properties in declaration order, with what they are.
     private var properties: [String: [Property]] = [:]
 
@@ -81,6 +92,7 @@ struct SchemaDerivation {
             properties[name] = list
         }
         resolveInverses(types: types)
+        self.types = types
     }
 
     /// Names each relationship's inverse: the one `@Relationship(inverse:)` gives (on either
@@ -176,6 +188,7 @@ struct SchemaDerivation {
         } else {
             description.minCount = relationship.minimumModelCount ?? 0
             description.maxCount = relationship.maximumModelCount ?? 0
+            description.allowsEmptyWhenRequired = true
         }
         switch relationship.deleteRule {
         case .noAction: description.deleteRule = .noActionDeleteRule

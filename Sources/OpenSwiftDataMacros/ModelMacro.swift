@@ -3,11 +3,14 @@ import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
-/// `@Model`: makes a class a `PersistentModel` and lists its persisted properties in
-/// `schemaMetadata` (name, key path, initial value, and what `@Attribute` or `@Relationship`
-/// says of it), from which the Core Data model is derived as SwiftData derives it. Every stored
-/// property is persisted, `let` included, unless `@Transient`; computed properties are not.
-public struct ModelMacro: MemberMacro, ExtensionMacro {
+/// `@Model`: makes a class a `PersistentModel`. It puts `@_PersistedProperty` on each persisted
+/// `var` (every stored property not `@Transient`) and adds its `_name` storage of no size (what
+/// the property's initializer accessor initializes, so that every initializer must still set the
+/// property, as when it was stored); it adds the backing storage, the Observation
+/// registrar and the initializer a fetch makes models with, and lists the persisted properties in
+/// `schemaMetadata` (name, key path, initial value, what `@Attribute` or `@Relationship` says),
+/// from which the Core Data model is derived as SwiftData derives it.
+public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax, conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
@@ -16,21 +19,48 @@ public struct ModelMacro: MemberMacro, ExtensionMacro {
             context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.notAClass))
             return []
         }
+        let persisted = PersistedMembers(of: type)
+        for pattern in persisted.patterns {
+            context.diagnose(Diagnostic(node: pattern, message: ModelDiagnostic.patternNotAName))
+        }
         var entries: [String] = []
-        for member in type.memberBlock.members {
-            guard let variable = member.decl.as(VariableDeclSyntax.self), !isStatic(variable), marker(named: "Transient", on: variable) == nil
-            else { continue }
-            for binding in variable.bindings {
-                if let accessors = binding.accessorBlock, isComputed(accessors) { continue }
-                guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
-                    context.diagnose(Diagnostic(node: binding.pattern, message: ModelDiagnostic.patternNotAName))
-                    continue
-                }
-                entries.append(metadataEntry(for: pattern, binding: binding, variable: variable, typeName: type.name.text))
+        var storage: [String] = []
+        var initialized: [String] = []
+        for member in persisted.members {
+            entries.append(metadataEntry(for: member, typeName: type.name.text))
+            if member.isLet, member.binding.initializer == nil {
+                context.diagnose(Diagnostic(node: member.binding.pattern, message: ModelDiagnostic.letWithoutValue(member.name)))
+            } else if member.isLet {
+                context.diagnose(Diagnostic(node: member.binding.pattern, message: ModelDiagnostic.letNotReloaded(member.name)))
+            } else if member.variable.bindings.count > 1 {
+                context.diagnose(Diagnostic(node: member.binding.pattern, message: ModelDiagnostic.multipleBindings(member.name)))
+            } else {
+                storage.append("@OpenSwiftData.Transient private var _\(member.name): OpenSwiftData._PersistedStorage")
+                initialized.append("_\(member.name) = OpenSwiftData._PersistedStorage()")
             }
         }
         let list = entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + "\n]"
-        return ["public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] { \(raw: list) }"]
+        return storage.map { DeclSyntax(stringLiteral: $0) } + [
+            "@OpenSwiftData.Transient public var persistentBackingData: OpenSwiftData._ModelBacking = .detached()",
+            "@OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()",
+            """
+            public required init(backingData: OpenSwiftData._ModelBacking) {
+                \(raw: (initialized + ["persistentBackingData = backingData"]).joined(separator: "\n"))
+            }
+            """,
+            "public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] { \(raw: list) }",
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard let type = declaration.as(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
+            variable.bindingSpecifier.tokenKind == .keyword(.var), variable.bindings.count == 1,
+            let index = PersistedMembers(of: type).index(of: variable)
+        else { return [] }
+        return ["@OpenSwiftData._PersistedProperty(\(raw: index))"]
     }
 
     public static func expansion(
@@ -43,51 +73,23 @@ public struct ModelMacro: MemberMacro, ExtensionMacro {
 
     /// `Schema.PropertyMetadata(name:keypath:defaultValue:metadata:)` for one property. The
     /// initial value is typed with the property's annotation, so that `[]` and `nil` have one.
-    private static func metadataEntry(
-        for pattern: IdentifierPatternSyntax, binding: PatternBindingSyntax, variable: VariableDeclSyntax, typeName: String
-    ) -> String {
-        let spelled = pattern.identifier.text
-        let name = spelled.hasPrefix("`") && spelled.hasSuffix("`") && spelled.count > 1 ? String(spelled.dropFirst().dropLast()) : spelled
+    private static func metadataEntry(for member: PersistedMembers.Member, typeName: String) -> String {
         var defaultValue = "nil"
-        if let initial = binding.initializer?.value.trimmedDescription {
-            defaultValue = binding.typeAnnotation.map { "(\(initial)) as \($0.type.trimmedDescription)" } ?? "(\(initial))"
+        if let initial = member.binding.initializer?.value.trimmedDescription {
+            defaultValue = member.binding.typeAnnotation.map { "(\(initial)) as \($0.type.trimmedDescription)" } ?? "(\(initial))"
         }
         var metadata = "nil"
-        if let attribute = marker(named: "Attribute", on: variable) {
+        if let attribute = PersistedMembers.marker(named: "Attribute", on: member.variable) {
             metadata = "OpenSwiftData.Schema.Attribute(\(arguments(of: attribute)))"
-        } else if let relationship = marker(named: "Relationship", on: variable) {
+        } else if let relationship = PersistedMembers.marker(named: "Relationship", on: member.variable) {
             metadata = "OpenSwiftData.Schema.Relationship(\(arguments(of: relationship)))"
         }
         // A Swift identifier holds no quote or backslash; the name goes into a string literal as is.
-        let literal = name
-        return "OpenSwiftData.Schema.PropertyMetadata(name: \"\(literal)\", keypath: \\\(typeName).\(spelled), defaultValue: \(defaultValue), metadata: \(metadata))"
+        return "OpenSwiftData.Schema.PropertyMetadata(name: \"\(member.name)\", keypath: \\\(typeName).\(member.spelled), defaultValue: \(defaultValue), metadata: \(metadata))"
     }
 
     private static func arguments(of attribute: AttributeSyntax) -> String {
         guard case .argumentList(let list)? = attribute.arguments else { return "" }
         return list.trimmedDescription
-    }
-
-    /// The attribute `@name` or `@OpenSwiftData.name` on `variable`, if it has one.
-    private static func marker(named name: String, on variable: VariableDeclSyntax) -> AttributeSyntax? {
-        for element in variable.attributes {
-            guard case .attribute(let attribute) = element else { continue }
-            let spelled = attribute.attributeName.trimmedDescription
-            if spelled == name || spelled.hasSuffix("." + name) { return attribute }
-        }
-        return nil
-    }
-
-    private static func isStatic(_ variable: VariableDeclSyntax) -> Bool {
-        variable.modifiers.contains { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }
-    }
-
-    /// Whether the accessors make the property computed (a getter), not merely observed.
-    private static func isComputed(_ accessors: AccessorBlockSyntax) -> Bool {
-        switch accessors.accessors {
-        case .getter: return true
-        case .accessors(let list):
-            return list.contains { [.keyword(.get), .keyword(._read), .keyword(.unsafeAddress)].contains($0.accessorSpecifier.tokenKind) }
-        }
     }
 }

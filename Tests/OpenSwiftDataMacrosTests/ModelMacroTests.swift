@@ -9,6 +9,7 @@ import Testing
         "Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel"]),
         "Attribute": MacroSpec(type: PropertyMarkerMacro.self),
         "Transient": MacroSpec(type: PropertyMarkerMacro.self),
+        "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self),
     ]
 
     private func expect(_ source: String, _ expanded: String, diagnostics: [DiagnosticSpec] = [], sourceLocation: SourceLocation = #_sourceLocation) {
@@ -32,13 +33,28 @@ import Testing
             """,
             """
             final class Trip {
-                var name: String
+                @OpenSwiftData._PersistedProperty(0) var name: String
                 let id = UUID()
+                @OpenSwiftData._PersistedProperty(2)
                 var stops: [Stop] = []
                 var scratch = 0
                 var title: String { name }
                 static var count = 0
                 init(name: String) { self.name = name }
+
+                @OpenSwiftData.Transient private var _name: OpenSwiftData._PersistedStorage
+
+                @OpenSwiftData.Transient private var _stops: OpenSwiftData._PersistedStorage
+
+                @OpenSwiftData.Transient public var persistentBackingData: OpenSwiftData._ModelBacking = .detached()
+
+                @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
+
+                public required init(backingData: OpenSwiftData._ModelBacking) {
+                    _name = OpenSwiftData._PersistedStorage()
+                    _stops = OpenSwiftData._PersistedStorage()
+                    persistentBackingData = backingData
+                }
 
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
                     [
@@ -51,7 +67,79 @@ import Testing
 
             extension Trip: OpenSwiftData.PersistentModel {
             }
+            """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'let id' is saved but a fetched model gets its initial value, not the stored one; declare it 'var' to read it back",
+                    line: 3, column: 9, severity: .warning)
+            ])
+    }
+
+    /// A persisted property keeps its value in the backing, with Observation around it, and its
+    /// initializer accessor initializes the storage `@Model` declares.
+    @Test func aPersistedPropertyReadsAndWritesTheBacking() {
+        expect(
+            """
+            final class Trip {
+                @_PersistedProperty(2) var stops: [Stop] = []
+            }
+            """,
+            """
+            final class Trip {
+                var stops: [Stop] {
+                    @storageRestrictions(accesses: persistentBackingData, initializes: _stops)
+                    init(initialValue) {
+                        persistentBackingData._initialize(key: "stops", to: initialValue)
+                        _stops = OpenSwiftData._PersistedStorage()
+                    }
+                    get {
+                        _$observationRegistrar.access(self, keyPath: \\.stops)
+                        return self._persistedValue(index: 2, key: "stops")
+                    }
+                    set {
+                        _$observationRegistrar.withMutation(of: self, keyPath: \\.stops) {
+                            self._setPersistedValue(newValue, index: 2, key: "stops")
+                        }
+                    }
+                }
+            }
             """)
+    }
+
+    @Test func aLetWithoutValueOrSeveralNamesInOneVarIsABuildError() {
+        expect(
+            """
+            @Model final class Tag {
+                let code: String
+                init(code: String) { self.code = code }
+            }
+            """,
+            """
+            final class Tag {
+                let code: String
+                init(code: String) { self.code = code }
+
+                @OpenSwiftData.Transient public var persistentBackingData: OpenSwiftData._ModelBacking = .detached()
+
+                @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
+
+                public required init(backingData: OpenSwiftData._ModelBacking) {
+                    persistentBackingData = backingData
+                }
+
+                public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                    [
+                        OpenSwiftData.Schema.PropertyMetadata(name: "code", keypath: \\Tag.code, defaultValue: nil, metadata: nil)
+                    ]
+                }
+            }
+
+            extension Tag: OpenSwiftData.PersistentModel {
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(message: "@Model cannot make a fetched model's 'let code', which has no initial value; declare it 'var'", line: 2, column: 9)
+            ])
     }
 
     @Test func aStructOrATuplePatternIsABuildError() {
@@ -68,6 +156,14 @@ import Testing
             """
             final class Pair {
                 var (a, b) = (1, 2)
+
+                @OpenSwiftData.Transient public var persistentBackingData: OpenSwiftData._ModelBacking = .detached()
+
+                @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
+
+                public required init(backingData: OpenSwiftData._ModelBacking) {
+                    persistentBackingData = backingData
+                }
 
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
                     []

@@ -14,7 +14,7 @@ import Testing
 }
 
 @Model final class Component {
-    let id = UUID()
+    var id = UUID()
     var count: Int = 1
     var item: Item?
     var craftingRecipe: CraftingRecipe?

@@ -1,0 +1,47 @@
+import OpenCoreData
+
+/// Where a model object's persisted values live: in the object itself until it is inserted into
+/// a context, then in the managed object that stands for it there. Held inline by every model
+/// (`@Model` declares it), so a fetched model costs no storage object of its own.
+public enum _ModelBacking {
+    /// Not in any context: the values set so far, by property name.
+    case detached(DetachedValues)
+    /// In a context: the managed object that holds the values, and the row once saved.
+    case managed(ModelManagedObject)
+
+    /// A new model's empty storage.
+    public static func detached() -> _ModelBacking { .detached(DetachedValues()) }
+
+    /// The managed object, once the model is in a context.
+    var managedObject: ModelManagedObject? {
+        guard case .managed(let object) = self else { return nil }
+        return object
+    }
+}
+
+/// The values a model holds before it is inserted into a context.
+public final class DetachedValues {
+    var values: [String: Any] = [:]
+}
+
+/// The managed object behind a model object: remembers its model (weakly, since the model holds
+/// it), so that a relationship or a fetch hands out the same model while someone holds it.
+public final class ModelManagedObject: NSManagedObject {
+    weak var owner: (any PersistentModel)?
+
+    /// The model standing for this object, made (as `Model`, without calling the user's
+    /// initializer) when there is none.
+    func model<Model: PersistentModel>(as type: Model.Type) -> Model {
+        if let owner = owner as? Model { return owner }
+        let made = Model(backingData: .managed(self))
+        owner = made
+        return made
+    }
+
+    /// The model standing for this object, of the type its entity's schema names.
+    func anyModel() -> (any PersistentModel)? {
+        if let owner { return owner }
+        guard let type = SchemaRegistry.type(of: entity) else { return nil }
+        return model(as: type)
+    }
+}

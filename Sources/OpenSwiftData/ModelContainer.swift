@@ -1,0 +1,94 @@
+import Foundation
+import OpenCoreData
+
+/// The models' store and the schema it follows: made once per app for its model classes, it
+/// opens (or creates) each configuration's store, migrating lightweight where the schema changed
+/// in a way Core Data infers, and hands out contexts to work in.
+public final class ModelContainer: @unchecked Sendable {
+    // @unchecked Sendable: everything is set once in the initializer; the coordinator is
+    // thread-safe and `mainContext` is main-actor bound.
+
+    /// The models the container stores.
+    public let schema: Schema
+    /// Where it stores them.
+    public let configurations: [ModelConfiguration]
+    /// The Core Data stack underneath.
+    let coordinator: NSPersistentStoreCoordinator
+    @MainActor private var mainContextStorage: ModelContext?
+
+    /// A container for `types` (and the models they relate to).
+    ///
+    /// - Parameters:
+    ///   - forTypes: The model classes.
+    ///   - configurations: Where to store them; the default store when none is given.
+    /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened, the
+    ///   file left as it was.
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// A container for the models of `schema`.
+    ///
+    /// - Parameters:
+    ///   - givenSchema: The models.
+    ///   - configurations: Where to store them; the default store when none is given.
+    /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened.
+    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, configurations: configurations)
+    }
+
+    /// A container for the models of `givenSchema`, stored as `configurations` say.
+    ///
+    /// - Parameters:
+    ///   - givenSchema: The models.
+    ///   - configurations: Where to store them; the default store when empty.
+    /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened.
+    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+        schema = givenSchema
+        self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
+        for configuration in self.configurations {
+            try addStore(for: configuration)
+        }
+    }
+
+    private func addStore(for configuration: ModelConfiguration) throws {
+        var options: [AnyHashable: Any] = [
+            NSPersistentHistoryTrackingKey: true as NSNumber,
+            NSMigratePersistentStoresAutomaticallyOption: true as NSNumber,
+            NSInferMappingModelAutomaticallyOption: true as NSNumber,
+        ]
+        if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true as NSNumber }
+        do {
+            if configuration.isStoredInMemoryOnly {
+                try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options)
+            } else {
+                try FileManager.default.createDirectory(at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url, options: options)
+            }
+        } catch {
+            throw SwiftDataError.loadIssueModelContainer.because("\(configuration.url.path): \(error)")
+        }
+    }
+
+    /// The context of the main actor, for the user interface; it saves by itself
+    /// (`autosaveEnabled`).
+    @MainActor public var mainContext: ModelContext {
+        if let context = mainContextStorage { return context }
+        let context = ModelContext(self)
+        context.autosaveEnabled = true
+        mainContextStorage = context
+        return context
+    }
+
+    /// Removes every model from the container's stores.
+    public func deleteAllData() {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for entity in schema.managedObjectModel.entities where entity.superentity == nil {
+            guard let name = entity.name else { continue }
+            // Non-throwing, as SwiftData's: a read-only store keeps its rows.
+            _ = try? context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: name)))
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import OpenCoreData
+
+/// Where models are inserted, changed, deleted and fetched, and saved to the container's stores
+/// together. Not `Sendable`: a context belongs to the actor (or thread) that made it; pass
+/// `PersistentIdentifier`s between actors and look the models up in the other one's context.
+public final class ModelContext {
+    /// The container whose stores the context saves to.
+    public let container: ModelContainer
+    /// Whether the context saves by itself after changes (true for `mainContext`).
+    public var autosaveEnabled = false
+    /// The Core Data context holding the models' managed objects.
+    let objectContext: ModelObjectContext
+
+    /// A context of `container`.
+    ///
+    /// - Parameter container: The container to work in.
+    public init(_ container: ModelContainer) {
+        self.container = container
+        objectContext = ModelObjectContext(concurrencyType: .confinementConcurrencyType)
+        objectContext.persistentStoreCoordinator = container.coordinator
+        // A model whose unique attributes match a stored row's updates that row: SwiftData's upsert.
+        objectContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        objectContext.owner = self
+    }
+
+    // MARK: Changes
+
+    /// Inserts `model` (and the new models it refers to); it is saved with the next `save()`.
+    /// Inserting a model already in the context does nothing.
+    ///
+    /// - Parameter model: The model.
+    public func insert<T: PersistentModel>(_ model: T) {
+        _ = objectContext.managedObject(inserting: model)
+    }
+
+    /// Deletes `model` at the next save, applying its relationships' delete rules.
+    ///
+    /// - Parameter model: The model.
+    public func delete<T: PersistentModel>(_ model: T) {
+        guard let object = model.persistentBackingData.managedObject, object.managedObjectContext === objectContext else { return }
+        objectContext.delete(object)
+    }
+
+    /// Deletes every model of `model` that `predicate` accepts, at the next save.
+    ///
+    /// - Parameters:
+    ///   - model: The model class.
+    ///   - predicate: Which models; nil for all.
+    ///   - includeSubclasses: Whether models of subclasses count too.
+    /// - Throws: `SwiftDataError.unsupportedPredicate` for a predicate that cannot run.
+    /// - Complexity: O(n) in the models deleted.
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        let request = try FetchTranslation.request(FetchDescriptor(predicate: predicate), coordinator: container.coordinator)
+        request.includesSubentities = includeSubclasses
+        for object in try objectContext.fetch(request) { objectContext.delete(object) }
+    }
+
+    /// Whether there are changes not yet saved.
+    public var hasChanges: Bool { objectContext.hasChanges }
+
+    /// Writes every change to the stores in one transaction. Models whose unique attributes match
+    /// stored rows update those rows.
+    ///
+    /// - Throws: Core Data's validation and store errors; nothing is written then.
+    public func save() throws {
+        guard objectContext.hasChanges else { return }
+        NotificationCenter.default.post(name: Self.willSave, object: self)
+        let inserted = objectContext.insertedObjects
+        let updated = objectContext.updatedObjects
+        let deleted = objectContext.deletedObjects.map { PersistentIdentifier($0.objectID) }
+        try objectContext.save()
+        NotificationCenter.default.post(
+            name: Self.didSave, object: self,
+            userInfo: [
+                NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
+                NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },
+                NotificationKey.deletedIdentifiers.rawValue: deleted,
+            ])
+    }
+
+    /// Throws away every change since the last save.
+    public func rollback() {
+        objectContext.rollback()
+    }
+
+    /// Runs `block`, then saves what it changed.
+    ///
+    /// - Parameter block: The changes.
+    /// - Throws: What `block` or the save throws.
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
+    /// The models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { objectContext.insertedObjects.compactMap(Self.model(of:)) }
+    /// The models changed since the last save.
+    public var changedModelsArray: [any PersistentModel] { objectContext.updatedObjects.compactMap(Self.model(of:)) }
+    /// The models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { objectContext.deletedObjects.compactMap(Self.model(of:)) }
+
+    private static func model(of object: NSManagedObject) -> (any PersistentModel)? {
+        (object as? ModelManagedObject)?.anyModel()
+    }
+
+    // MARK: Fetching
+
+    /// The models `descriptor` describes, in its order.
+    ///
+    /// - Parameter descriptor: What to fetch.
+    /// - Returns: The models; the same model object for a row each time while it is held.
+    /// - Throws: `SwiftDataError.unsupportedPredicate` or `.unsupportedSortDescriptor` for a
+    ///   descriptor that cannot run; store errors.
+    /// - Complexity: O(n) in the models returned, after the store's query.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let objects = try objectContext.fetch(FetchTranslation.request(descriptor, coordinator: container.coordinator))
+        return objects.compactMap { ($0 as? ModelManagedObject)?.model(as: T.self) }
+    }
+
+    /// How many models `descriptor` describes, counted by the store.
+    ///
+    /// - Parameter descriptor: What to count.
+    /// - Returns: The count.
+    /// - Throws: As `fetch(_:)`.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        try objectContext.count(for: FetchTranslation.request(descriptor, coordinator: container.coordinator))
+    }
+
+    /// The identifiers of the models `descriptor` describes, without making the models.
+    ///
+    /// - Parameter descriptor: What to fetch.
+    /// - Returns: The identifiers, in the descriptor's order.
+    /// - Throws: As `fetch(_:)`.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let request = try FetchTranslation.request(descriptor, coordinator: container.coordinator)
+        request.includesPropertyValues = false
+        return try objectContext.fetch(request).map { PersistentIdentifier($0.objectID) }
+    }
+
+    /// The model `persistentModelID` names, from this context (read from the store when first
+    /// used).
+    ///
+    /// - Parameter persistentModelID: A model's identifier.
+    /// - Returns: The model.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        guard let objectID = persistentModelID.objectID(in: container.coordinator),
+            let model = (objectContext.object(with: objectID) as? ModelManagedObject)?.anyModel()
+        else { preconditionFailure("\(persistentModelID) names no model of this container's schema.") }
+        return model
+    }
+
+    /// The model `persistentModelID` names, if this context holds it already.
+    ///
+    /// - Parameter persistentModelID: A model's identifier.
+    /// - Returns: The model, or nil.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        guard let objectID = persistentModelID.objectID(in: container.coordinator),
+            let object = objectContext.registeredObject(for: objectID) as? ModelManagedObject
+        else { return nil }
+        return object.model(as: T.self)
+    }
+}
+
+extension ModelContext {
+    /// Posted before a context saves; the object is the context.
+    public static let willSave = Notification.Name("OpenSwiftData.ModelContext.willSave")
+    /// Posted after a context saved; the user info lists the identifiers of what changed.
+    public static let didSave = Notification.Name("OpenSwiftData.ModelContext.didSave")
+
+    /// The keys of `didSave`'s user info.
+    public enum NotificationKey: String, Sendable {
+        case queryGeneration
+        case invalidatedIdentifiers
+        case insertedIdentifiers
+        case updatedIdentifiers
+        case deletedIdentifiers
+    }
+}

@@ -1,0 +1,139 @@
+import OpenCoreData
+
+// What the accessors `@_PersistedProperty` writes call: a persisted property's value, from the
+// model before it is inserted and from its managed object after. The overloads for models and
+// arrays of models (relationships) are more specific than the one for any value (attributes),
+// so the compiler picks them from the property's type.
+
+extension _ModelBacking {
+    /// Sets a property's initial value, from an initializer of the model's class. A fetched
+    /// model (made by `init(backingData:)`) keeps the stored value instead.
+    ///
+    /// - Parameters:
+    ///   - key: The property's name.
+    ///   - value: The initial value.
+    public func _initialize<Value>(key: String, to value: Value) {
+        guard case .detached(let values) = self else { return }
+        values.values[key] = value
+    }
+}
+
+extension PersistentModel {
+    /// The value of an attribute.
+    ///
+    /// - Parameters:
+    ///   - index: The property's place among the entity's properties (a hint; checked by name).
+    ///   - key: The property's name.
+    /// - Returns: The value.
+    public func _persistedValue<Value>(index: Int, key: String) -> Value {
+        switch persistentBackingData {
+        case .detached(let values): return values.value(forKey: key)
+        case .managed(let object): return object._managedValue(slot: index, key: key, as: Value.self)
+        }
+    }
+
+    /// Sets an attribute.
+    ///
+    /// - Parameters:
+    ///   - value: The new value.
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The property's name.
+    public func _setPersistedValue<Value>(_ value: Value, index: Int, key: String) {
+        switch persistentBackingData {
+        case .detached(let values): values.values[key] = value
+        case .managed(let object): object._setManagedValue(value, slot: index, key: key)
+        }
+    }
+
+    /// The model an optional to-one relationship leads to.
+    ///
+    /// - Parameters:
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The relationship's name.
+    /// - Returns: The related model, nil for none.
+    public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> Related? {
+        switch persistentBackingData {
+        case .detached(let values): return values.values[key] as? Related
+        case .managed(let object):
+            return object._managedValue(slot: index, key: key, as: ModelManagedObject?.self)?.model(as: Related.self)
+        }
+    }
+
+    /// The model a required to-one relationship leads to.
+    ///
+    /// - Parameters:
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The relationship's name.
+    /// - Returns: The related model.
+    public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> Related {
+        guard let related: Related? = _persistedValue(index: index, key: key), let related else {
+            preconditionFailure("The required relationship '\(key)' of \(Self.self) has no model.")
+        }
+        return related
+    }
+
+    /// The models a to-many relationship leads to, in no particular order (as in SwiftData).
+    ///
+    /// - Parameters:
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The relationship's name.
+    /// - Returns: The related models.
+    public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> [Related] {
+        switch persistentBackingData {
+        case .detached(let values): return values.values[key] as? [Related] ?? []
+        case .managed(let object):
+            let related = object._managedValue(slot: index, key: key, as: Set<NSManagedObject>.self)
+            return related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) }
+        }
+    }
+
+    /// Sets an optional to-one relationship; a model not yet in a context joins this model's.
+    ///
+    /// - Parameters:
+    ///   - value: The related model, or nil.
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The relationship's name.
+    public func _setPersistedValue<Related: PersistentModel>(_ value: Related?, index: Int, key: String) {
+        switch persistentBackingData {
+        case .detached(let values): values.values[key] = value
+        case .managed(let object):
+            let related = value.flatMap { (object.managedObjectContext as? ModelObjectContext)?.managedObject(inserting: $0) }
+            object._setManagedValue(related as NSManagedObject?, slot: index, key: key)
+        }
+    }
+
+    /// Sets a required to-one relationship.
+    ///
+    /// - Parameters:
+    ///   - value: The related model.
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The relationship's name.
+    public func _setPersistedValue<Related: PersistentModel>(_ value: Related, index: Int, key: String) {
+        _setPersistedValue(Optional(value), index: index, key: key)
+    }
+
+    /// Sets a to-many relationship; models not yet in a context join this model's.
+    ///
+    /// - Parameters:
+    ///   - value: The related models.
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The relationship's name.
+    public func _setPersistedValue<Related: PersistentModel>(_ value: [Related], index: Int, key: String) {
+        switch persistentBackingData {
+        case .detached(let values): values.values[key] = value
+        case .managed(let object):
+            let context = object.managedObjectContext as? ModelObjectContext
+            let related = Set(value.compactMap { context?.managedObject(inserting: $0) as NSManagedObject? })
+            object._setManagedValue(related, slot: index, key: key)
+        }
+    }
+}
+
+extension DetachedValues {
+    /// The value set for `key`, which every initializer sets (the compiler sees to it).
+    func value<Value>(forKey key: String) -> Value {
+        if let value = values[key] as? Value { return value }
+        if let none = (Value.self as? any OptionalType.Type)?.noneValue as? Value { return none }
+        preconditionFailure("The property '\(key)' was read before it was set.")
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Observation
+import Synchronization
+import Testing
+
+#if canImport(SwiftData)
+import SwiftData
+#else
+import OpenSwiftData
+#endif
+
+/// Inserting, saving, fetching and deleting models through `ModelContext`, as an app does.
+@Suite struct ModelContextTests {
+    let folder = TemporaryDirectory()
+
+    func container() throws -> ModelContainer {
+        try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: folder.file("trips.store")))
+    }
+
+    @Test func everyPropertyKindSurvivesASaveAndANewContainer() throws {
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        let code = UUID()
+        do {
+            let context = ModelContext(try container())
+            let trip = Trip(name: "Lisbon", startDate: date)
+            trip.budget = 1234.5
+            trip.nights = 4
+            trip.isBooked = true
+            trip.notes = "by train"
+            trip.code = code
+            trip.website = URL(string: "https://example.com/lisbon")
+            trip.photo = Data([1, 2, 3])
+            trip.price = Decimal(string: "99.95")!
+            trip.rating = 5
+            trip.stops = [Stop(place: "Porto", order: 1), Stop(place: "Coimbra", order: 2)]
+            trip.traveller = Traveller(name: "Ana")
+            context.insert(trip)
+            #expect(context.hasChanges && trip.modelContext === context)
+            try context.save()
+            #expect(!context.hasChanges && !trip.hasChanges)
+        }
+        let context = ModelContext(try container())
+        let trips = try context.fetch(FetchDescriptor<Trip>())
+        let trip = try #require(trips.first)
+        #expect(trips.count == 1)
+        #expect(trip.name == "Lisbon" && trip.startDate == date && trip.budget == 1234.5 && trip.nights == 4 && trip.isBooked)
+        #expect(trip.notes == "by train" && trip.code == code && trip.website == URL(string: "https://example.com/lisbon"))
+        #expect(trip.photo == Data([1, 2, 3]) && trip.price == Decimal(string: "99.95")! && trip.rating == 5)
+        #expect(trip.stops.map(\.place).sorted() == ["Coimbra", "Porto"])
+        #expect(trip.stops.allSatisfy { $0.trip === trip })
+        #expect(trip.traveller?.name == "Ana" && trip.traveller?.trips.first === trip)
+        #expect(try context.fetchCount(FetchDescriptor<Stop>()) == 2)
+    }
+
+    @Test func aRowIsOneModelPerContextWhileHeld() throws {
+        let context = ModelContext(try container())
+        context.insert(Trip(name: "Rome"))
+        try context.save()
+        let first = try context.fetch(FetchDescriptor<Trip>())
+        let second = try context.fetch(FetchDescriptor<Trip>())
+        #expect(first[0] === second[0])
+        let id = first[0].persistentModelID
+        #expect(context.model(for: id) as? Trip === first[0])
+        #expect(context.registeredModel(for: id) as Trip? === first[0])
+
+        let other = ModelContext(try container())
+        #expect((other.model(for: id) as? Trip)?.name == "Rome")
+    }
+
+    @Test func identifiersAreStableAndCodable() throws {
+        let context = ModelContext(try container())
+        let trip = Trip(name: "Oslo")
+        context.insert(trip)
+        try context.save()
+        let id = trip.persistentModelID
+        let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode(id))
+        #expect(decoded == id)
+        let later = ModelContext(try container())
+        #expect(try later.fetchIdentifiers(FetchDescriptor<Trip>()) == [id])
+        #expect((later.model(for: decoded) as? Trip)?.name == "Oslo")
+    }
+
+    @Test func insertingAUniqueValueAgainUpdatesTheStoredModel() throws {
+        let context = ModelContext(try container())
+        let first = Trip(name: "Paris")
+        first.nights = 2
+        context.insert(first)
+        try context.save()
+
+        let again = ModelContext(try container())
+        let second = Trip(name: "Paris")
+        second.nights = 7
+        again.insert(second)
+        try again.save()
+
+        let check = ModelContext(try container())
+        let trips = try check.fetch(FetchDescriptor<Trip>())
+        #expect(trips.count == 1)
+        #expect(trips.first?.nights == 7)
+    }
+
+    @Test func deletingCascadesAndNullifiesAsTheRulesSay() throws {
+        let context = ModelContext(try container())
+        let trip = Trip(name: "Bern")
+        let traveller = Traveller(name: "Jo")
+        trip.stops = [Stop(place: "Thun", order: 1)]
+        trip.traveller = traveller
+        context.insert(trip)
+        try context.save()
+
+        context.delete(trip)
+        #expect(trip.isDeleted && context.deletedModelsArray.count == 1)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Stop>()) == 0)
+        let travellers = try context.fetch(FetchDescriptor<Traveller>())
+        #expect(travellers.count == 1 && travellers.first?.trips.isEmpty == true)
+
+        context.insert(Trip(name: "A"))
+        context.insert(Trip(name: "B"))
+        try context.save()
+        try context.delete(model: Trip.self, where: #Predicate { $0.name == "A" })
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Trip>()).map(\.name) == ["B"])
+    }
+
+    @Test func rollbackForgetsUnsavedChanges() throws {
+        let context = ModelContext(try container())
+        let trip = Trip(name: "Kyiv")
+        context.insert(trip)
+        try context.save()
+        trip.nights = 9
+        context.insert(Trip(name: "Lviv"))
+        #expect(context.insertedModelsArray.count == 1 && context.changedModelsArray.count == 1)
+        context.rollback()
+        #expect(!context.hasChanges && trip.nights == 1)
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 1)
+    }
+
+    @Test func transactionSavesWhatItsBlockChanged() throws {
+        let context = ModelContext(try container())
+        let saved = Mutex<[PersistentIdentifier]>([])
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { note in
+            let inserted = note.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? []
+            saved.withLock { $0 = inserted }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try context.transaction {
+            context.insert(Trip(name: "Tallinn"))
+        }
+        #expect(!context.hasChanges)
+        let inserted = saved.withLock { $0 }
+        #expect(inserted.count == 1 && inserted.first?.entityName == "Trip")
+        #expect(try ModelContext(try container()).fetchCount(FetchDescriptor<Trip>()) == 1)
+    }
+
+    @Test func aModelIsObservable() throws {
+        let trip = Trip(name: "Riga")
+        let changed = Flag()
+        withObservationTracking {
+            _ = trip.nights
+        } onChange: {
+            changed.set()
+        }
+        trip.nights = 3
+        #expect(changed.isSet)
+    }
+}
+
+/// A flag set from an `onChange` closure, which must be `Sendable`.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
