@@ -102,7 +102,9 @@ let package = Package(
             ]
         ),
         // Written against SwiftData's API only, as an app would be.
-        .testTarget(name: "OpenSwiftDataTests", dependencies: ["OpenSwiftData", "OpenCoreData"]),
+        .testTarget(
+            name: "OpenSwiftDataTests",
+            dependencies: ["OpenSwiftData", "OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]),
         // `coredata-inspect`: a store's entities, objects, history, metadata and model, from the
         // model the store caches or from its tables.
         .executableTarget(

@@ -63,6 +63,8 @@ enum FetchTranslation {
         if let identifier = value as? PersistentIdentifier { return identifier.objectID(in: coordinator) ?? NSNull() }
         if let identifiers = value as? [PersistentIdentifier] { return identifiers.compactMap { $0.objectID(in: coordinator) } }
         if let model = value as? any PersistentModel { return managedValue(of: model) }
+        // An enum compares by the raw value it is stored as (Apple's SwiftData refuses enums).
+        if let enumeration = value as? any RawRepresentable { return enumeration.rawValue }
         if let models = value as? [any PersistentModel] { return models.map(managedValue(of:)) }
         return value
     }

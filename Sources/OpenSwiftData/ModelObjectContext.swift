@@ -50,7 +50,7 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
                 object.setValue((value as? any PersistentModel).flatMap { managedObject(inserting: $0) }, forKey: key)
             }
         } else {
-            object._setManagedValue(value, slot: -1, key: key)
+            object._setManagedValue(value.flatMap(ValueCoding.storedValue), slot: -1, key: key)
         }
     }
 }

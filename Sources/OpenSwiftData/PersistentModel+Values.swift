@@ -28,7 +28,12 @@ extension PersistentModel {
     public func _persistedValue<Value>(index: Int, key: String) -> Value {
         switch persistentBackingData {
         case .detached(let values): return values.value(forKey: key)
-        case .managed(let object): return object._managedValue(slot: index, key: key, as: Value.self)
+        case .managed(let object):
+            if case .direct = ValueCoding.strategy(for: Value.self) { return object._managedValue(slot: index, key: key, as: Value.self) }
+            let stored = object._managedValue(slot: index, key: key, as: Any?.self)
+            if let value = ValueCoding.value(stored, as: Value.self) { return value }
+            if let none = (Value.self as? any OptionalType.Type)?.noneValue as? Value { return none }
+            preconditionFailure("The stored value of '\(key)' of \(Self.self) is not a \(Value.self): \(String(describing: stored)).")
         }
     }
 
@@ -41,7 +46,12 @@ extension PersistentModel {
     public func _setPersistedValue<Value>(_ value: Value, index: Int, key: String) {
         switch persistentBackingData {
         case .detached(let values): values.values[key] = value
-        case .managed(let object): object._setManagedValue(value, slot: index, key: key)
+        case .managed(let object):
+            if case .direct = ValueCoding.strategy(for: Value.self) {
+                object._setManagedValue(value, slot: index, key: key)
+            } else {
+                object._setManagedValue(ValueCoding.storedValue(value), slot: index, key: key)
+            }
         }
     }
 

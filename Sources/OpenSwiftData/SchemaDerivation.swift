@@ -85,7 +85,7 @@ struct SchemaDerivation {
                     attribute.defaultValue = metadata.defaultValue
                     entity.attributes.append(attribute)
                     if attribute.isUnique { entity.uniquenessConstraints.append([metadata.name]) }
-                    list.append(.attribute(attribute, Self.attributeType(of: valueType)))
+                    list.append(.attribute(attribute, ValueCoding.attributeType(of: valueType)))
                 }
             }
             entities.append(entity)
@@ -163,9 +163,14 @@ struct SchemaDerivation {
     }
 
     private static func attributeDescription(_ attribute: Schema.Attribute, type: NSAttributeType) -> NSAttributeDescription {
-        let description = NSAttributeDescription()
-        description.name = attribute.name
-        description.attributeType = type
+        let description: NSAttributeDescription
+        if case .composite(let shape) = ValueCoding.strategy(for: attribute.valueType) {
+            description = shape.attribute(named: attribute.name)
+        } else {
+            description = NSAttributeDescription()
+            description.name = attribute.name
+            description.attributeType = type
+        }
         description.isOptional = attribute.isOptional
         description.renamingIdentifier = attribute.originalName
         description.versionHashModifier = attribute.hashModifier
@@ -203,7 +208,7 @@ struct SchemaDerivation {
     /// none for types Core Data keeps no default of.
     private static func defaultValue(_ value: Any?, type: NSAttributeType) -> Any? {
         // An initial `nil` arrives as an optional inside `Any`.
-        guard let value, (value as? any OptionalType)?.isNone != true else { return nil }
+        guard let value, (value as? any OptionalType)?.isNone != true, let value = ValueCoding.storedValue(value) else { return nil }
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .doubleAttributeType, .floatAttributeType,
             .booleanAttributeType:
@@ -232,25 +237,5 @@ struct SchemaDerivation {
     private static func unwrapped(_ type: Any.Type) -> (Any.Type, Bool) {
         guard let optional = type as? any OptionalType.Type else { return (type, false) }
         return (optional.wrappedType, true)
-    }
-
-    /// The Core Data type SwiftData stores a Swift type as. (Codable structs, enums and arrays
-    /// of values are the next step of issue 42: transformable until then.)
-    private static func attributeType(of type: Any.Type) -> NSAttributeType {
-        switch type {
-        case is String.Type: .stringAttributeType
-        case is Bool.Type: .booleanAttributeType
-        case is Int.Type, is Int64.Type, is UInt.Type, is UInt64.Type: .integer64AttributeType
-        case is Int32.Type, is UInt32.Type: .integer32AttributeType
-        case is Int16.Type, is UInt16.Type, is Int8.Type, is UInt8.Type: .integer16AttributeType
-        case is Double.Type: .doubleAttributeType
-        case is Float.Type: .floatAttributeType
-        case is Date.Type: .dateAttributeType
-        case is Data.Type: .binaryDataAttributeType
-        case is UUID.Type: .UUIDAttributeType
-        case is URL.Type: .URIAttributeType
-        case is Decimal.Type: .decimalAttributeType
-        default: .transformableAttributeType
-        }
     }
 }
