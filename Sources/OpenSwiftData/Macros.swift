@@ -41,3 +41,9 @@ public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "
 /// - Parameter index: The property's place among the model's persisted properties.
 @attached(accessor, names: named(init), named(get), named(set))
 public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")
+
+/// Makes an actor a `ModelActor`: adds `modelContainer`, `modelExecutor` (a serial executor with
+/// a context of its own) and `init(modelContainer:)`.
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelActorMacro")

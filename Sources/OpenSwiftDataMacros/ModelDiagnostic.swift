@@ -3,6 +3,7 @@ import SwiftDiagnostics
 /// What `@Model` tells the developer at build time, naming the declaration it is about.
 enum ModelDiagnostic: DiagnosticMessage {
     case notAClass
+    case notAnActor
     case patternNotAName
     case multipleBindings(String)
     case letNotReloaded(String)
@@ -11,6 +12,7 @@ enum ModelDiagnostic: DiagnosticMessage {
     var message: String {
         switch self {
         case .notAClass: "@Model can only be applied to a class"
+        case .notAnActor: "@ModelActor can only be applied to an actor"
         case .patternNotAName: "@Model cannot persist a property declared with a pattern; declare one name per property"
         case .multipleBindings(let name):
             "@Model cannot persist '\(name)' declared beside other properties in one 'var'; declare each persisted property on its own"
@@ -25,6 +27,7 @@ enum ModelDiagnostic: DiagnosticMessage {
         let id: String
         switch self {
         case .notAClass: id = "notAClass"
+        case .notAnActor: id = "notAnActor"
         case .patternNotAName: id = "patternNotAName"
         case .multipleBindings: id = "multipleBindings"
         case .letNotReloaded: id = "letNotReloaded"
