@@ -10,6 +10,8 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// The models the container stores.
     public let schema: Schema
+    /// How its stores move from older versions of the models, if the app gave a plan.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
     /// Where it stores them.
     public let configurations: [ModelConfiguration]
     /// The Core Data stack underneath.
@@ -25,6 +27,32 @@ public final class ModelContainer: @unchecked Sendable {
     ///   file left as it was.
     public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
         try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// A container for `types`, migrating their stores as `migrationPlan` says.
+    ///
+    /// - Parameters:
+    ///   - forTypes: The model classes (the plan's last version's).
+    ///   - migrationPlan: The versions and stages a store written by an older version goes
+    ///     through; nil for lightweight migration only.
+    ///   - configurations: Where to store them; the default store when none is given.
+    /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened or
+    ///   migrated, the file left as it was.
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes, version: migrationPlan?.schemas.last?.versionIdentifier ?? Schema.Version(1, 0, 0)), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// A container for the models of `givenSchema`, migrating their stores as `migrationPlan` says.
+    ///
+    /// - Parameters:
+    ///   - givenSchema: The models.
+    ///   - migrationPlan: The versions and stages a store written by an older version goes through.
+    ///   - configurations: Where to store them.
+    /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened or migrated.
+    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container for the models of `schema`.
@@ -43,8 +71,21 @@ public final class ModelContainer: @unchecked Sendable {
     ///   - givenSchema: The models.
     ///   - configurations: Where to store them; the default store when empty.
     /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened.
-    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+    public convenience init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+        try self.init(for: givenSchema, migrationPlan: nil, configurations: configurations)
+    }
+
+    /// A container for the models of `givenSchema`, stored as `configurations` say and migrated as
+    /// `migrationPlan` says.
+    ///
+    /// - Parameters:
+    ///   - givenSchema: The models.
+    ///   - migrationPlan: The versions and stages a store written by an older version goes through.
+    ///   - configurations: Where to store them; the default store when empty.
+    /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened or migrated.
+    public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [ModelConfiguration]) throws {
         schema = givenSchema
+        self.migrationPlan = migrationPlan
         self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
         for configuration in self.configurations {
@@ -59,6 +100,7 @@ public final class ModelContainer: @unchecked Sendable {
             NSInferMappingModelAutomaticallyOption: true as NSNumber,
         ]
         if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true as NSNumber }
+        if let migrationPlan { options[NSPersistentStoreStagedMigrationManagerOptionKey] = migrationPlan.stagedMigrationManager() }
         do {
             if configuration.isStoredInMemoryOnly {
                 try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options)
@@ -71,12 +113,21 @@ public final class ModelContainer: @unchecked Sendable {
         }
     }
 
+    /// A container over a coordinator a migration opened, for a stage's handler.
+    init(schema: Schema, coordinator: NSPersistentStoreCoordinator) {
+        self.schema = schema
+        migrationPlan = nil
+        configurations = []
+        self.coordinator = coordinator
+    }
+
     /// The context of the main actor, for the user interface; it saves by itself
     /// (`autosaveEnabled`).
     @MainActor public var mainContext: ModelContext {
         if let context = mainContextStorage { return context }
         let context = ModelContext(self)
         context.autosaveEnabled = true
+        context.isMainContext = true
         mainContextStorage = context
         return context
     }
