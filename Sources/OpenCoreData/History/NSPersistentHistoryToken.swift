@@ -10,7 +10,7 @@ public final class NSPersistentHistoryToken: NSObject, NSSecureCoding, NSCopying
     // @unchecked Sendable: immutable after init.
 
     /// Transaction numbers by store identifier.
-    let storeTokens: [String: Int64]
+    package let storeTokens: [String: Int64]
 
     init(storeTokens: [String: Int64]) {
         self.storeTokens = storeTokens

@@ -41,7 +41,7 @@ import OpenSwiftData
 }
 
 @Model final class Traveller {
-    var name: String
+    @Attribute(.preserveValueOnDeletion) var name: String
     var trips: [Trip] = []
     @Transient var greeting = "hello"
 
