@@ -1,6 +1,6 @@
 /// Makes a class a persistent model, as SwiftData's `@Model` does: every stored property is
 /// persisted (`let` included) unless marked `@Transient`; computed properties are not.
-@attached(member, names: named(schemaMetadata), named(persistentBackingData), named(_$observationRegistrar), named(init), arbitrary)
+@attached(member, names: named(schemaMetadata), named(persistentBackingData), named(_$observationRegistrar), named(init), named(_$uniquenessConstraints), named(_$indices), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
@@ -47,3 +47,18 @@ public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "OpenSwif
 @attached(member, names: named(modelExecutor), named(modelContainer), named(init))
 @attached(extension, conformances: ModelActor)
 public macro ModelActor() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelActorMacro")
+
+/// Declares properties of a model whose values are unique together, one list per constraint
+/// (iOS 18): `#Unique<Person>([\.id], [\.givenName, \.familyName])`. Inserting a model whose
+/// values match a stored one's updates that one at save. Read by `@Model`.
+///
+/// - Parameter constraints: The key paths of each constraint.
+@freestanding(declaration)
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "SchemaListMacro")
+
+/// Declares indexes of a model's store, one list of properties per index (iOS 18):
+/// `#Index<Trip>([\.name], [\.startDate, \.endDate])`. Read by `@Model`.
+///
+/// - Parameter indices: The key paths of each index.
+@freestanding(declaration)
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "SchemaListMacro")

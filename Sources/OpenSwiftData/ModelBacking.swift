@@ -38,6 +38,11 @@ public final class ModelManagedObject: NSManagedObject {
         return made
     }
 
+    /// Tells the model's context of a change, for its autosave.
+    func noteChange() {
+        (managedObjectContext as? ModelObjectContext)?.owner?.noteChange()
+    }
+
     /// The model standing for this object, of the type its entity's schema names.
     func anyModel() -> (any PersistentModel)? {
         if let owner { return owner }

@@ -7,8 +7,20 @@ import OpenCoreData
 public final class ModelContext {
     /// The container whose stores the context saves to.
     public let container: ModelContainer
-    /// Whether the context saves by itself after changes (true for `mainContext`).
+    /// Whether the context saves by itself: the main context at the next turn of the main actor
+    /// after a change, any context before it is released (true for `mainContext`).
     public var autosaveEnabled = false
+    /// Where the context stands between a change and the save autosave makes of it.
+    private var autosave = AutosaveState.idle
+    /// Set for `mainContext`, the one context autosave saves at the main actor's next turn.
+    var isMainContext = false
+
+    private enum AutosaveState {
+        /// No change since the last save, or none scheduled.
+        case idle
+        /// A save is scheduled on the main actor.
+        case scheduled
+    }
     /// The Core Data context holding the models' managed objects.
     let objectContext: ModelObjectContext
 
@@ -32,6 +44,7 @@ public final class ModelContext {
     /// - Parameter model: The model.
     public func insert<T: PersistentModel>(_ model: T) {
         _ = objectContext.managedObject(inserting: model)
+        noteChange()
     }
 
     /// Deletes `model` at the next save, applying its relationships' delete rules.
@@ -40,6 +53,7 @@ public final class ModelContext {
     public func delete<T: PersistentModel>(_ model: T) {
         guard let object = model.persistentBackingData.managedObject, object.managedObjectContext === objectContext else { return }
         objectContext.delete(object)
+        noteChange()
     }
 
     /// Deletes every model of `model` that `predicate` accepts, at the next save.
@@ -77,6 +91,26 @@ public final class ModelContext {
                 NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },
                 NotificationKey.deletedIdentifiers.rawValue: deleted,
             ])
+    }
+
+    /// Schedules the main context's autosave after a change: one save at the main actor's next
+    /// turn, however many changes come before it.
+    func noteChange() {
+        guard autosaveEnabled, isMainContext, case .idle = autosave else { return }
+        autosave = .scheduled
+        let context = MainContextReference(self)
+        Task { @MainActor in context.saveScheduled() }
+    }
+
+    fileprivate func runScheduledAutosave() {
+        autosave = .idle
+        guard autosaveEnabled, hasChanges else { return }
+        // An autosave that fails leaves the changes for the app's own save, which reports it.
+        try? save()
+    }
+
+    deinit {
+        if autosaveEnabled, objectContext.hasChanges { try? objectContext.save() }
     }
 
     /// Throws away every change since the last save.
@@ -176,4 +210,15 @@ extension ModelContext {
         case updatedIdentifiers
         case deletedIdentifiers
     }
+}
+
+/// The main context, handed to the main actor's task that autosaves it.
+private struct MainContextReference: @unchecked Sendable {
+    // @unchecked Sendable: `mainContext` is made and used on the main actor only; the task
+    // that carries it runs there too.
+    weak var context: ModelContext?
+
+    init(_ context: ModelContext) { self.context = context }
+
+    @MainActor func saveScheduled() { context?.runScheduledAutosave() }
 }

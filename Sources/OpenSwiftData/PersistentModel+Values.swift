@@ -52,6 +52,7 @@ extension PersistentModel {
             } else {
                 object._setManagedValue(ValueCoding.storedValue(value), slot: index, key: key)
             }
+            object.noteChange()
         }
     }
 
@@ -109,6 +110,7 @@ extension PersistentModel {
         case .managed(let object):
             let related = value.flatMap { (object.managedObjectContext as? ModelObjectContext)?.managedObject(inserting: $0) }
             object._setManagedValue(related as NSManagedObject?, slot: index, key: key)
+            object.noteChange()
         }
     }
 
@@ -135,6 +137,7 @@ extension PersistentModel {
             let context = object.managedObjectContext as? ModelObjectContext
             let related = Set(value.compactMap { context?.managedObject(inserting: $0) as NSManagedObject? })
             object._setManagedValue(related, slot: index, key: key)
+            object.noteChange()
         }
     }
 }

@@ -16,9 +16,17 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
 
     /// The persisted properties, as `@Model` lists them.
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
+
+    /// The properties unique together, one list per `#Unique` constraint (`@Model` writes it).
+    static var _$uniquenessConstraints: [[AnyKeyPath]] { get }
+    /// The properties indexed together, one list per `#Index` index (`@Model` writes it).
+    static var _$indices: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
+    public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
+    public static var _$indices: [[AnyKeyPath]] { [] }
+
     /// The model's identity, the same in every context and across launches once it is saved
     /// (a model not yet saved has a temporary one, as in SwiftData).
     public var persistentModelID: PersistentIdentifier {

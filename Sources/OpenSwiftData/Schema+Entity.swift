@@ -11,6 +11,8 @@ extension Schema {
         public internal(set) var relationships: [Relationship] = []
         /// Attribute names whose values are unique together, one list per constraint.
         public internal(set) var uniquenessConstraints: [[String]] = []
+        /// Property names indexed together, one list per index (`#Index`).
+        public internal(set) var indices: [[String]] = []
 
         init(name: String) { self.name = name }
     }

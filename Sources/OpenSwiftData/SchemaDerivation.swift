@@ -88,6 +88,14 @@ struct SchemaDerivation {
                     list.append(.attribute(attribute, ValueCoding.attributeType(of: valueType)))
                 }
             }
+            let names = { (keyPaths: [AnyKeyPath]) -> [String] in
+                keyPaths.compactMap { keyPath in types[name]!.schemaMetadata.first { $0.keypath == keyPath }?.name }
+            }
+            for constraint in types[name]!._$uniquenessConstraints {
+                let constrained = names(constraint)
+                if !constrained.isEmpty, !entity.uniquenessConstraints.contains(constrained) { entity.uniquenessConstraints.append(constrained) }
+            }
+            entity.indices = types[name]!._$indices.map(names).filter { !$0.isEmpty }
             entities.append(entity)
             properties[name] = list
         }
@@ -151,6 +159,13 @@ struct SchemaDerivation {
             }
             descriptions[entity.name]!.properties = list
             descriptions[entity.name]!.uniquenessConstraints = entity.uniquenessConstraints
+            descriptions[entity.name]!.indexes = entity.indices.map { names in
+                let description = descriptions[entity.name]!
+                let elements = names.compactMap { name in
+                    description.propertiesByName[name].map { NSFetchIndexElementDescription(property: $0, collationType: .binary) }
+                }
+                return NSFetchIndexDescription(name: "\(entity.name)_\(names.joined(separator: "_"))_INDEX", elements: elements)
+            }
         }
         for (description, relationship) in relationships {
             guard let inverseName = relationship.inverseName else { continue }

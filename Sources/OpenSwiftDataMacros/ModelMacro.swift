@@ -40,7 +40,16 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
         }
         let list = entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + "\n]"
-        return storage.map { DeclSyntax(stringLiteral: $0) } + [
+        var lists: [DeclSyntax] = []
+        for (macro, member) in [("Unique", "_$uniquenessConstraints"), ("Index", "_$indices")] {
+            let arguments = schemaLists(named: macro, in: type)
+            guard !arguments.isEmpty else { continue }
+            let typeName = type.name.text
+            lists.append(
+                "public static var \(raw: member): [[AnyKeyPath]] { ([\(raw: arguments.joined(separator: ", "))] as [[PartialKeyPath<\(raw: typeName)>]]).map { $0.map { $0 as AnyKeyPath } } }"
+            )
+        }
+        return lists + storage.map { DeclSyntax(stringLiteral: $0) } + [
             "@OpenSwiftData.Transient public var persistentBackingData: OpenSwiftData._ModelBacking = .detached()",
             "@OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()",
             """
@@ -86,6 +95,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         // A Swift identifier holds no quote or backslash; the name goes into a string literal as is.
         return "OpenSwiftData.Schema.PropertyMetadata(name: \"\(member.name)\", keypath: \\\(typeName).\(member.spelled), defaultValue: \(defaultValue), metadata: \(metadata))"
+    }
+
+    /// The arguments (each a list of key paths) of every `#Unique` or `#Index` in the class.
+    private static func schemaLists(named name: String, in type: ClassDeclSyntax) -> [String] {
+        type.memberBlock.members.flatMap { member -> [String] in
+            guard let expansion = member.decl.as(MacroExpansionDeclSyntax.self), expansion.macroName.text == name else { return [] }
+            return expansion.arguments.map { $0.expression.trimmedDescription }
+        }
     }
 
     private static func arguments(of attribute: AttributeSyntax) -> String {
