@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         // Reads any Core Data or SwiftData store without its model; nothing of it links into apps.
         .executable(name: "coredata-inspect", targets: ["coredata-inspect"]),
+        // The to-do app again, written against SwiftData's API.
+        .executable(name: "todo-swiftdata", targets: ["todo-swiftdata"]),
     ],
     // PostgreSQL: the OpenCoreDataPostgreSQL product's connections (postgres-nio). On by default;
     // without it the product is empty and NIO is not built (CI's thread-sanitizer build, which
@@ -66,6 +68,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The tutorials' to-do app written with SwiftData's API (`@Model`, `@ModelActor`,
+        // `#Predicate`), on OpenSwiftData.
+        .executableTarget(
+            name: "todo-swiftdata",
+            dependencies: ["OpenSwiftData", "OpenCoreData", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "todo-swiftdataTests", dependencies: ["PostgreSQLScratchServer"]),
         .executableTarget(
             name: "todo",
             dependencies: [
