@@ -105,3 +105,31 @@ import OpenSwiftData
         #expect(trips.map(\.name).sorted() == ["Bergen", "Oslo"])
     }
 }
+
+/// Batched fetches and enumeration.
+@Suite struct BatchedFetchTests {
+    let folder = TemporaryDirectory()
+
+    @Test func aBatchedFetchAndAnEnumerationWalkEveryModelInOrder() throws {
+        let context = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: folder.file("batched.store"))))
+        for index in 0..<25 {
+            let trip = Trip(name: "Trip \(index)")
+            trip.nights = index
+            context.insert(trip)
+        }
+        #expect(throws: SwiftDataError.includePendingChangesWithBatchSize) { try context.fetch(FetchDescriptor<Trip>(), batchSize: 10) }
+        try context.save()
+        let descriptor = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.nights)])
+        let batched = try context.fetch(descriptor, batchSize: 10)
+        #expect(batched.count == 25 && batched.map(\.nights) == Array(0..<25))
+        var walked: [Int] = []
+        try context.enumerate(descriptor, batchSize: 7) { walked.append($0.nights) }
+        #expect(walked == Array(0..<25))
+        var limited = descriptor
+        limited.fetchOffset = 3
+        limited.fetchLimit = 9
+        walked = []
+        try context.enumerate(limited, batchSize: 4) { walked.append($0.nights) }
+        #expect(walked == Array(3..<12))
+    }
+}
