@@ -43,6 +43,20 @@ let package = Package(
             exclude: ["TSPItem.xcdatamodeld"],
             plugins: [.plugin(name: "ManagedObjectCodegen", package: "OpenCoreData")]
         ),
+        // OpenSwiftData against OpenCoreData's generated classes and raw SQLite (issue 42):
+        // `swift run -c release bench-swiftdata`.
+        .executableTarget(
+            name: "bench-swiftdata",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "OpenCoreData", package: "OpenCoreData"),
+                .product(name: "OpenSwiftData", package: "OpenCoreData"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            exclude: ["TSPItem.xcdatamodeld"],
+            plugins: [.plugin(name: "ManagedObjectCodegen", package: "OpenCoreData")]
+        ),
         // The PostgreSQL store against raw postgres-nio and Fluent (issue 24):
         // `swift run -c release --traits FluentComparison bench-postgresql`.
         .executableTarget(
@@ -62,7 +76,9 @@ let package = Package(
             ]
         ),
         // What both programs share: the data set, heap figures, medians.
-        .target(name: "BenchmarkSupport", dependencies: ["CHeapStats", .product(name: "OpenCoreData", package: "OpenCoreData")]),
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: ["CHeapStats", .product(name: "OpenCoreData", package: "OpenCoreData"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // glibc's mallinfo2, which Swift's Glibc module does not export: bytes in use on the heap.
         .target(name: "CHeapStats"),
         // The tests' throwaway PostgreSQL server (initdb, pg_ctl), the same sources through a
