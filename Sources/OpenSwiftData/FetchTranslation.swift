@@ -49,7 +49,7 @@ enum FetchTranslation {
     /// `persistentModelID` names the model itself (`SELF`).
     static func propertyName(of keyPath: AnyKeyPath) -> String? {
         guard let root = type(of: keyPath).rootType as? any PersistentModel.Type else { return nil }
-        if let name = root.schemaMetadata.first(where: { $0.keypath == keyPath })?.name { return name }
+        if let name = ModelClassInfo.of(root).propertyName(of: keyPath) { return name }
         return isIdentity(keyPath, of: root) ? "self" : nil
     }
 

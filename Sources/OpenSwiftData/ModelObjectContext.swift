@@ -20,22 +20,22 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         case .managed(let object): return object
         case .detached(let detached): values = detached
         }
-        let name = SchemaDerivation.entityName(of: type(of: model))
-        guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[name] else { return nil }
+        let info = ModelClassInfo.of(type(of: model))
+        guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[info.entityName] else { return nil }
         let object = ModelManagedObject(entity: entity, insertInto: self)
         object.owner = model
         // Attached before its values are copied, so that a cycle of new models ends here.
         model.persistentBackingData = .managed(object)
-        for metadata in type(of: model).schemaMetadata {
+        for property in info.properties {
             // A `let` keeps its value in the model itself.
             let value: Any
-            if let set = values.values[metadata.name] {
+            if let set = values.values[property.name] {
                 value = set
             } else {
-                let kept: Any? = (model as Any)[keyPath: metadata.keypath]
+                let kept: Any? = (model as Any)[keyPath: property.keypath]
                 value = kept as Any
             }
-            set(value, forKey: metadata.name, of: object)
+            set(value, forKey: property.name, of: object)
         }
         return object
     }

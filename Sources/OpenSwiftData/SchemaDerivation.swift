@@ -238,7 +238,7 @@ struct SchemaDerivation {
     }
 
     /// The entity name of a model class: its name without the module.
-    static func entityName(of type: any PersistentModel.Type) -> String { String(describing: type) }
+    static func entityName(of type: any PersistentModel.Type) -> String { ModelClassInfo.of(type).entityName }
 
     /// The model class a property relates to, and whether it is an array of them.
     private static func relatedModel(of keypath: AnyKeyPath) -> (type: any PersistentModel.Type, isToMany: Bool)? {

@@ -18,3 +18,4 @@ enum SchemaRegistry {
         types.withLock { $0[ObjectIdentifier(entity)] }
     }
 }
+
