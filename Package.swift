@@ -113,7 +113,12 @@ let package = Package(
         // Written against SwiftData's API only, as an app would be.
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "OpenCoreData", .product(name: "GRDB", package: "GRDB.swift")]),
+            // The PostgreSQL product linked (never named) and its scratch server: a `postgres://`
+            // configuration, as an app that links the product writes it.
+            dependencies: [
+                "OpenSwiftData", "OpenCoreData", "OpenCoreDataPostgreSQL", "PostgreSQLScratchServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // `coredata-inspect`: a store's entities, objects, history, metadata and model, from the
         // model the store caches or from its tables.
         .executableTarget(

@@ -24,3 +24,14 @@ struct NIOPostgreSQLDriver: PostgreSQLDriver {
     }
 }
 #endif
+
+#if PostgreSQL
+/// Registers the store type when code that cannot name `NSPostgreSQLStoreType` (OpenSwiftData,
+/// given a `postgres://` configuration) finds this class by its name,
+/// `OpenCoreDataPostgreSQL.PostgreSQLLinkedStoreInstaller`.
+package final class PostgreSQLLinkedStoreInstaller: LinkedStoreTypeInstaller {
+    package static func installStoreType() {
+        _ = NSPostgreSQLStoreType
+    }
+}
+#endif

@@ -29,12 +29,14 @@ public struct ModelConfiguration: Hashable, Sendable {
         url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null") : Self.defaultDirectory.appendingPathComponent("\(name ?? "default").store")
     }
 
-    /// A configuration for the store at `url`.
+    /// A configuration for the store at `url`: a file, or (an OpenCoreData addition) a PostgreSQL
+    /// database named as `postgres://user:password@host:5432/database?schema=app` when the app
+    /// links the `OpenCoreDataPostgreSQL` product, one schema per store.
     ///
     /// - Parameters:
     ///   - name: The configuration's name.
     ///   - schema: The models it stores; nil for the container's whole schema.
-    ///   - url: The store file.
+    ///   - url: The store file, or a `postgres://` URL.
     ///   - allowsSave: Whether contexts may save.
     public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true) {
         self.name = name ?? "default"
@@ -49,6 +51,19 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// - Parameter isStoredInMemoryOnly: Whether to keep the store in memory only.
     public init(isStoredInMemoryOnly: Bool) {
         self.init(nil, isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// Whether the store is a PostgreSQL database (`postgres://`, `postgresql://`).
+    var isPostgreSQL: Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme == "postgres" || scheme == "postgresql"
+    }
+
+    /// Where the store is, for errors: the file's path, or the database's URL without its password.
+    var redactedLocation: String {
+        guard isPostgreSQL, var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.path }
+        if parts.password != nil { parts.password = "***" }
+        return parts.string ?? url.absoluteString
     }
 
     /// The application-support folder: `$XDG_DATA_HOME`, else `~/.local/share`, on Linux.

@@ -104,12 +104,19 @@ public final class ModelContainer: @unchecked Sendable {
         do {
             if configuration.isStoredInMemoryOnly {
                 try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options)
+            } else if configuration.isPostgreSQL {
+                guard LinkedStoreTypes.ensureRegistered("PostgreSQL", installerClassName: "OpenCoreDataPostgreSQL.PostgreSQLLinkedStoreInstaller") else {
+                    throw SwiftDataError.loadIssueModelContainer.because(
+                        "\(configuration.redactedLocation): a postgres:// store needs the OpenCoreDataPostgreSQL product linked into the app")
+                }
+                try coordinator.addPersistentStore(ofType: "PostgreSQL", configurationName: nil, at: configuration.url, options: options)
             } else {
                 try FileManager.default.createDirectory(at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url, options: options)
             }
         } catch {
-            throw SwiftDataError.loadIssueModelContainer.because("\(configuration.url.path): \(error)")
+            if let error = error as? SwiftDataError { throw error }
+            throw SwiftDataError.loadIssueModelContainer.because("\(configuration.redactedLocation): \(error)")
         }
     }
 
