@@ -34,6 +34,18 @@ struct CompositeShape {
         return probe.isKeyed ? probe.shape : nil
     }
 
+    /// Whether `path` names an element of this shape (a leaf, or a nested value and then one of
+    /// its elements).
+    ///
+    /// - Parameter path: Element names, outermost first.
+    /// - Returns: Whether each names an element of the shape the one before leads to.
+    func hasPath(_ path: ArraySlice<String>) -> Bool {
+        guard let first = path.first, let element = elements.first(where: { $0.name == first }) else { return false }
+        if path.count == 1 { return true }
+        guard case .composite(let nested) = element.kind else { return false }
+        return nested.hasPath(path.dropFirst())
+    }
+
     /// The composite attribute description of this shape, named `name`.
     func attribute(named name: String) -> NSCompositeAttributeDescription {
         let composite = NSCompositeAttributeDescription()
@@ -60,22 +72,29 @@ struct CompositeShape {
 
     /// The Core Data type of a leaf type; nil for anything that is not a leaf.
     static func leafType(of type: Any.Type) -> NSAttributeType? {
-        switch type {
-        case is String.Type: .stringAttributeType
-        case is Bool.Type: .booleanAttributeType
-        case is Int.Type, is Int64.Type, is UInt.Type, is UInt64.Type: .integer64AttributeType
-        case is Int32.Type, is UInt32.Type: .integer32AttributeType
-        case is Int16.Type, is UInt16.Type, is Int8.Type, is UInt8.Type: .integer16AttributeType
-        case is Double.Type: .doubleAttributeType
-        case is Float.Type: .floatAttributeType
-        case is Date.Type: .dateAttributeType
-        case is Data.Type: .binaryDataAttributeType
-        case is UUID.Type: .UUIDAttributeType
-        case is URL.Type: .URIAttributeType
-        case is Decimal.Type: .decimalAttributeType
-        default: nil
-        }
+        leafTypes[ObjectIdentifier(type)]
     }
+
+    /// The leaf types by identity: one hash lookup where a chain of casts took one per type.
+    private static let leafTypes: [ObjectIdentifier: NSAttributeType] = {
+        var types: [ObjectIdentifier: NSAttributeType] = [:]
+        func add(_ attributeType: NSAttributeType, _ swiftTypes: Any.Type...) {
+            for type in swiftTypes { types[ObjectIdentifier(type)] = attributeType }
+        }
+        add(.stringAttributeType, String.self)
+        add(.booleanAttributeType, Bool.self)
+        add(.integer64AttributeType, Int.self, Int64.self, UInt.self, UInt64.self)
+        add(.integer32AttributeType, Int32.self, UInt32.self)
+        add(.integer16AttributeType, Int16.self, UInt16.self, Int8.self, UInt8.self)
+        add(.doubleAttributeType, Double.self)
+        add(.floatAttributeType, Float.self)
+        add(.dateAttributeType, Date.self)
+        add(.binaryDataAttributeType, Data.self)
+        add(.UUIDAttributeType, UUID.self)
+        add(.URIAttributeType, URL.self)
+        add(.decimalAttributeType, Decimal.self)
+        return types
+    }()
 
     /// Whether values of `type` are collections, kept as JSON.
     static func isCollection(_ type: Any.Type) -> Bool {

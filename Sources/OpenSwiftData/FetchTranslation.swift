@@ -47,10 +47,56 @@ enum FetchTranslation {
     /// The persisted property a key path of a model class names, found among the properties
     /// `@Model` listed for the key path's root.
     /// `persistentModelID` names the model itself (`SELF`).
+    /// A key path into a composite value (`$0.address.city`, `SortDescriptor(\.address.city)`)
+    /// names the element's path (`address.city`), which the store reads from the leaf's column.
     static func propertyName(of keyPath: AnyKeyPath) -> String? {
-        guard let root = type(of: keyPath).rootType as? any PersistentModel.Type else { return nil }
-        if let name = ModelClassInfo.of(root).propertyName(of: keyPath) { return name }
-        return isIdentity(keyPath, of: root) ? "self" : nil
+        guard let root = type(of: keyPath).rootType as? any PersistentModel.Type else { return compositePath(of: keyPath) }
+        let info = ModelClassInfo.of(root)
+        if let name = info.propertyName(of: keyPath) { return name }
+        if isIdentity(keyPath, of: root) { return "self" }
+        // A path through a composite property: the key path printed begins as the property's
+        // does (a `@Model` property prints as its accessor, which names it uniquely), and the
+        // rest names elements of the value.
+        let printed = "\(keyPath)"
+        for property in info.properties {
+            let prefix = "\(property.keypath)."
+            guard printed.hasPrefix(prefix), case .composite(let shape) = ValueCoding.strategy(for: type(of: property.keypath).valueType),
+                let elements = names(printed.dropFirst(prefix.count)), shape.hasPath(elements[...])
+            else { continue }
+            return ([property.name] + elements).joined(separator: ".")
+        }
+        return nil
+    }
+
+    /// The element path a key path rooted at a composite value names (`\Address.city` is
+    /// `city`), when the value's shape has it.
+    private static func compositePath(of keyPath: AnyKeyPath) -> String? {
+        guard case .composite(let shape) = ValueCoding.strategy(for: type(of: keyPath).rootType),
+            let components = components(of: keyPath), shape.hasPath(components[...])
+        else { return nil }
+        return components.joined(separator: ".")
+    }
+
+    /// The property names a key path goes through, as Swift prints it (`\Address.city`); nil
+    /// when it does not print as stored properties of its root (a subscript, a computed
+    /// property the runtime cannot name). A name is only taken when the value's shape has an
+    /// element of that name, so a type whose coding keys differ from its properties is refused,
+    /// not misread.
+    private static func components(of keyPath: AnyKeyPath) -> [String]? {
+        let prefix = "\\\(type(of: keyPath).rootType)."
+        let printed = "\(keyPath)"
+        guard printed.hasPrefix(prefix) else { return nil }
+        return names(printed.dropFirst(prefix.count))
+    }
+
+    /// `city` or `location.latitude` as names; nil for anything else (a computed property prints
+    /// as its address).
+    private static func names(_ path: Substring) -> [String]? {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !components.isEmpty, components.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }) else {
+            return nil
+        }
+        return components
     }
 
     private static func isIdentity<Root: PersistentModel>(_ keyPath: AnyKeyPath, of root: Root.Type) -> Bool {

@@ -90,4 +90,21 @@ import OpenSwiftData
         let selected = try context.fetch(FetchDescriptor<Hotel>(predicate: #Predicate { $0.priority == low && $0.transport == train }))
         #expect(selected.map(\.name) == ["Avenida"])
     }
+
+    @Test func keyPathsIntoACompositeFilterAndSortInTheStore() throws {
+        let context = ModelContext(try container())
+        var porto = lisbon
+        porto.city = "Porto"
+        porto.location.latitude = 41.15
+        context.insert(Hotel(name: "Avenida", address: lisbon))
+        context.insert(Hotel(name: "Ribeira", address: porto))
+        try context.save()
+        let city = "Porto"
+        let inPorto = try context.fetch(FetchDescriptor<Hotel>(predicate: #Predicate { $0.address.city == city }))
+        #expect(inPorto.map(\.name) == ["Ribeira"])
+        let north = try context.fetch(FetchDescriptor<Hotel>(predicate: #Predicate { $0.address.location.latitude > 40 }))
+        #expect(north.map(\.name) == ["Ribeira"])
+        let byCity = try context.fetch(FetchDescriptor<Hotel>(sortBy: [SortDescriptor(\.address.city, order: .reverse)]))
+        #expect(byCity.map(\.name) == ["Ribeira", "Avenida"])
+    }
 }
