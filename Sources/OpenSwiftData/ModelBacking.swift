@@ -9,8 +9,26 @@ public enum _ModelBacking {
     /// In a context: the managed object that holds the values, and the row once saved.
     case managed(ModelManagedObject)
 
-    /// A new model's empty storage.
-    public static func detached() -> _ModelBacking { .detached(DetachedValues()) }
+    /// A new model's empty storage: shared until the first value is set, so that a fetched
+    /// model (whose storage is replaced by its managed object at once) allocates none.
+    public static func detached() -> _ModelBacking { .detached(DetachedValues.none) }
+
+    /// Sets a detached model's value, giving it storage of its own on the first.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The property's name.
+    mutating func setDetached(_ value: DetachedValue, forKey key: String) {
+        guard case .detached(let values) = self else { return }
+        if values === DetachedValues.none {
+            // Room for a typical model's properties at once: growing a dictionary rehashes it.
+            var first = [String: DetachedValue](minimumCapacity: 8)
+            first[key] = value
+            self = .detached(DetachedValues(first))
+        } else {
+            values.values[key] = value
+        }
+    }
 
     /// The managed object, once the model is in a context.
     var managedObject: ModelManagedObject? {
@@ -21,7 +39,28 @@ public enum _ModelBacking {
 
 /// The values a model holds before it is inserted into a context.
 public final class DetachedValues {
-    var values: [String: Any] = [:]
+    var values: [String: DetachedValue]
+
+    /// The storage of every model given no value yet; never written (`setDetached` replaces it).
+    nonisolated(unsafe) static let none = DetachedValues([:])
+
+    init(_ values: [String: DetachedValue]) {
+        self.values = values
+    }
+}
+
+/// A value a detached model holds. A value of a leaf type is kept as one, so that the insert
+/// writes it through its typed accessor without asking at run time what it is.
+enum DetachedValue {
+    case leaf(any _PersistedLeaf)
+    case other(Any)
+
+    var value: Any {
+        switch self {
+        case .leaf(let leaf): leaf
+        case .other(let value): value
+        }
+    }
 }
 
 /// The managed object behind a model object: remembers its model (weakly, since the model holds

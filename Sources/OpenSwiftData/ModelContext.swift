@@ -80,16 +80,15 @@ public final class ModelContext {
     public func save() throws {
         guard objectContext.hasChanges else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
-        let inserted = objectContext.insertedObjects
-        let updated = objectContext.updatedObjects
-        let deleted = objectContext.deletedObjects.map { PersistentIdentifier($0.objectID) }
         try objectContext.save()
+        // The IDs the save's own notification carries; none when the context had nothing to write.
+        let saved = objectContext.takeSavedObjectIDs()
         NotificationCenter.default.post(
             name: Self.didSave, object: self,
             userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
-                NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },
-                NotificationKey.deletedIdentifiers.rawValue: deleted,
+                NotificationKey.insertedIdentifiers.rawValue: PersistentIdentifier.identifiers(of: saved.inserted),
+                NotificationKey.updatedIdentifiers.rawValue: PersistentIdentifier.identifiers(of: saved.updated),
+                NotificationKey.deletedIdentifiers.rawValue: PersistentIdentifier.identifiers(of: saved.deleted),
             ])
     }
 

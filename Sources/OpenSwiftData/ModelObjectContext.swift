@@ -7,6 +7,30 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
     // @unchecked Sendable as its superclass: used on the queue of the context that owns it.
     weak var owner: ModelContext?
 
+    /// The IDs of the last save's objects, as the save told them.
+    private var savedObjectIDs = SavedObjectIDs()
+
+    struct SavedObjectIDs {
+        var inserted: Set<NSManagedObjectID> = []
+        var updated: Set<NSManagedObjectID> = []
+        var deleted: Set<NSManagedObjectID> = []
+    }
+
+    override init(concurrencyType: NSManagedObjectContextConcurrencyType) {
+        super.init(concurrencyType: concurrencyType)
+        savedObjectIDsHandler = { [unowned self] inserted, updated, deleted in
+            savedObjectIDs = SavedObjectIDs(inserted: inserted, updated: updated, deleted: deleted)
+        }
+    }
+
+    /// The IDs the last save told, forgotten here.
+    ///
+    /// - Returns: The inserted, updated and deleted objects' IDs.
+    func takeSavedObjectIDs() -> SavedObjectIDs {
+        defer { savedObjectIDs = SavedObjectIDs() }
+        return savedObjectIDs
+    }
+
     /// The managed object standing for `model` here: its own if it is already in this context,
     /// else a new inserted one holding the values the model was given, related models inserted
     /// with it (as SwiftData inserts what a new model refers to). Nil for a model of a class the
@@ -20,37 +44,60 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         case .managed(let object): return object
         case .detached(let detached): values = detached
         }
-        let info = ModelClassInfo.of(type(of: model))
-        guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[info.entityName] else { return nil }
-        let object = ModelManagedObject(entity: entity, insertInto: self)
+        guard let plan = insertPlan(for: type(of: model)) else { return nil }
+        let object = ModelManagedObject(entity: plan.entity, insertInto: self)
         object.owner = model
         // Attached before its values are copied, so that a cycle of new models ends here.
         model.persistentBackingData = .managed(object)
-        for property in info.properties {
-            // A `let` keeps its value in the model itself.
-            let value: Any
-            if let set = values.values[property.name] {
-                value = set
-            } else {
+        for property in plan.properties {
+            switch values.values[property.name] {
+            case .leaf(let leaf)?: leaf._writeSelf(to: object, property.index, property.name)
+            case .other(let value)?: set(value, for: property, of: object)
+            case nil:
+                // A `let` keeps its value in the model itself.
                 let kept: Any? = (model as Any)[keyPath: property.keypath]
-                value = kept as Any
+                set(kept as Any, for: property, of: object)
             }
-            set(value, forKey: property.name, of: object)
         }
         return object
     }
 
-    private func set(_ value: Any, forKey key: String, of object: ModelManagedObject) {
-        let value: Any? = if let optional = value as? any OptionalType { optional.flattened } else { value }
-        if let relationship = object.entity.relationshipsByName[key] {
-            if relationship.isToMany {
-                let models = value as? [any PersistentModel] ?? []
-                object.setValue(Set(models.compactMap { managedObject(inserting: $0) as NSManagedObject? }), forKey: key)
+    /// Insert plans by model class, made on first use.
+    private var insertPlans: [ObjectIdentifier: ModelInsertPlan] = [:]
+
+    private func insertPlan(for type: any PersistentModel.Type) -> ModelInsertPlan? {
+        let key = ObjectIdentifier(type)
+        if let plan = insertPlans[key] { return plan }
+        let info = ModelClassInfo.of(type)
+        guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[info.entityName] else { return nil }
+        let plan = ModelInsertPlan(info: info, entity: entity)
+        insertPlans[key] = plan
+        return plan
+    }
+
+    private func set(_ value: Any, for property: ModelInsertPlan.Property, of object: ModelManagedObject) {
+        switch property.kind {
+        case .attribute:
+            // A type Core Data holds as it is goes through its typed accessor; others are
+            // converted (raw values, composites, JSON) first.
+            if let leaf = value as? any _PersistedLeaf {
+                leaf._writeSelf(to: object, property.index, property.name)
             } else {
-                object.setValue((value as? any PersistentModel).flatMap { managedObject(inserting: $0) }, forKey: key)
+                let flattened: Any? = if let optional = value as? any OptionalType { optional.flattened } else { value }
+                object._setManagedValue(flattened.flatMap(ValueCoding.storedValue), slot: property.index, key: property.name)
             }
-        } else {
-            object._setManagedValue(value.flatMap(ValueCoding.storedValue), slot: -1, key: key)
+        case .toOne:
+            let related = flattenedModel(value).flatMap { managedObject(inserting: $0) }
+            object._setManagedValue(related as NSManagedObject?, slot: property.index, key: property.name)
+        case .toMany:
+            let models = value as? [any PersistentModel] ?? []
+            let related = Set(models.compactMap { managedObject(inserting: $0) as NSManagedObject? })
+            object._setManagedValue(related, slot: property.index, key: property.name)
         }
+    }
+
+    private func flattenedModel(_ value: Any) -> (any PersistentModel)? {
+        let flattened: Any? = if let optional = value as? any OptionalType { optional.flattened } else { value }
+        return flattened as? any PersistentModel
     }
 }

@@ -5,28 +5,139 @@ import OpenCoreData
 /// and launches once the model is saved; `Sendable` and `Codable`, so it crosses actors and can be
 /// written down. A model not yet saved has a temporary identifier, replaced at the save.
 public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
-    /// Core Data's URI for the object (`x-coredata://STORE/Entity/pN`), which names all three.
-    let uri: URL
+    /// Which row, or which unsaved object.
+    enum Key: Hashable, Sendable {
+        /// A saved row's primary key.
+        case row(Int64)
+        /// An unsaved object's temporary identifier in its context.
+        case temporary(UUID)
+        /// A model outside any context: the model object's address.
+        case unattached(UInt)
+    }
+
     /// The entity's name.
     public let entityName: String
     /// The identifier of the store holding the row; nil for a model not yet saved.
     public let storeIdentifier: String?
+    let key: Key
 
+    /// The identifier of the object `objectID` names. Kept as its parts, not as the object ID's
+    /// URI: a save hands out one per saved object (`didSave`), and a URL per object cost more
+    /// than the rest of the save.
     init(_ objectID: NSManagedObjectID) {
-        uri = objectID.uriRepresentation()
         entityName = objectID.entity.name ?? ""
-        storeIdentifier = objectID.isTemporaryID ? nil : objectID.persistentStore?.identifier
+        if let temporary = objectID.temporaryUUID {
+            storeIdentifier = nil
+            key = .temporary(temporary)
+        } else {
+            storeIdentifier = objectID.storeIdentifier
+            key = .row(objectID.primaryKey)
+        }
+    }
+
+    /// The identifiers of many objects, reading each store's identifier and entity's name once
+    /// for a run of IDs that share them (a save's million new objects share both).
+    ///
+    /// - Parameter objectIDs: The objects' IDs.
+    /// - Returns: Their identifiers.
+    /// - Complexity: O(n).
+    static func identifiers(of objectIDs: some Collection<NSManagedObjectID>) -> [PersistentIdentifier] {
+        var store: (token: ObjectIdentifier, identifier: String?)?
+        var entity: (description: NSEntityDescription, name: String)?
+        var identifiers: [PersistentIdentifier] = []
+        identifiers.reserveCapacity(objectIDs.count)
+        for objectID in objectIDs {
+            let name: String
+            if let entity, entity.description === objectID.entity {
+                name = entity.name
+            } else {
+                name = objectID.entity.name ?? ""
+                entity = (objectID.entity, name)
+            }
+            guard let token = objectID.storeToken else {
+                identifiers.append(PersistentIdentifier(objectID))
+                continue
+            }
+            let storeIdentifier: String?
+            if let store, store.token == token {
+                storeIdentifier = store.identifier
+            } else {
+                storeIdentifier = objectID.storeIdentifier
+                store = (token, storeIdentifier)
+            }
+            identifiers.append(PersistentIdentifier(entityName: name, storeIdentifier: storeIdentifier, key: .row(objectID.primaryKey)))
+        }
+        return identifiers
+    }
+
+    private init(entityName: String, storeIdentifier: String?, key: Key) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+        self.key = key
     }
 
     /// A placeholder for a model outside any context: unique to the model object.
     init(unattached model: AnyObject) {
-        let name = String(describing: type(of: model))
-        uri = URL(string: "x-swiftdata:///\(name)/u\(UInt(bitPattern: ObjectIdentifier(model).hashValue))")!
-        entityName = name
+        entityName = String(describing: type(of: model))
         storeIdentifier = nil
+        key = .unattached(UInt(bitPattern: ObjectIdentifier(model).hashValue))
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.uri.absoluteString < rhs.uri.absoluteString }
+    /// Core Data's URI for the object (`x-coredata://STORE/Entity/pN`), which names all three.
+    var uri: URL {
+        switch key {
+        case .row(let primaryKey): URL(string: "x-coredata://\(storeIdentifier ?? "")/\(entityName)/p\(primaryKey)")!
+        case .temporary(let uuid): URL(string: "x-coredata:///\(entityName)/t\(uuid.uuidString)")!
+        case .unattached(let address): URL(string: "x-swiftdata:///\(entityName)/u\(address)")!
+        }
+    }
+
+    /// Orders by store, entity, then row (unsaved objects after saved ones).
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "\u{10FFFF}") < (rhs.storeIdentifier ?? "\u{10FFFF}") }
+        if lhs.entityName != rhs.entityName { return lhs.entityName < rhs.entityName }
+        switch (lhs.key, rhs.key) {
+        case (.row(let a), .row(let b)): return a < b
+        case (.row, _): return true
+        case (_, .row): return false
+        default: return lhs.uri.absoluteString < rhs.uri.absoluteString
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case uri, entityName, storeIdentifier
+    }
+
+    /// Decodes the form `encode(to:)` writes: the URI, with the entity and store beside it.
+    ///
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError.dataCorrupted` for a URI that names no row or object.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let uri = try container.decode(URL.self, forKey: .uri)
+        entityName = try container.decode(String.self, forKey: .entityName)
+        storeIdentifier = try container.decodeIfPresent(String.self, forKey: .storeIdentifier)
+        let last = uri.lastPathComponent
+        let body = String(last.dropFirst())
+        switch last.first {
+        case "p" where Int64(body) != nil: key = .row(Int64(body)!)
+        case "t" where UUID(uuidString: body) != nil: key = .temporary(UUID(uuidString: body)!)
+        case "u" where UInt(body) != nil: key = .unattached(UInt(body)!)
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .uri, in: container, debugDescription: "\(uri) names no stored object")
+        }
+    }
+
+    /// Encodes the identifier as its Core Data URI, entity name and store identifier.
+    ///
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uri, forKey: .uri)
+        try container.encode(entityName, forKey: .entityName)
+        try container.encodeIfPresent(storeIdentifier, forKey: .storeIdentifier)
+    }
 
     /// The managed object ID this identifier names, for `coordinator`; nil when none of its
     /// stores has it.

@@ -12,9 +12,17 @@ extension _ModelBacking {
     /// - Parameters:
     ///   - key: The property's name.
     ///   - value: The initial value.
-    public func _initialize<Value>(key: String, to value: Value) {
-        guard case .detached(let values) = self else { return }
-        values.values[key] = value
+    public mutating func _initialize<Value>(key: String, to value: Value) {
+        setDetached(.other(value), forKey: key)
+    }
+
+    /// Sets the initial value of a property of a type Core Data holds as it is.
+    ///
+    /// - Parameters:
+    ///   - key: The property's name.
+    ///   - value: The initial value.
+    public mutating func _initialize<Value: _PersistedLeaf>(key: String, to value: Value) {
+        setDetached(.leaf(value), forKey: key)
     }
 }
 
@@ -45,13 +53,42 @@ extension PersistentModel {
     ///   - key: The property's name.
     public func _setPersistedValue<Value>(_ value: Value, index: Int, key: String) {
         switch persistentBackingData {
-        case .detached(let values): values.values[key] = value
+        case .detached: persistentBackingData.setDetached(.other(value), forKey: key)
         case .managed(let object):
             if case .direct = ValueCoding.strategy(for: Value.self) {
                 object._setManagedValue(value, slot: index, key: key)
             } else {
                 object._setManagedValue(ValueCoding.storedValue(value), slot: index, key: key)
             }
+            object.noteChange()
+        }
+    }
+
+    /// The value of an attribute of a type Core Data holds as it is: read from the managed
+    /// object's slot by its typed accessor, with nothing decided at run time.
+    ///
+    /// - Parameters:
+    ///   - index: The property's place among the entity's properties (a hint; checked by name).
+    ///   - key: The property's name.
+    /// - Returns: The value.
+    public func _persistedValue<Value: _PersistedLeaf>(index: Int, key: String) -> Value {
+        switch persistentBackingData {
+        case .detached(let values): return values.value(forKey: key)
+        case .managed(let object): return Value._read(object, index, key)
+        }
+    }
+
+    /// Sets an attribute of a type Core Data holds as it is, through the typed accessor.
+    ///
+    /// - Parameters:
+    ///   - value: The new value.
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The property's name.
+    public func _setPersistedValue<Value: _PersistedLeaf>(_ value: Value, index: Int, key: String) {
+        switch persistentBackingData {
+        case .detached: persistentBackingData.setDetached(.leaf(value), forKey: key)
+        case .managed(let object):
+            Value._write(value, object, index, key)
             object.noteChange()
         }
     }
@@ -64,7 +101,7 @@ extension PersistentModel {
     /// - Returns: The related model, nil for none.
     public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> Related? {
         switch persistentBackingData {
-        case .detached(let values): return values.values[key] as? Related
+        case .detached(let values): return values.values[key]?.value as? Related
         case .managed(let object):
             return object._managedValue(slot: index, key: key, as: ModelManagedObject?.self)?.model(as: Related.self)
         }
@@ -91,7 +128,7 @@ extension PersistentModel {
     /// - Returns: The related models.
     public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> [Related] {
         switch persistentBackingData {
-        case .detached(let values): return values.values[key] as? [Related] ?? []
+        case .detached(let values): return values.values[key]?.value as? [Related] ?? []
         case .managed(let object):
             let related = object._managedValue(slot: index, key: key, as: Set<NSManagedObject>.self)
             return related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) }
@@ -106,7 +143,7 @@ extension PersistentModel {
     ///   - key: The relationship's name.
     public func _setPersistedValue<Related: PersistentModel>(_ value: Related?, index: Int, key: String) {
         switch persistentBackingData {
-        case .detached(let values): values.values[key] = value
+        case .detached: persistentBackingData.setDetached(.other(value as Any), forKey: key)
         case .managed(let object):
             let related = value.flatMap { (object.managedObjectContext as? ModelObjectContext)?.managedObject(inserting: $0) }
             object._setManagedValue(related as NSManagedObject?, slot: index, key: key)
@@ -132,7 +169,7 @@ extension PersistentModel {
     ///   - key: The relationship's name.
     public func _setPersistedValue<Related: PersistentModel>(_ value: [Related], index: Int, key: String) {
         switch persistentBackingData {
-        case .detached(let values): values.values[key] = value
+        case .detached: persistentBackingData.setDetached(.other(value), forKey: key)
         case .managed(let object):
             let context = object.managedObjectContext as? ModelObjectContext
             let related = Set(value.compactMap { context?.managedObject(inserting: $0) as NSManagedObject? })
@@ -145,7 +182,7 @@ extension PersistentModel {
 extension DetachedValues {
     /// The value set for `key`, which every initializer sets (the compiler sees to it).
     func value<Value>(forKey key: String) -> Value {
-        if let value = values[key] as? Value { return value }
+        if let value = values[key]?.value as? Value { return value }
         if let none = (Value.self as? any OptionalType.Type)?.noneValue as? Value { return none }
         preconditionFailure("The property '\(key)' was read before it was set.")
     }

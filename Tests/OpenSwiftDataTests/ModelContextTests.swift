@@ -136,6 +136,36 @@ import OpenSwiftData
         #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 1)
     }
 
+    /// `didSave` names the saved models: the new ones by their permanent identifiers, the
+    /// changed and the deleted ones.
+    @Test func didSaveListsInsertedUpdatedAndDeletedIdentifiers() throws {
+        let context = ModelContext(try container())
+        let kept = Trip(name: "Tartu")
+        let dropped = Trip(name: "Narva")
+        context.insert(kept)
+        context.insert(dropped)
+        let lists = Mutex<[[PersistentIdentifier]]>([])
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { note in
+            let keys = [ModelContext.NotificationKey.insertedIdentifiers, .updatedIdentifiers, .deletedIdentifiers]
+            let found = keys.map { note.userInfo?[$0.rawValue] as? [PersistentIdentifier] ?? [] }
+            lists.withLock { $0.append(contentsOf: found) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try context.save()
+        kept.nights = 3
+        let added = Trip(name: "Pärnu")
+        context.insert(added)
+        context.delete(dropped)
+        try context.save()
+
+        let saved = lists.withLock { $0 }
+        #expect(saved.count == 6)
+        guard saved.count == 6 else { return }
+        #expect(Set(saved[0]) == [kept.persistentModelID, dropped.persistentModelID] && saved[1].isEmpty && saved[2].isEmpty)
+        #expect(saved[0].allSatisfy { $0.storeIdentifier != nil })
+        #expect(saved[3] == [added.persistentModelID] && saved[4] == [kept.persistentModelID] && saved[5] == [dropped.persistentModelID])
+    }
+
     @Test func transactionSavesWhatItsBlockChanged() throws {
         let context = ModelContext(try container())
         let saved = Mutex<[PersistentIdentifier]>([])
@@ -163,6 +193,30 @@ import OpenSwiftData
         }
         trip.nights = 3
         #expect(changed.isSet)
+    }
+
+    /// A model changed before anything read it, inserted and saved, then fetched: observing it
+    /// still reports the change of what was read, and only that.
+    @Test func aFetchedModelIsObservedAfterUnobservedChanges() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let trip = Trip(name: "Vilnius")
+        trip.nights = 2
+        trip.budget = 10
+        context.insert(trip)
+        trip.nights = 4
+        try context.save()
+
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Trip>()).first)
+        let nightsChanged = Flag()
+        let budgetChanged = Flag()
+        withObservationTracking { _ = fetched.nights } onChange: { nightsChanged.set() }
+        withObservationTracking { _ = fetched.budget } onChange: { budgetChanged.set() }
+        fetched.name = "Vilnius old town"
+        #expect(!nightsChanged.isSet && !budgetChanged.isSet)
+        fetched.nights = 5
+        #expect(nightsChanged.isSet && !budgetChanged.isSet)
+        #expect(fetched.nights == 5 && fetched.budget == 10)
     }
 }
 

@@ -199,12 +199,13 @@ extension NSManagedObjectContext {
         for write in writes { if let number = write.historyNumber { tokens[write.store.identifier] = number } }
         if !tokens.isEmpty { userInfo[NSManagedObjectContext.newChangeTokenKey] = NSPersistentHistoryToken(storeTokens: tokens) }
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectsNotification, object: self, userInfo: userInfo)
+        let insertedIDs = insertedIDSet ?? sparseSet(inserted.lazy.map(\.objectID))
+        let updatedIDs = sparseSet(updated.lazy.map(\.objectID))
+        let deletedIDs = sparseSet(deleted.lazy.map(\.objectID))
+        savedObjectIDsHandler?(insertedIDs, updatedIDs, deletedIDs)
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
-            userInfo: [
-                NSInsertedObjectIDsKey: insertedIDSet ?? sparseSet(inserted.lazy.map(\.objectID)), NSUpdatedObjectIDsKey: sparseSet(updated.lazy.map(\.objectID)),
-                NSDeletedObjectIDsKey: sparseSet(deleted.lazy.map(\.objectID)),
-            ])
+            userInfo: [NSInsertedObjectIDsKey: insertedIDs, NSUpdatedObjectIDsKey: updatedIDs, NSDeletedObjectIDsKey: deletedIDs])
         return emptied
     }
 

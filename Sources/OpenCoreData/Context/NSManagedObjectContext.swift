@@ -102,6 +102,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
     /// Objects refreshed since the last objects-did-change notification.
     var eventRefreshed: [NSManagedObject] = []
+    /// Told the IDs of each save's inserted, updated and deleted objects, the sets the did-save
+    /// notification carries (OpenSwiftData's `didSave` names its models from them, rather than
+    /// building its own lists of a million objects again).
+    package var savedObjectIDsHandler: ((_ inserted: Set<NSManagedObjectID>, _ updated: Set<NSManagedObjectID>, _ deleted: Set<NSManagedObjectID>) -> Void)?
     /// The generation of the stores this context reads (`setQueryGenerationFrom(_:)`).
     var queryGeneration = QueryGenerationState.unpinned
     /// Objects inserted in an earlier event and deleted since the last notification.

@@ -38,6 +38,17 @@ public final class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult,
     /// The entity number of the entity's hierarchy root: hashing and comparing IDs read it.
     private var root: Int32 { entity.rootNumber }
 
+    /// The identifier of a temporary ID (the UUID its URI names); nil for a permanent one.
+    package var temporaryUUID: UUID? { temporaryIdentifier?.uuid }
+
+    /// The identifier of the store a permanent ID's row is in, also after the store left its
+    /// coordinator (its URI keeps naming it); nil for a temporary ID.
+    package var storeIdentifier: String? { storeIdentity?.storeIdentifier }
+
+    /// The store a permanent ID's row is in, as an identity to compare without a lock (IDs of
+    /// one store share it); nil for a temporary ID.
+    package var storeToken: ObjectIdentifier? { storeIdentity?.storeID }
+
     /// Whether the object has never been saved and has no permanent ID yet.
     public var isTemporaryID: Bool {
         if case .temporary = owner { return true }
