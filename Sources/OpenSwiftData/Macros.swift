@@ -40,7 +40,7 @@ public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "
 ///
 /// - Parameter index: The property's place among the model's persisted properties.
 @attached(accessor, names: named(init), named(get), named(set))
-public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")
+public macro _PersistedProperty(_ index: Int, of count: Int) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")
 
 /// Makes an actor a `ModelActor`: adds `modelContainer`, `modelExecutor` (a serial executor with
 /// a context of its own) and `init(modelContainer:)`.

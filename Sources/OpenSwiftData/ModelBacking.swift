@@ -17,16 +17,17 @@ public enum _ModelBacking {
     ///
     /// - Parameters:
     ///   - value: The value.
-    ///   - key: The property's name.
-    mutating func setDetached(_ value: DetachedValue, forKey key: String) {
-        guard case .detached(let values) = self else { return }
+    ///   - index: The property's place among the model's persisted properties.
+    ///   - count: How many persisted properties the model has, when known (the storage is made
+    ///     that size at once); 0 when not.
+    mutating func setDetached(_ value: DetachedValue, at index: Int, of count: Int = 0) {
+        guard case .detached(let values) = self, index >= 0 else { return }
         if values === DetachedValues.none {
-            // Room for a typical model's properties at once: growing a dictionary rehashes it.
-            var first = [String: DetachedValue](minimumCapacity: 8)
-            first[key] = value
-            self = .detached(DetachedValues(first))
+            let made = DetachedValues(count: max(count, index + 1))
+            made.values[index] = value
+            self = .detached(made)
         } else {
-            values.values[key] = value
+            values.set(value, at: index)
         }
     }
 
@@ -37,15 +38,28 @@ public enum _ModelBacking {
     }
 }
 
-/// The values a model holds before it is inserted into a context.
+/// The values a model holds before it is inserted into a context, by the place of their
+/// property among the model's persisted properties (`@Model` numbers them): no hashing of names
+/// for a model that is made, filled and inserted.
 public final class DetachedValues {
-    var values: [String: DetachedValue]
+    var values: [DetachedValue?]
 
     /// The storage of every model given no value yet; never written (`setDetached` replaces it).
-    nonisolated(unsafe) static let none = DetachedValues([:])
+    nonisolated(unsafe) static let none = DetachedValues(count: 0)
 
-    init(_ values: [String: DetachedValue]) {
-        self.values = values
+    init(count: Int) {
+        values = Array(repeating: nil, count: count)
+    }
+
+    /// Sets the value at `index`, growing the storage when the count was not known.
+    func set(_ value: DetachedValue, at index: Int) {
+        if index >= values.count { values.append(contentsOf: repeatElement(nil, count: index + 1 - values.count)) }
+        values[index] = value
+    }
+
+    /// The value at `index`; nil when none was set.
+    func value(at index: Int) -> DetachedValue? {
+        index >= 0 && index < values.count ? values[index] : nil
     }
 }
 

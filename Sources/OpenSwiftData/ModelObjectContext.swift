@@ -50,7 +50,7 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         // Attached before its values are copied, so that a cycle of new models ends here.
         model.persistentBackingData = .managed(object)
         for property in plan.properties {
-            switch values.values[property.name] {
+            switch values.value(at: property.index) {
             case .leaf(let leaf)?: leaf._writeSelf(to: object, property.index, property.name)
             case .other(let value)?: set(value, for: property, of: object)
             case nil:

@@ -6,23 +6,24 @@ import OpenCoreData
 // so the compiler picks them from the property's type.
 
 extension _ModelBacking {
-    /// Sets a property's initial value, from an initializer of the model's class. A fetched
-    /// model (made by `init(backingData:)`) keeps the stored value instead.
+    /// Sets a property's initial value, from an initializer of the model's class.
     ///
     /// - Parameters:
-    ///   - key: The property's name.
+    ///   - index: The property's place among the model's persisted properties.
+    ///   - count: How many persisted properties the model has.
     ///   - value: The initial value.
-    public mutating func _initialize<Value>(key: String, to value: Value) {
-        setDetached(.other(value), forKey: key)
+    public mutating func _initialize<Value>(index: Int, of count: Int, to value: Value) {
+        setDetached(.other(value), at: index, of: count)
     }
 
     /// Sets the initial value of a property of a type Core Data holds as it is.
     ///
     /// - Parameters:
-    ///   - key: The property's name.
+    ///   - index: The property's place among the model's persisted properties.
+    ///   - count: How many persisted properties the model has.
     ///   - value: The initial value.
-    public mutating func _initialize<Value: _PersistedLeaf>(key: String, to value: Value) {
-        setDetached(.leaf(value), forKey: key)
+    public mutating func _initialize<Value: _PersistedLeaf>(index: Int, of count: Int, to value: Value) {
+        setDetached(.leaf(value), at: index, of: count)
     }
 }
 
@@ -35,7 +36,7 @@ extension PersistentModel {
     /// - Returns: The value.
     public func _persistedValue<Value>(index: Int, key: String) -> Value {
         switch persistentBackingData {
-        case .detached(let values): return values.value(forKey: key)
+        case .detached(let values): return values.value(at: index, key: key)
         case .managed(let object):
             if case .direct = ValueCoding.strategy(for: Value.self) { return object._managedValue(slot: index, key: key, as: Value.self) }
             let stored = object._managedValue(slot: index, key: key, as: Any?.self)
@@ -53,7 +54,7 @@ extension PersistentModel {
     ///   - key: The property's name.
     public func _setPersistedValue<Value>(_ value: Value, index: Int, key: String) {
         switch persistentBackingData {
-        case .detached: persistentBackingData.setDetached(.other(value), forKey: key)
+        case .detached: persistentBackingData.setDetached(.other(value), at: index)
         case .managed(let object):
             if case .direct = ValueCoding.strategy(for: Value.self) {
                 object._setManagedValue(value, slot: index, key: key)
@@ -73,7 +74,7 @@ extension PersistentModel {
     /// - Returns: The value.
     public func _persistedValue<Value: _PersistedLeaf>(index: Int, key: String) -> Value {
         switch persistentBackingData {
-        case .detached(let values): return values.value(forKey: key)
+        case .detached(let values): return values.value(at: index, key: key)
         case .managed(let object): return Value._read(object, index, key)
         }
     }
@@ -86,7 +87,7 @@ extension PersistentModel {
     ///   - key: The property's name.
     public func _setPersistedValue<Value: _PersistedLeaf>(_ value: Value, index: Int, key: String) {
         switch persistentBackingData {
-        case .detached: persistentBackingData.setDetached(.leaf(value), forKey: key)
+        case .detached: persistentBackingData.setDetached(.leaf(value), at: index)
         case .managed(let object):
             Value._write(value, object, index, key)
             object.noteChange()
@@ -101,7 +102,7 @@ extension PersistentModel {
     /// - Returns: The related model, nil for none.
     public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> Related? {
         switch persistentBackingData {
-        case .detached(let values): return values.values[key]?.value as? Related
+        case .detached(let values): return values.value(at: index)?.value as? Related
         case .managed(let object):
             return object._managedValue(slot: index, key: key, as: ModelManagedObject?.self)?.model(as: Related.self)
         }
@@ -128,7 +129,7 @@ extension PersistentModel {
     /// - Returns: The related models.
     public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> [Related] {
         switch persistentBackingData {
-        case .detached(let values): return values.values[key]?.value as? [Related] ?? []
+        case .detached(let values): return values.value(at: index)?.value as? [Related] ?? []
         case .managed(let object):
             let related = object._managedValue(slot: index, key: key, as: Set<NSManagedObject>.self)
             return related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) }
@@ -143,7 +144,7 @@ extension PersistentModel {
     ///   - key: The relationship's name.
     public func _setPersistedValue<Related: PersistentModel>(_ value: Related?, index: Int, key: String) {
         switch persistentBackingData {
-        case .detached: persistentBackingData.setDetached(.other(value as Any), forKey: key)
+        case .detached: persistentBackingData.setDetached(.other(value as Any), at: index)
         case .managed(let object):
             let related = value.flatMap { (object.managedObjectContext as? ModelObjectContext)?.managedObject(inserting: $0) }
             object._setManagedValue(related as NSManagedObject?, slot: index, key: key)
@@ -169,7 +170,7 @@ extension PersistentModel {
     ///   - key: The relationship's name.
     public func _setPersistedValue<Related: PersistentModel>(_ value: [Related], index: Int, key: String) {
         switch persistentBackingData {
-        case .detached: persistentBackingData.setDetached(.other(value), forKey: key)
+        case .detached: persistentBackingData.setDetached(.other(value), at: index)
         case .managed(let object):
             let context = object.managedObjectContext as? ModelObjectContext
             let related = Set(value.compactMap { context?.managedObject(inserting: $0) as NSManagedObject? })
@@ -180,9 +181,10 @@ extension PersistentModel {
 }
 
 extension DetachedValues {
-    /// The value set for `key`, which every initializer sets (the compiler sees to it).
-    func value<Value>(forKey key: String) -> Value {
-        if let value = values[key]?.value as? Value { return value }
+    /// The value set for the property at `index`, which every initializer sets (the compiler
+    /// sees to it).
+    func value<Value>(at index: Int, key: String) -> Value {
+        if let value = value(at: index)?.value as? Value { return value }
         if let none = (Value.self as? any OptionalType.Type)?.noneValue as? Value { return none }
         preconditionFailure("The property '\(key)' was read before it was set.")
     }

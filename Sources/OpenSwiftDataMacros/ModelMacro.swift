@@ -67,9 +67,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     ) throws -> [AttributeSyntax] {
         guard let type = declaration.as(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
             variable.bindingSpecifier.tokenKind == .keyword(.var), variable.bindings.count == 1,
-            let index = PersistedMembers(of: type).index(of: variable)
+            case let members = PersistedMembers(of: type), let index = members.index(of: variable)
         else { return [] }
-        return ["@OpenSwiftData._PersistedProperty(\(raw: index))"]
+        return ["@OpenSwiftData._PersistedProperty(\(raw: index), of: \(raw: members.members.count))"]
     }
 
     public static func expansion(

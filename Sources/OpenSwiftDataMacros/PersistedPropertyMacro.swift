@@ -2,7 +2,7 @@ import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
-/// `@_PersistedProperty(index)`, which `@Model` puts on each persisted `var`: turns the stored
+/// `@_PersistedProperty(index, of: count)`, which `@Model` puts on each persisted `var`: turns the stored
 /// property into one whose value lives in the model's backing (the model until it is inserted,
 /// its managed object after), with Observation's access and mutation calls around it. Its
 /// initializer accessor initializes the `_name` storage `@Model` declares beside it.
@@ -11,12 +11,13 @@ public struct PersistedPropertyMacro: AccessorMacro {
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
         guard let (name, spelled) = property(declaration) else { return [] }
-        let index = indexArgument(node)
+        let index = integerArgument(node, at: 0)
+        let count = integerArgument(node, at: 1)
         return [
             """
             @storageRestrictions(accesses: persistentBackingData, initializes: _\(raw: name))
             init(initialValue) {
-                persistentBackingData._initialize(key: "\(raw: name)", to: initialValue)
+                persistentBackingData._initialize(index: \(raw: index), of: \(raw: count), to: initialValue)
                 _\(raw: name) = OpenSwiftData._PersistedStorage()
             }
             """,
@@ -46,9 +47,11 @@ public struct PersistedPropertyMacro: AccessorMacro {
         return (name, spelled)
     }
 
-    private static func indexArgument(_ node: AttributeSyntax) -> String {
-        guard case .argumentList(let list)? = node.arguments, let first = list.first,
-            let literal = first.expression.as(IntegerLiteralExprSyntax.self)
+    /// The integer literal at `position` among the attribute's arguments; -1 when there is none
+    /// (the runtime then keeps no value for the property before its model is inserted).
+    private static func integerArgument(_ node: AttributeSyntax, at position: Int) -> String {
+        guard case .argumentList(let list)? = node.arguments, position < list.count,
+            let literal = list[list.index(list.startIndex, offsetBy: position)].expression.as(IntegerLiteralExprSyntax.self)
         else { return "-1" }
         return literal.literal.text
     }

@@ -33,9 +33,9 @@ import Testing
             """,
             """
             final class Trip {
-                @OpenSwiftData._PersistedProperty(0) var name: String
+                @OpenSwiftData._PersistedProperty(0, of: 3) var name: String
                 let id = UUID()
-                @OpenSwiftData._PersistedProperty(2)
+                @OpenSwiftData._PersistedProperty(2, of: 3)
                 var stops: [Stop] = []
                 var scratch = 0
                 var title: String { name }
@@ -81,7 +81,7 @@ import Testing
         expect(
             """
             final class Trip {
-                @_PersistedProperty(2) var stops: [Stop] = []
+                @_PersistedProperty(2, of: 3) var stops: [Stop] = []
             }
             """,
             """
@@ -89,7 +89,7 @@ import Testing
                 var stops: [Stop] {
                     @storageRestrictions(accesses: persistentBackingData, initializes: _stops)
                     init(initialValue) {
-                        persistentBackingData._initialize(key: "stops", to: initialValue)
+                        persistentBackingData._initialize(index: 2, of: 3, to: initialValue)
                         _stops = OpenSwiftData._PersistedStorage()
                     }
                     get {
