@@ -20,7 +20,7 @@ public enum _ModelBacking {
     ///   - index: The property's place among the model's persisted properties.
     ///   - count: How many persisted properties the model has, when known (the storage is made
     ///     that size at once); 0 when not.
-    mutating func setDetached(_ value: DetachedValue, at index: Int, of count: Int = 0) {
+    @usableFromInline mutating func setDetached(_ value: DetachedValue, at index: Int, of count: Int = 0) {
         guard case .detached(let values) = self, index >= 0 else { return }
         if values === DetachedValues.none {
             let made = DetachedValues(count: max(count, index + 1))
@@ -42,7 +42,8 @@ public enum _ModelBacking {
 /// property among the model's persisted properties (`@Model` numbers them): no hashing of names
 /// for a model that is made, filled and inserted.
 public final class DetachedValues {
-    var values: [DetachedValue?]
+    // Unchecked exclusivity: a detached model is used on one thread, as every model.
+    @exclusivity(unchecked) @usableFromInline var values: [DetachedValue?]
 
     /// The storage of every model given no value yet; never written (`setDetached` replaces it).
     nonisolated(unsafe) static let none = DetachedValues(count: 0)
@@ -58,18 +59,18 @@ public final class DetachedValues {
     }
 
     /// The value at `index`; nil when none was set.
-    func value(at index: Int) -> DetachedValue? {
+    @usableFromInline func value(at index: Int) -> DetachedValue? {
         index >= 0 && index < values.count ? values[index] : nil
     }
 }
 
 /// A value a detached model holds. A value of a leaf type is kept as one, so that the insert
 /// writes it through its typed accessor without asking at run time what it is.
-enum DetachedValue {
+@usableFromInline enum DetachedValue {
     case leaf(any _PersistedLeaf)
     case other(Any)
 
-    var value: Any {
+    @usableFromInline var value: Any {
         switch self {
         case .leaf(let leaf): leaf
         case .other(let value): value
@@ -92,7 +93,7 @@ public final class ModelManagedObject: NSManagedObject {
     }
 
     /// Tells the model's context of a change, for its autosave.
-    func noteChange() {
+    @usableFromInline func noteChange() {
         (managedObjectContext as? ModelObjectContext)?.owner?.noteChange()
     }
 

@@ -21,11 +21,11 @@ public protocol _PersistedLeaf {
 extension _PersistedLeaf {
     /// The general conversion, for types whose optional form has no typed accessor (a scalar's
     /// typed accessor reads nil as zero, which an optional must not).
-    public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Self? {
+    @inlinable public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Self? {
         object._managedValue(slot: slot, key: key, as: Self?.self)
     }
 
-    public static func _writeOptional(_ value: Self?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _writeOptional(_ value: Self?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         if let value { _write(value, object, slot, key) } else { object._setManagedValue(Self?.none, slot: slot, key: key) }
     }
 
@@ -38,180 +38,180 @@ extension _PersistedLeaf {
 
 /// An optional of a leaf type is a leaf: nil is a null column.
 extension Optional: _PersistedLeaf where Wrapped: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Self {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Self {
         Wrapped._readOptional(object, slot, key)
     }
 
-    public static func _write(_ value: Self, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Self, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         Wrapped._writeOptional(value, object, slot, key)
     }
 }
 
 /// A required value the row lacks (a store written by other code): stopped with its name, as the
 /// general path stops.
-private func missing(_ key: String, _ type: Any.Type) -> Never {
+@usableFromInline func missing(_ key: String, _ type: Any.Type) -> Never {
     preconditionFailure("The stored value of '\(key)' is not a \(type): it is nil.")
 }
 
 extension String: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> String {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> String {
         object._managedValue(slot: slot, key: key, as: String.self)
     }
 
-    public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> String? {
+    @inlinable public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> String? {
         object._managedValue(slot: slot, key: key, as: String?.self)
     }
 
-    public static func _write(_ value: String, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: String, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 
-    public static func _writeOptional(_ value: String?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _writeOptional(_ value: String?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Date: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Date {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Date {
         object._managedValue(slot: slot, key: key, as: Date.self)
     }
 
-    public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Date? {
+    @inlinable public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Date? {
         object._managedValue(slot: slot, key: key, as: Date?.self)
     }
 
-    public static func _write(_ value: Date, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Date, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 
-    public static func _writeOptional(_ value: Date?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _writeOptional(_ value: Date?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Data: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Data {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Data {
         guard let value = _readOptional(object, slot, key) else { missing(key, Data.self) }
         return value
     }
 
-    public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Data? {
+    @inlinable public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Data? {
         object._managedValue(slot: slot, key: key, as: Data?.self)
     }
 
-    public static func _write(_ value: Data, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Data, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(Optional(value), slot: slot, key: key)
     }
 
-    public static func _writeOptional(_ value: Data?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _writeOptional(_ value: Data?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension UUID: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> UUID {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> UUID {
         guard let value = _readOptional(object, slot, key) else { missing(key, UUID.self) }
         return value
     }
 
-    public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> UUID? {
+    @inlinable public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> UUID? {
         object._managedValue(slot: slot, key: key, as: UUID?.self)
     }
 
-    public static func _write(_ value: UUID, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: UUID, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(Optional(value), slot: slot, key: key)
     }
 
-    public static func _writeOptional(_ value: UUID?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _writeOptional(_ value: UUID?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension URL: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> URL {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> URL {
         guard let value = _readOptional(object, slot, key) else { missing(key, URL.self) }
         return value
     }
 
-    public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> URL? {
+    @inlinable public static func _readOptional(_ object: NSManagedObject, _ slot: Int, _ key: String) -> URL? {
         object._managedValue(slot: slot, key: key, as: URL?.self)
     }
 
-    public static func _write(_ value: URL, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: URL, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(Optional(value), slot: slot, key: key)
     }
 
-    public static func _writeOptional(_ value: URL?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _writeOptional(_ value: URL?, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Int: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Int {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Int {
         object._managedValue(slot: slot, key: key, as: Int.self)
     }
 
-    public static func _write(_ value: Int, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Int, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Int64: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Int64 {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Int64 {
         object._managedValue(slot: slot, key: key, as: Int64.self)
     }
 
-    public static func _write(_ value: Int64, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Int64, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Int32: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Int32 {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Int32 {
         object._managedValue(slot: slot, key: key, as: Int32.self)
     }
 
-    public static func _write(_ value: Int32, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Int32, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Int16: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Int16 {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Int16 {
         object._managedValue(slot: slot, key: key, as: Int16.self)
     }
 
-    public static func _write(_ value: Int16, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Int16, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Bool: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Bool {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Bool {
         object._managedValue(slot: slot, key: key, as: Bool.self)
     }
 
-    public static func _write(_ value: Bool, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Bool, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Double: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Double {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Double {
         object._managedValue(slot: slot, key: key, as: Double.self)
     }
 
-    public static func _write(_ value: Double, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Double, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }
 
 extension Float: _PersistedLeaf {
-    public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Float {
+    @inlinable public static func _read(_ object: NSManagedObject, _ slot: Int, _ key: String) -> Float {
         object._managedValue(slot: slot, key: key, as: Float.self)
     }
 
-    public static func _write(_ value: Float, _ object: NSManagedObject, _ slot: Int, _ key: String) {
+    @inlinable public static func _write(_ value: Float, _ object: NSManagedObject, _ slot: Int, _ key: String) {
         object._setManagedValue(value, slot: slot, key: key)
     }
 }

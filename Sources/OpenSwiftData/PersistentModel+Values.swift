@@ -22,7 +22,7 @@ extension _ModelBacking {
     ///   - index: The property's place among the model's persisted properties.
     ///   - count: How many persisted properties the model has.
     ///   - value: The initial value.
-    public mutating func _initialize<Value: _PersistedLeaf>(index: Int, of count: Int, to value: Value) {
+    @inlinable public mutating func _initialize<Value: _PersistedLeaf>(index: Int, of count: Int, to value: Value) {
         setDetached(.leaf(value), at: index, of: count)
     }
 }
@@ -72,7 +72,7 @@ extension PersistentModel {
     ///   - index: The property's place among the entity's properties (a hint; checked by name).
     ///   - key: The property's name.
     /// - Returns: The value.
-    public func _persistedValue<Value: _PersistedLeaf>(index: Int, key: String) -> Value {
+    @inlinable public func _persistedValue<Value: _PersistedLeaf>(index: Int, key: String) -> Value {
         switch persistentBackingData {
         case .detached(let values): return values.value(at: index, key: key)
         case .managed(let object): return Value._read(object, index, key)
@@ -85,7 +85,7 @@ extension PersistentModel {
     ///   - value: The new value.
     ///   - index: The property's place among the entity's properties.
     ///   - key: The property's name.
-    public func _setPersistedValue<Value: _PersistedLeaf>(_ value: Value, index: Int, key: String) {
+    @inlinable public func _setPersistedValue<Value: _PersistedLeaf>(_ value: Value, index: Int, key: String) {
         switch persistentBackingData {
         case .detached: persistentBackingData.setDetached(.leaf(value), at: index)
         case .managed(let object):
@@ -183,7 +183,7 @@ extension PersistentModel {
 extension DetachedValues {
     /// The value set for the property at `index`, which every initializer sets (the compiler
     /// sees to it).
-    func value<Value>(at index: Int, key: String) -> Value {
+    @usableFromInline func value<Value>(at index: Int, key: String) -> Value {
         if let value = value(at: index)?.value as? Value { return value }
         if let none = (Value.self as? any OptionalType.Type)?.noneValue as? Value { return none }
         preconditionFailure("The property '\(key)' was read before it was set.")
