@@ -83,6 +83,10 @@ public final class DetachedValues {
 public final class ModelManagedObject: NSManagedObject {
     weak var owner: (any PersistentModel)?
 
+    /// A final class that overrides no validation method: a save checks its values against the
+    /// model's rules directly, as for `NSManagedObject` itself.
+    override public class var _mayOverrideValidateValue: Bool { false }
+
     /// The model standing for this object, made (as `Model`, without calling the user's
     /// initializer) when there is none.
     func model<Model: PersistentModel>(as type: Model.Type) -> Model {
