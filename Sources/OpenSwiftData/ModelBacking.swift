@@ -13,6 +13,16 @@ public enum _ModelBacking {
     /// model (whose storage is replaced by its managed object at once) allocates none.
     public static func detached() -> _ModelBacking { .detached(DetachedValues.none) }
 
+    /// A new model's storage, or, for a model a fetch is making (`ModelMaterialization`), its
+    /// managed object, so that the class's initial values are not stored.
+    ///
+    /// - Parameter type: The model's class.
+    /// - Returns: The storage the model starts with.
+    public static func detached(for type: any PersistentModel.Type) -> _ModelBacking {
+        if let object = ModelMaterialization.take(for: type) { return .managed(object) }
+        return .detached(DetachedValues.none)
+    }
+
     /// Sets a detached model's value, giving it storage of its own on the first.
     ///
     /// - Parameters:
@@ -91,7 +101,13 @@ public final class ModelManagedObject: NSManagedObject {
     /// initializer) when there is none.
     func model<Model: PersistentModel>(as type: Model.Type) -> Model {
         if let owner = owner as? Model { return owner }
+        if let pending = ModelMaterialization.pending {
+            pending.object = self
+            pending.type = ObjectIdentifier(Model.self)
+        }
         let made = Model(backingData: .managed(self))
+        // Taken by the model's storage; cleared in case a class compiled otherwise left it.
+        ModelMaterialization.pending?.object = nil
         owner = made
         return made
     }

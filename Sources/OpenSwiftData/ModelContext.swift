@@ -148,7 +148,7 @@ public final class ModelContext {
     /// - Complexity: O(n) in the models returned, after the store's query.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let objects = try objectContext.fetch(FetchTranslation.request(descriptor, coordinator: container.coordinator))
-        return objects.compactMap { ($0 as? ModelManagedObject)?.model(as: T.self) }
+        return ModelMaterialization.run { objects.compactMap { ($0 as? ModelManagedObject)?.model(as: T.self) } }
     }
 
     /// How many models `descriptor` describes, counted by the store.

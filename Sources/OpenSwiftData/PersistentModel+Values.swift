@@ -132,7 +132,7 @@ extension PersistentModel {
         case .detached(let values): return values.value(at: index)?.value as? [Related] ?? []
         case .managed(let object):
             let related = object._managedValue(slot: index, key: key, as: Set<NSManagedObject>.self)
-            return related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) }
+            return ModelMaterialization.run { related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) } }
         }
     }
 

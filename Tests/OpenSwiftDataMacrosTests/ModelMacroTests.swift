@@ -46,7 +46,7 @@ import Testing
 
                 @OpenSwiftData.Transient private var _stops: OpenSwiftData._PersistedStorage
 
-                @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached()
+                @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Trip.self)
 
                 @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
 
@@ -119,7 +119,7 @@ import Testing
                 let code: String
                 init(code: String) { self.code = code }
 
-                @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached()
+                @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Tag.self)
 
                 @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
 
@@ -157,7 +157,7 @@ import Testing
             final class Pair {
                 var (a, b) = (1, 2)
 
-                @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached()
+                @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Pair.self)
 
                 @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
 
