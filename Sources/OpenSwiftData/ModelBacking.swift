@@ -101,13 +101,7 @@ public final class ModelManagedObject: NSManagedObject {
     /// initializer) when there is none.
     func model<Model: PersistentModel>(as type: Model.Type) -> Model {
         if let owner = owner as? Model { return owner }
-        if let pending = ModelMaterialization.pending {
-            pending.object = self
-            pending.type = ObjectIdentifier(Model.self)
-        }
-        let made = Model(backingData: .managed(self))
-        // Taken by the model's storage; cleared in case a class compiled otherwise left it.
-        ModelMaterialization.pending?.object = nil
+        let made = ModelMaterialization.make(Model.self, standingFor: self)
         owner = made
         return made
     }

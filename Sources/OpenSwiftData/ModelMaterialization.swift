@@ -23,6 +23,22 @@ enum ModelMaterialization {
         try $pending.withValue(Pending(), operation: body)
     }
 
+    /// A model of `type` standing for `object`; inside `run`, the model's storage starts as
+    /// `object` (`_ModelBacking.detached(for:)` takes it).
+    ///
+    /// - Parameters:
+    ///   - type: The model's class.
+    ///   - object: The managed object it stands for.
+    /// - Returns: The model.
+    static func make<Model: PersistentModel>(_ type: Model.Type, standingFor object: ModelManagedObject) -> Model {
+        guard let pending else { return Model(backingData: .managed(object)) }
+        pending.object = object
+        pending.type = ObjectIdentifier(type)
+        // Cleared after, in case a class whose storage does not take it (compiled otherwise) left it.
+        defer { (pending.object, pending.type) = (nil, nil) }
+        return Model(backingData: .managed(object))
+    }
+
     /// The managed object a model of `type` under construction stands for, taken once.
     static func take(for type: Any.Type) -> ModelManagedObject? {
         guard let pending, pending.type == ObjectIdentifier(type), let object = pending.object else { return nil }

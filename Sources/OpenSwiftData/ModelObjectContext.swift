@@ -83,21 +83,15 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
             if let leaf = value as? any _PersistedLeaf {
                 leaf._writeSelf(to: object, property.index, property.name)
             } else {
-                let flattened: Any? = if let optional = value as? any OptionalType { optional.flattened } else { value }
-                object._setManagedValue(flattened.flatMap(ValueCoding.storedValue), slot: property.index, key: property.name)
+                object._setManagedValue(ValueCoding.storedValue(value), slot: property.index, key: property.name)
             }
         case .toOne:
-            let related = flattenedModel(value).flatMap { managedObject(inserting: $0) }
+            let related = (flattened(value) as? any PersistentModel).flatMap { managedObject(inserting: $0) }
             object._setManagedValue(related as NSManagedObject?, slot: property.index, key: property.name)
         case .toMany:
             let models = value as? [any PersistentModel] ?? []
             let related = Set(models.compactMap { managedObject(inserting: $0) as NSManagedObject? })
             object._setManagedValue(related, slot: property.index, key: property.name)
         }
-    }
-
-    private func flattenedModel(_ value: Any) -> (any PersistentModel)? {
-        let flattened: Any? = if let optional = value as? any OptionalType { optional.flattened } else { value }
-        return flattened as? any PersistentModel
     }
 }

@@ -119,11 +119,13 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
         storeIdentifier = try container.decodeIfPresent(String.self, forKey: .storeIdentifier)
         let last = uri.lastPathComponent
         let body = String(last.dropFirst())
-        switch last.first {
-        case "p" where Int64(body) != nil: key = .row(Int64(body)!)
-        case "t" where UUID(uuidString: body) != nil: key = .temporary(UUID(uuidString: body)!)
-        case "u" where UInt(body) != nil: key = .unattached(UInt(body)!)
-        default:
+        if last.hasPrefix("p"), let primaryKey = Int64(body) {
+            key = .row(primaryKey)
+        } else if last.hasPrefix("t"), let uuid = UUID(uuidString: body) {
+            key = .temporary(uuid)
+        } else if last.hasPrefix("u"), let address = UInt(body) {
+            key = .unattached(address)
+        } else {
             throw DecodingError.dataCorruptedError(forKey: .uri, in: container, debugDescription: "\(uri) names no stored object")
         }
     }

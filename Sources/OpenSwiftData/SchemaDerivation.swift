@@ -25,6 +25,11 @@ extension Optional: OptionalType {
     }
 }
 
+/// `value` without its optional wrappers (nested ones too); nil for none.
+func flattened(_ value: Any) -> Any? {
+    if let optional = value as? any OptionalType { optional.flattened } else { value }
+}
+
 /// An array of models, seen through `Any.Type`: a to-many relationship.
 protocol ModelArrayType {
     static var modelType: any PersistentModel.Type { get }

@@ -52,8 +52,7 @@ enum ValueCoding {
 
     /// `value` as Core Data stores it; nil for nil.
     static func storedValue(_ value: Any) -> Any? {
-        let unwrapped: Any? = if let optional = value as? any OptionalType { optional.flattened } else { value }
-        guard let value = unwrapped else { return nil }
+        guard let value = flattened(value) else { return nil }
         switch strategy(for: type(of: value)) {
         case .direct, .transformable: return value
         case .rawValue: return (value as? any RawRepresentable).map { $0.rawValue }

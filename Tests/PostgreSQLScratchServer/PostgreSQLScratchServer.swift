@@ -19,6 +19,18 @@ public final class PostgreSQLScratchServer: Sendable {
         public init(description: String) { self.description = description }
     }
 
+    /// One server for a test process, started on first use (each test takes a schema of its
+    /// own); the reason when it cannot start.
+    public static let shared: Result<PostgreSQLScratchServer, Unavailable> = {
+        do {
+            return .success(try launch())
+        } catch let error as Unavailable {
+            return .failure(error)
+        } catch {
+            return .failure(Unavailable(description: "\(error)"))
+        }
+    }()
+
     /// The password of the `ocd` superuser over TCP (the unix socket trusts the local user).
     public static let password = "ocd-secret"
 

@@ -5,21 +5,10 @@ import Testing
 /// `todo --store postgres://…`: every command on a list kept in PostgreSQL, shared by processes
 /// as it would be by machines, `watch` included; the password never printed.
 @Suite struct PostgreSQLStoreTests {
-    /// One server for the suite's tests, each in a schema of its own.
-    static let server: Result<PostgreSQLScratchServer, PostgreSQLScratchServer.Unavailable> = {
-        do {
-            return .success(try PostgreSQLScratchServer.launch())
-        } catch let error as PostgreSQLScratchServer.Unavailable {
-            return .failure(error)
-        } catch {
-            return .failure(PostgreSQLScratchServer.Unavailable(description: "\(error)"))
-        }
-    }()
-
     /// A store URL in a new schema, over TCP with the password (what a second machine uses).
     private func storeURL() throws -> String {
         #if PostgreSQL
-        switch Self.server {
+        switch PostgreSQLScratchServer.shared {
         case .success(let server): return server.tcpURL(schema: PostgreSQLScratchServer.newSchemaName()).absoluteString
         case .failure(let reason): try Test.cancel("skipped: install postgresql (initdb, pg_ctl on PATH): \(reason)")
         }
