@@ -57,11 +57,15 @@ let package = Package(
         // zlib, the system's: a store's model cache (Z_MODELCACHE) is a raw DEFLATE stream, and
         // Foundation on Linux has no decompression API. Debian: zlib1g-dev.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // One C function: the Swift runtime's conditional retain, which Swift code may not name,
+        // for the context's registry that holds objects weakly without a side table each.
+        .target(name: "CSwiftRetain"),
         .target(
             name: "OpenCoreData",
             dependencies: [
                 // Not on Windows, which has no system zlib: stores there migrate without a cache.
                 .target(name: "CZlib", condition: .when(platforms: [.linux, .android, .macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])),
+                "CSwiftRetain",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -79,7 +79,10 @@ import Testing
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         context.transactionAuthor = "tests"
-        // Everything in memory: what the merges bring is what the checks read.
+        // Everything in memory: what the merges bring is what the checks read. The context keeps
+        // what it registers (its registry holds objects weakly otherwise, as Core Data's does,
+        // and the objects a merge registers would go at once).
+        context.retainsRegisteredObjects = true
         try context.performAndWait {
             for item in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) { item.willAccessValue(forKey: nil) }
             _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")).map { $0.value(forKey: "title") }

@@ -67,6 +67,11 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     /// Per store, the new objects by primary key until they are published: pages shaped as the
     /// registry's, which take them in whole pages.
     private var staging: [ObjectIdentifier: (store: NSPersistentStore, table: PrimaryKeyTable)] = [:]
+    /// The context's token when the first object was staged, and whether it changed while
+    /// staging went on (a `reset()` between slices): objects staged before a reset carry the old
+    /// token and must not enter the new registry, which could not tell when they go.
+    private var stagedFor: ContextToken?
+    private var stagedAcrossReset = false
     /// Keys (by store) of staged objects whose row the context registered another object for
     /// meanwhile; that object takes their place in the results.
     private var taken: [ObjectIdentifier: Set<Int64>] = [:]
@@ -312,8 +317,14 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         while done < pages.count {
             let (store, staged, page) = pages[done]
             var keys: [Int64] = []
-            let moved = context.registry.pagedTable(store: store, root: root).adoptPage(page, from: staged, taken: &keys)
-            context.registry.didRegister(moved)
+            let registry = context.registry
+            let current = context.token!
+            let wholePages = !stagedAcrossReset && current === stagedFor
+            let (moved, added) = registry.withLock {
+                registry.pagedTable(store: store, root: root)
+                    .adoptPage(page, from: staged, taken: &keys, onlyOf: wholePages ? nil : current)
+            }
+            registry.didAdopt(moved, added: added)
             if !keys.isEmpty { taken[ObjectIdentifier(store), default: []].formUnion(keys) }
             done += 1
             if DispatchTime.now().uptimeNanoseconds >= deadline {
@@ -340,17 +351,19 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
             let end = runs[run].upperBound
             while position < end {
                 let staged = objects[position]
-                if let store = staged.store, taken[ObjectIdentifier(store)]?.contains(staged.primaryKey) == true,
-                    let slot = context.registry.pagedTable(store: store, root: root).existingSlot(for: staged.primaryKey)
-                {
-                    if let registered = slot.pointee {
-                        replace(at: position, with: registered)
-                    } else {
-                        // The object that held the row's slot was released meanwhile (nothing held
-                        // it: `releaseUnreferencedObjectsIfDue`): the fetch's own object takes it.
-                        slot.pointee = staged
-                        context.registry.didRegister(1)
+                if let store = staged.store, taken[ObjectIdentifier(store)]?.contains(staged.primaryKey) == true {
+                    let registry = context.registry
+                    let registered: NSManagedObject? = registry.withLock {
+                        guard let slot = registry.pagedTable(store: store, root: root).existingSlot(for: staged.primaryKey) else { return nil }
+                        if let registered = PrimaryKeyTable.object(in: slot) { return registered }
+                        // The object that held the row's slot was released meanwhile (nothing
+                        // held it): the fetch's own object takes it.
+                        let replacing = slot.pointee != nil
+                        slot.pointee = .passUnretained(staged)
+                        registry.didRegister(staged, replacing: replacing)
+                        return nil
                     }
+                    if let registered { replace(at: position, with: registered) }
                 }
                 position += 1
                 done += 1
@@ -393,6 +406,8 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         let prefetches = !(fetchRequest.relationshipKeyPathsForPrefetching ?? []).isEmpty
         // New objects take their values as they register, unless prefetched relationships must
         // reach the rows first (as in `fetch(_:)`).
+        if let stagedFor, stagedFor !== context.token { stagedAcrossReset = true }
+        stagedFor = stagedFor ?? context.token
         var registrar = RowRegistrar(
             store: store, filling: fillsObjects && !prefetches, refresh: fetchRequest.shouldRefreshRefetchedObjects,
             staging: stagingTable(for: store))
@@ -524,8 +539,8 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
     }
 
     /// Takes back, in slices as short as the registration's, the objects this fetch added to the
-    /// registry, unless something has taken them up since (a fetch that ran between two blocks, a
-    /// relationship, a change): the registry's reference is then not the only one, and they stay.
+    /// registry: it lets go of them, and the registry holds objects weakly, so those nothing else
+    /// has taken up since (a fetch that ran between two blocks, a relationship, a change) leave it.
     private func takeBackSome(then error: (any Error)?) {
         // Staged objects were never registered: nothing to take back.
         guard registeredAny else {
@@ -534,20 +549,9 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
         }
         let deadline = DispatchTime.now().uptimeNanoseconds + registrationSlice
         while let index = objects.indices.last {
-            var key: ObjectKey?
-            var created: ObjectIdentifier?
-            if self.created.last == index {
-                self.created.removeLast()
-                key = objects[index].registryKey
-                created = ObjectIdentifier(objects[index])
-            }
+            if created.last == index { created.removeLast() }
             objects.removeLast()
             if typed.count > index { typed.removeLast() }
-            // The registry's object must be this fetch's: one still staged is not registered, and
-            // its row's slot may hold another.
-            if let key, let object = context.registry.removeIfOnlyReference(key, where: { ObjectIdentifier($0) == created && !$0.hasChanges }) {
-                object.managedObjectContext = nil
-            }
             if index & 63 == 0, DispatchTime.now().uptimeNanoseconds >= deadline {
                 queue.async { self.takeBackSome(then: error) }
                 return

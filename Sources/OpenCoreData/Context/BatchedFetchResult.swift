@@ -92,9 +92,8 @@ public final class BatchedFetchResult<Element: NSManagedObject>: RandomAccessCol
     private func keep(_ number: Int, _ objects: [NSManagedObject]) {
         kept.append((number, objects))
         guard kept.count > Self.keptBatches else { return }
-        // The batch's own references go first, so that the registry's is the last one left.
-        let passed = kept.removeFirst().number
-        context.releasePassedBatch(of: source!, at: positions(ofBatch: passed))
+        // The registry holds objects weakly: those of the passed batch nothing else holds go now.
+        kept.removeFirst()
     }
 }
 

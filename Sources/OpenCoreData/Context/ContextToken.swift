@@ -6,6 +6,10 @@
 /// retain, and the one weak reference inside it still tells a released context.
 final class ContextToken {
     weak var context: NSManagedObjectContext?
+    /// The context's objects, by identity. Here rather than in the context, so that an object
+    /// that outlives its context (or a reset) takes itself out of the registry it was in, never
+    /// one made since.
+    let registry = ObjectRegistry()
     /// Whether the context has an undo manager: every change asks, and most contexts have none,
     /// so the answer is kept here rather than behind the weak reference.
     @exclusivity(unchecked) var hasUndoManager = false
@@ -27,5 +31,8 @@ final class ContextToken {
     /// - Complexity: O(s) for s stores the coordinator ever held.
     func retire(_ coordinator: NSPersistentStoreCoordinator?) {
         retiredIdentities = coordinator?.storeIdentitiesByAddress ?? [:]
+        // Objects the registry held (`retainsRegisteredObjects`) would hold it, through this
+        // token, for ever.
+        registry.retainsObjects = false
     }
 }

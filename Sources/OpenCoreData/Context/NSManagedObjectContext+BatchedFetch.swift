@@ -38,7 +38,6 @@ extension NSManagedObjectContext {
             // A custom store answers with objects, not keys to read a batch at a time by.
             return BatchedFetchResult(context: self, batchSize: batchSize, wholeResult: try fetch(request))
         }
-        releaseUnreferencedObjectsIfDue()
         let storeQuery = query(for: request, entity: entity, propertyValues: false)
         var references: [ObjectReference] = []
         var sources: [any RowReadingStore] = []
@@ -97,18 +96,5 @@ extension NSManagedObjectContext {
             }
         }
         return objects
-    }
-
-    /// Takes out of the registry the objects of the references in `range`, a batch a batched
-    /// result has passed and no longer holds, when nothing else holds them and they have no
-    /// unsaved changes: Core Data's registry holds its objects weakly, and a result read to its
-    /// end must not keep a million objects alive.
-    func releasePassedBatch(of source: BatchSource, at range: Range<Int>) {
-        guard !retainsRegisteredObjects else { return }
-        let root = Int32(source.root.layout!.entityNumber)
-        for (store, run) in source.storeRuns(range) {
-            registry.removeUnreferenced(
-                store: ObjectIdentifier(store), root: root, primaryKeys: source.references[run].lazy.map(\.primaryKey))
-        }
     }
 }

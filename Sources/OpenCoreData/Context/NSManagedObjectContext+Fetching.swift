@@ -30,7 +30,6 @@ extension NSManagedObjectContext {
             return try QueryGenerationScope.$token.withValue(generation) { try fetch(request) }
         }
         let entity = try request.resolvedEntity(in: coordinator.managedObjectModel)
-        releaseUnreferencedObjectsIfDue()
         if parent == nil, case let executors = coordinator.executors(of: entity, among: request.affectedStores), !executors.isEmpty {
             return try fetch(request, entity: entity, through: executors, coordinator: coordinator)
         }
@@ -266,18 +265,31 @@ extension NSManagedObjectContext {
         row: StoreRow, entity: NSEntityDescription? = nil, objectClass: NSManagedObject.Type? = nil, root: Int32? = nil,
         store: NSPersistentStore, refresh: Bool
     ) -> NSManagedObject {
+        let (object, isNew) = registerUnfilled(row: row, entity: entity, objectClass: objectClass, root: root, store: store)
+        if !isNew {
+            var row = row
+            update(object, from: &row, refresh: refresh)
+        }
+        return object
+    }
+
+    /// `register(row:…)` without giving a registered object the row's values: under the
+    /// registry's lock, where nothing may release objects, the caller does that afterwards.
+    func registerUnfilled(
+        row: StoreRow, entity: NSEntityDescription? = nil, objectClass: NSManagedObject.Type? = nil, root: Int32? = nil,
+        store: NSPersistentStore
+    ) -> (object: NSManagedObject, isNew: Bool) {
         let entity = entity ?? store.entity(number: row.entityNumber)!
         let key = ObjectKey(
             store: ObjectIdentifier(store), root: root ?? Int32(entity.layout!.root.layout!.entityNumber),
             primaryKey: row.primaryKey, temporary: nil)
-        let (object, isNew) = registry.object(for: key) { Self.newFault(entity, objectClass, store, row) }
-        guard isNew else {
-            var row = row
-            update(object, from: &row, refresh: refresh)
+        let token = self.token!
+        return registry.object(for: key) {
+            let object = Self.newFault(entity, objectClass, store, row)
+            // Before it is registered: the token's registry is the one it leaves when it goes.
+            object.contextToken = token
             return object
         }
-        object.contextToken = token
-        return object
     }
 
     private static func newFault(

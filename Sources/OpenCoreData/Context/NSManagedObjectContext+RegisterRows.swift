@@ -15,9 +15,32 @@ extension NSManagedObjectContext {
     }
 
     /// Registers one chunk of a fetch's rows after the chunks before it, moving their values out.
+    ///
+    /// The chunk registers under the registry's lock, taken once; what may release objects (new
+    /// values for objects registered before) or run the app's code (`awakeFromFetch`) follows
+    /// outside it (`ObjectRegistry`).
     func registerRows(_ rows: inout [StoreRow], with registrar: inout RowRegistrar, into fetched: inout [NSManagedObject]) {
-        rows.withUnsafeMutableBufferPointer { rows in
-            for index in rows.indices { fetched.append(registrar.register(&rows[index], in: self).object) }
+        let start = fetched.count
+        var existing: [Int] = []
+        registry.withLock {
+            rows.withUnsafeMutableBufferPointer { rows in
+                for index in rows.indices {
+                    let (object, isNew) = registrar.registerLocked(&rows[index], in: self)
+                    if !isNew { existing.append(index) }
+                    fetched.append(object)
+                }
+            }
+        }
+        for index in existing { update(fetched[start + index], from: &rows[index], refresh: registrar.refresh) }
+        guard registrar.filling else { return }
+        var next = existing.makeIterator()
+        var skip = next.next()
+        for index in rows.indices {
+            if index == skip {
+                skip = next.next()
+                continue
+            }
+            if fetched[start + index].faultState == .filled { fetched[start + index].awakeFromFetch() }
         }
     }
 
@@ -64,17 +87,29 @@ struct RowRegistrar {
         self.lookup = EntityLookup(store: store)
     }
 
-    /// The object for `row`, and whether it was created (and registered, or staged) for it.
-    /// The row's values are moved out when an object takes them.
+    /// The object for `row`, and whether it was created (and registered, or staged) for it,
+    /// given what the row brings: values for an object registered before, `awakeFromFetch` for a
+    /// new one that took its values. The row's values are moved out when an object takes them.
     mutating func register(_ row: inout StoreRow, in context: NSManagedObjectContext) -> (object: NSManagedObject, isNew: Bool) {
+        let (object, isNew) = context.registry.withLock { registerLocked(&row, in: context) }
+        if !isNew {
+            context.update(object, from: &row, refresh: refresh)
+        } else if filling, object.faultState == .filled {
+            object.awakeFromFetch()
+        }
+        return (object, isNew)
+    }
+
+    /// `register(_:in:)`'s part under the registry's lock, which the caller holds: the object
+    /// found or made, without the registered object's update or the new one's
+    /// `awakeFromFetch`, which the caller owes it.
+    mutating func registerLocked(_ row: inout StoreRow, in context: NSManagedObjectContext) -> (object: NSManagedObject, isNew: Bool) {
         let entity = lookup.entity(row.entityNumber)
         let primaryKey = row.primaryKey
         guard primaryKey > 0 else {
             // Not a key a table holds: the general path.
-            let before = context.registry.count
-            let object = context.register(
-                row: row, entity: entity, objectClass: lookup.objectClass, root: lookup.rootNumber, store: store, refresh: refresh)
-            let isNew = context.registry.count != before
+            let (object, isNew) = context.registerUnfilled(
+                row: row, entity: entity, objectClass: lookup.objectClass, root: lookup.rootNumber, store: store)
             // Registered even when staging: such keys are not a store's.
             if isNew { registeredNew = true }
             return (object, isNew)
@@ -84,26 +119,26 @@ struct RowRegistrar {
             tableRoot = lookup.rootNumber
         }
         // Staging looks in the registry without adding pages to it: a cancelled fetch leaves none.
-        let slot = staging == nil ? table!.slot(for: primaryKey) : table!.existingSlot(for: primaryKey)
-        if let object = slot?.pointee {
-            context.update(object, from: &row, refresh: refresh)
-            return (object, false)
-        }
+        let slot = staging == nil ? table.unsafelyUnwrapped.slot(for: primaryKey) : table.unsafelyUnwrapped.existingSlot(for: primaryKey)
+        if let slot, let object = PrimaryKeyTable.object(in: slot) { return (object, false) }
         let object = NSManagedObject.materialize(entity: consume entity, store: store, primaryKey: primaryKey, objectClass: lookup.objectClass)
         object.version = row.version
         object.contextToken = context.token
         if let staging {
-            staging.slot(for: primaryKey).pointee = object
+            // The operation holds its staged objects until they are registered.
+            staging.slot(for: primaryKey).pointee = .passUnretained(object)
         } else {
-            slot!.pointee = object
-            context.registry.didRegister(1)
+            let slot = slot.unsafelyUnwrapped
+            // A slot still naming an object on its way out: that one was counted.
+            let replacing = slot.pointee != nil
+            slot.pointee = .passUnretained(object)
+            context.registry.didRegister(object, replacing: replacing)
         }
         // The row's values move into the object: each copy is an atomic retain and release.
         if filling, let values = row.values.take() {
             object.committed = values
             object.slots = consume values
             object.faultState = .filled
-            object.awakeFromFetch()
         } else {
             object.cachedRow = row.values.take()
         }

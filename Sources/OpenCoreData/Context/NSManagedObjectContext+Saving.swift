@@ -33,7 +33,6 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
         }
-        releaseUnreferencedObjectsIfDue()
         try checkDenyRules()
         processPendingChanges()
         let posted = lastChange
@@ -217,29 +216,32 @@ extension NSManagedObjectContext {
         var table: PrimaryKeyTable?
         var tableEntity: ObjectIdentifier?
         var tableStore: ObjectIdentifier?
-        var added = 0
-        for object in inserted {
-            object.flags = []
-            object.version = 1
-            object.committed = object.committedSnapshot(of: object.slots)
-            guard object.primaryKey > 0, let store = object.store else {
-                registry[object.registryKey] = object
-                continue
+        let registry = self.registry
+        // Under the lock throughout: nothing here releases an object (a new object has no
+        // committed values to replace) or runs the app's code.
+        registry.withLock {
+            for object in inserted {
+                object.flags = []
+                object.version = 1
+                object.committed = object.committedSnapshot(of: object.slots)
+                guard object.primaryKey > 0, let store = object.store else {
+                    registry[object.registryKey] = object
+                    continue
+                }
+                let entity = ObjectIdentifier(object.entity)
+                if table == nil || entity != tableEntity || ObjectIdentifier(store) != tableStore {
+                    let root = Int32(object.entity.layout?.root.layout?.entityNumber ?? 0)
+                    table = registry.pagedTable(store: store, root: root)
+                    tableEntity = entity
+                    tableStore = ObjectIdentifier(store)
+                }
+                let slot = table.unsafelyUnwrapped.slot(for: object.primaryKey)
+                // A slot naming this object already, or another on its way out, was counted.
+                let replacing = slot.pointee != nil
+                slot.pointee = .passUnretained(object)
+                registry.didRegister(object, replacing: replacing)
             }
-            let entity = ObjectIdentifier(object.entity)
-            if table == nil || entity != tableEntity || ObjectIdentifier(store) != tableStore {
-                registry.didRegister(added)
-                added = 0
-                let root = Int32(object.entity.layout?.root.layout?.entityNumber ?? 0)
-                table = registry.pagedTable(store: store, root: root)
-                tableEntity = entity
-                tableStore = ObjectIdentifier(store)
-            }
-            let slot = table.unsafelyUnwrapped.slot(for: object.primaryKey)
-            if slot.pointee == nil { added += 1 }
-            slot.pointee = object
         }
-        registry.didRegister(added)
     }
 
     /// Runs delete rules for objects deleted since the last call: nullify inverses, cascade.

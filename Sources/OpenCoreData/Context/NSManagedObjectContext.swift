@@ -58,9 +58,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether faults for deleted rows turn into empty objects instead of stopping the program.
     open var shouldDeleteInaccessibleFaults: Bool = true
     /// Whether the context keeps strong references to every registered object. When false (the
-    /// default), objects the app no longer holds and that have no unsaved changes are released
-    /// (`releaseUnreferencedObjectsIfDue()`).
-    open var retainsRegisteredObjects: Bool = false
+    /// default, as in Core Data), the context holds registered objects weakly: one the app no
+    /// longer references and that has no unsaved changes leaves the context as it is released.
+    open var retainsRegisteredObjects: Bool = false {
+        didSet { registry.retainsObjects = retainsRegisteredObjects }
+    }
     /// Free-form information attached to the context.
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
     /// Records changes so that `undo()` and `redo()` can revert and replay them; nil (no undo) by
@@ -77,13 +79,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // The bookkeeping below is `@exclusivity(unchecked)`: it is only touched on the context's queue,
     // and dynamic exclusivity checks on it ran on every object a fetch or save handles.
 
-    /// Objects with permanent IDs, by identity. Core Data keeps these weakly unless
-    /// `retainsRegisteredObjects`; here the registry holds them, and lets go of those nothing else
-    /// holds when a fetch or save begins (`releaseUnreferencedObjectsIfDue()`): a weak reference
-    /// per object would cost a side-table allocation per fetched row.
-    let registry = ObjectRegistry()
-    /// How many registered objects make the next fetch or save look for unreferenced ones.
-    @exclusivity(unchecked) var registeredBeforeRelease = NSManagedObjectContext.registeredToRelease
+    /// The registered objects, by identity, held weakly (`ObjectRegistry`); the token keeps it,
+    /// so that objects outliving a reset leave the registry they were in.
+    var registry: ObjectRegistry { token.registry }
     /// Inserted objects in insertion order (some may since have been deleted; see flags).
     @exclusivity(unchecked) var insertedList: [NSManagedObject] = []
     @exclusivity(unchecked) var insertedCount = 0
@@ -431,17 +429,24 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             guard let store = coordinator.store(for: group[0].entity) else { continue }
             if let executor = coordinator.executor(of: store) {
                 for (object, id) in zip(group, try executor.permanentIDs(for: group)) {
-                    object.assignPermanentID(store: store, primaryKey: id.primaryKey)
-                    registry[object.objectID.key] = object
+                    registerPermanentID(of: object, store: store, primaryKey: id.primaryKey)
                 }
                 continue
             }
             let first = try coordinator.saver(of: store).reservePrimaryKeys(for: group[0].entity, count: group.count)
             for (offset, object) in group.enumerated() {
-                object.assignPermanentID(store: store, primaryKey: first + Int64(offset))
-                registry[object.objectID.key] = object
+                registerPermanentID(of: object, store: store, primaryKey: first + Int64(offset))
             }
         }
+    }
+
+    /// Gives `object` its permanent ID and moves it in the registry from its temporary key, which
+    /// no longer finds it (the registry holds an object under one key: its deinitializer takes
+    /// it out of that one).
+    private func registerPermanentID(of object: NSManagedObject, store: NSPersistentStore, primaryKey: Int64) {
+        if let temporary = object.temporaryID, registry[temporary.key] === object { registry[temporary.key] = nil }
+        object.assignPermanentID(store: store, primaryKey: primaryKey)
+        registry[object.registryKey] = object
     }
 
     func registeredObject(for reference: ObjectReference, in store: NSPersistentStore) -> NSManagedObject {
@@ -558,8 +563,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         token.retire(persistentStoreCoordinator)
         token = ContextToken(self)
         token.hasUndoManager = undoManager != nil
-        registry.removeAll()
-        registeredBeforeRelease = NSManagedObjectContext.registeredToRelease
+        registry.retainsObjects = retainsRegisteredObjects
         insertedList.removeAll()
         insertedCount = 0
         updatedMap.removeAll()

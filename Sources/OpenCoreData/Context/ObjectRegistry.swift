@@ -1,23 +1,77 @@
-/// The objects a context has registered, by identity.
+import CSwiftRetain
+import Foundation
+
+/// The objects a context has registered, by identity, held weakly as Core Data's registry holds
+/// them: an object nothing else references and with no unsaved change (the context's change
+/// lists hold those) leaves the registry as its last reference goes, on whatever thread that is.
+///
+/// The registry keeps each object's address without retaining it. An object's deinitializer takes
+/// it out (`forget(_:key:)`); a lookup retains what it finds only if that object's
+/// deinitialization has not begun (`swift_tryRetain`), so an object whose count reached zero is
+/// never handed out again. Both happen under one recursive lock: the deinitializer cannot free the
+/// object while a lookup reads its count, and an object released while the context's own queue
+/// holds the lock (a fetch replacing a registered object's values) deinitializes there.
 ///
 /// Saved objects are found by primary key in pages of consecutive keys: Core Data hands out keys
 /// in sequence per entity hierarchy, so they are dense, and registering the objects of a
-/// million-row fetch hashes a page number once per 256 objects and costs about 8 bytes an object
-/// instead of a 40-byte dictionary bucket. Temporary IDs go to a dictionary.
+/// million-row fetch hashes a page number once per 256 objects and costs 8 bytes an object.
+/// Temporary IDs go to a dictionary.
 ///
-/// A class so that lookups can remember the last table they used; only the owning context's
-/// queue touches it.
-final class ObjectRegistry {
+/// Work that can release objects or run the app's code (replacing values, `awakeFromFetch`)
+/// happens outside the lock, so that a deinitializer on another thread never waits on it.
+final class ObjectRegistry: @unchecked Sendable {
+    // @unchecked Sendable: every field is read and written under `lock`.
+
     /// The keys of one entity hierarchy in one store.
     private struct TableID: Hashable {
         var store: ObjectIdentifier
         var root: Int32
     }
 
+    private let lock = NSRecursiveLock()
     @exclusivity(unchecked) private var tables = RememberingDictionary<TableID, PrimaryKeyTable>()
-    @exclusivity(unchecked) private var others: [ObjectKey: NSManagedObject] = [:]
+    @exclusivity(unchecked) private var others: [ObjectKey: Unmanaged<NSManagedObject>] = [:]
     /// How many objects are registered.
-    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var registered = 0
+    /// Every registered object, held, while the context `retainsRegisteredObjects`.
+    @exclusivity(unchecked) private var retained: [UnsafeMutableRawPointer: NSManagedObject]?
+    // Keyed by address: an object is in `retained` only while alive, so no other takes its address.
+
+    /// Runs `body` holding the registry's lock; the lock is recursive, so the registry's own
+    /// methods may be called inside.
+    ///
+    /// Use it around work with a `PrimaryKeyTable` of this registry, and keep the app's code and
+    /// the release of objects out of it.
+    /// - Parameter body: The work to do under the lock.
+    /// - Returns: What `body` returns.
+    @inline(__always)
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// How many objects are registered.
+    var count: Int { withLock { registered } }
+
+    /// Whether the registry holds its objects as well (`retainsRegisteredObjects`). Turned on, it
+    /// holds the objects registered now and later; turned off, it lets them go.
+    var retainsObjects: Bool {
+        get { withLock { retained != nil } }
+        set {
+            // Let go of outside the lock: the objects may deinitialize, which takes it.
+            var dropped: [UnsafeMutableRawPointer: NSManagedObject]?
+            withLock {
+                guard newValue != (retained != nil) else { return }
+                if newValue {
+                    retained = Dictionary(uniqueKeysWithValues: values.map { (Unmanaged.passUnretained($0).toOpaque(), $0) })
+                } else {
+                    dropped = retained.take()
+                }
+            }
+            _ = dropped
+        }
+    }
 
     /// Whether `key` belongs in a table: a saved object's key (temporary IDs go to `others`).
     private static func isPaged(_ key: ObjectKey) -> Bool {
@@ -31,284 +85,164 @@ final class ObjectRegistry {
         return creating ? tables.value(for: id, orInsert: PrimaryKeyTable()) : tables.value(for: id)
     }
 
+    /// The object registered for `key`, retained; nil when there is none or it is deinitializing.
+    /// Setting registers an object (or removes the key's with nil); an object registered under
+    /// another key before must have been removed from it.
     subscript(key: ObjectKey) -> NSManagedObject? {
         get {
-            if let table = table(for: key, creating: false) { return table[key.primaryKey] }
-            return others[key]
+            withLock {
+                if let table = table(for: key, creating: false) { return table[key.primaryKey] }
+                return others[key]?.retainedUnlessDeinitializing()
+            }
         }
         set {
-            let old: NSManagedObject?
-            if let table = table(for: key, creating: newValue != nil) {
-                old = table[key.primaryKey]
-                table[key.primaryKey] = newValue
-            } else if Self.isPaged(key) {
-                // Removing from a table that was never created.
-                old = nil
-            } else if let newValue {
-                old = others.updateValue(newValue, forKey: key)
-            } else {
-                old = others.removeValue(forKey: key)
+            var dropped: NSManagedObject?
+            withLock {
+                let old: Unmanaged<NSManagedObject>?
+                let new = newValue.map(Unmanaged.passUnretained)
+                if let table = table(for: key, creating: newValue != nil) {
+                    let slot = table.slot(for: key.primaryKey)
+                    old = slot.pointee
+                    slot.pointee = new
+                } else if Self.isPaged(key) {
+                    // Removing from a table that was never created.
+                    old = nil
+                } else if let new {
+                    old = others.updateValue(new, forKey: key)
+                } else {
+                    old = others.removeValue(forKey: key)
+                }
+                registered += (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
+                if retained != nil {
+                    if let old, old.toOpaque() != new?.toOpaque() { dropped = retained!.removeValue(forKey: old.toOpaque()) }
+                    if let new, let newValue { retained![new.toOpaque()] = newValue }
+                }
             }
-            count += (newValue == nil ? 0 : 1) - (old == nil ? 0 : 1)
+            // A retained object let go of deinitializes outside the lock.
+            _ = dropped
         }
     }
 
     /// The registered object for `key`, or the one `make` creates, now registered; `isNew` says
     /// which. One lookup either way.
+    ///
+    /// - Parameters:
+    ///   - key: The object's key.
+    ///   - make: Creates the object; runs under the registry's lock, so it must not release
+    ///     objects or call the app's code.
+    /// - Returns: The object, retained, and whether `make` created it.
     func object(for key: ObjectKey, orInsert make: () -> NSManagedObject) -> (object: NSManagedObject, isNew: Bool) {
-        if let table = table(for: key, creating: true) {
-            // The slot stays valid while `make` registers other objects: pages never move.
-            let slot = table.slot(for: key.primaryKey)
-            if let object = slot.pointee { return (object, false) }
+        withLock {
+            if let table = table(for: key, creating: true) {
+                let slot = table.slot(for: key.primaryKey)
+                if let object = PrimaryKeyTable.object(in: slot) { return (object, false) }
+                let object = make()
+                // A slot still naming an object on its way out: that one was counted, and its
+                // deinitializer will not find itself here.
+                let replacing = slot.pointee != nil
+                slot.pointee = .passUnretained(object)
+                didRegister(object, replacing: replacing)
+                return (object, true)
+            }
+            if let object = others[key]?.retainedUnlessDeinitializing() { return (object, false) }
             let object = make()
-            slot.pointee = object
-            count += 1
+            let replacing = others.updateValue(.passUnretained(object), forKey: key) != nil
+            didRegister(object, replacing: replacing)
             return (object, true)
         }
-        if let object = others[key] { return (object, false) }
-        let object = make()
-        others[key] = object
-        count += 1
-        return (object, true)
     }
 
     /// The table of `store`'s saved objects of the hierarchy numbered `root`, created if needed:
-    /// registering a fetch's rows finds it once for every row. Call `didRegister(_:)` with the
-    /// number of objects stored through it.
+    /// registering a fetch's rows finds it once for every row. Use it under `withLock(_:)` only,
+    /// and call `didRegister(_:)` for each object stored through it.
     func pagedTable(store: NSPersistentStore, root: Int32) -> PrimaryKeyTable {
-        tables.value(for: TableID(store: ObjectIdentifier(store), root: root), orInsert: PrimaryKeyTable())
+        withLock { tables.value(for: TableID(store: ObjectIdentifier(store), root: root), orInsert: PrimaryKeyTable()) }
     }
 
-    func didRegister(_ objects: Int) { count += objects }
-
-    /// Pages need no room reserved ahead; the dictionary of other keys does.
-    func reserveCapacity(_ capacity: Int) {
-        others.reserveCapacity(Swift.min(capacity, others.count + 1024))
+    /// Counts an object stored through a `pagedTable(store:root:)` slot (and holds it, while the
+    /// registry retains its objects). Call under `withLock(_:)`.
+    ///
+    /// - Parameters:
+    ///   - object: The object now in the slot.
+    ///   - replacing: Whether the slot named another object before, one on its way out (counted
+    ///     already; its deinitializer no longer finds itself there).
+    @inline(__always)
+    func didRegister(_ object: NSManagedObject, replacing: Bool = false) {
+        if !replacing { registered += 1 }
+        if retained != nil { retained![Unmanaged.passUnretained(object).toOpaque()] = object }
     }
 
-    /// Removes and returns the object for `key` when the registry holds the only reference to it
-    /// and `removable` agrees: nothing outside the context has taken it up.
-    func removeIfOnlyReference(_ key: ObjectKey, where removable: (NSManagedObject) -> Bool) -> NSManagedObject? {
-        let unique: Bool
-        if let table = table(for: key, creating: false) {
-            // One lookup of the slot: a cancelled fetch takes back its objects through here.
-            guard let slot = table.existingSlot(for: key.primaryKey), slot.pointee != nil,
-                isKnownUniquelyReferenced(&slot.pointee!), removable(slot.pointee!)
-            else { return nil }
-            let object = slot.pointee
-            slot.pointee = nil
-            count -= 1
-            return object
-        } else if others[key] != nil {
-            unique = isKnownUniquelyReferenced(&others[key]!)
-        } else {
-            return nil
+    /// Counts objects that moved into this registry's tables (an asynchronous fetch's pages):
+    /// `added` of them took empty slots. Holds them while the registry retains its objects.
+    func didAdopt(_ objects: [Unmanaged<NSManagedObject>], added: Int) {
+        withLock {
+            registered += added
+            guard retained != nil else { return }
+            for object in objects { retained![object.toOpaque()] = object.takeUnretainedValue() }
         }
-        guard unique, let object = self[key], removable(object) else { return nil }
-        self[key] = nil
-        return object
     }
 
-    /// Removes, of the saved objects of `store`'s hierarchy `root` with these keys, those only
-    /// the registry holds and that have no unsaved changes; returns how many went. One table
-    /// lookup for them all: a batched result lets a thousand objects go at a time.
-    @discardableResult
-    func removeUnreferenced(store: ObjectIdentifier, root: Int32, primaryKeys: some Sequence<Int64>) -> Int {
-        guard let table = tables.value(for: TableID(store: store, root: root)) else { return 0 }
-        var removed = 0
-        for key in primaryKeys where key > 0 {
-            if let slot = table.existingSlot(for: key), PrimaryKeyTable.emptyIfUnreferenced(slot) { removed += 1 }
+    /// Removes `object` from `key`, where its deinitializer found it registered: the slot may
+    /// hold another object by now (the key registered again, or the registry reset), which stays.
+    ///
+    /// - Parameters:
+    ///   - object: The address of the object being deinitialized; it is compared, never read.
+    ///   - key: The key the object is registered under, from its own state.
+    func forget(_ object: UnsafeMutableRawPointer, key: ObjectKey) {
+        withLock {
+            if let table = table(for: key, creating: false) {
+                guard let slot = table.existingSlot(for: key.primaryKey), slot.pointee?.toOpaque() == object else { return }
+                slot.pointee = nil
+            } else {
+                guard others[key]?.toOpaque() == object else { return }
+                others[key] = nil
+            }
+            registered -= 1
         }
-        count -= removed
-        return removed
     }
 
+    /// Removes and returns the object for `key`, retained; nil when none is registered.
     @discardableResult
     func removeValue(forKey key: ObjectKey) -> NSManagedObject? {
-        let old = self[key]
-        if old != nil { self[key] = nil }
-        return old
+        withLock {
+            let old = self[key]
+            if old != nil { self[key] = nil }
+            return old
+        }
     }
 
-    /// Every registered object, in no particular order.
+    /// Every registered object that is not deinitializing, retained, in no particular order.
+    ///
+    /// - Complexity: O(n) for the n registered objects, plus the pages that held any.
     var values: [NSManagedObject] {
-        var result: [NSManagedObject] = []
-        result.reserveCapacity(count)
-        for table in tables.values { table.appendObjects(to: &result) }
-        result += others.values
-        return result
-    }
-
-    /// Removes the objects that only the registry holds and that have no unsaved changes, and
-    /// returns how many went. Nothing else can reach such an object, so it goes as it would from
-    /// Core Data's weak registry. Pages stay, so that slot pointers handed out stay valid.
-    @discardableResult
-    func removeUnreferenced() -> Int {
-        var removed = 0
-        for table in tables.values { removed += table.removeUnreferenced() }
-        // The keys copied out first: a view of the dictionary held while testing would share its
-        // storage, and the test's write access would copy it, retaining every object.
-        let unreferenced = Array(others.keys).filter { key in
-            isKnownUniquelyReferenced(&others[key]!) && others[key]!.flags.isEmpty
+        withLock {
+            var result: [NSManagedObject] = []
+            result.reserveCapacity(registered)
+            for table in tables.values { table.appendObjects(to: &result) }
+            for object in others.values {
+                if let object = object.retainedUnlessDeinitializing() { result.append(object) }
+            }
+            return result
         }
-        for key in unreferenced { others[key] = nil }
-        removed += unreferenced.count
-        count -= removed
-        return removed
-    }
-
-    func removeAll() {
-        tables = RememberingDictionary()
-        others = [:]
-        count = 0
     }
 }
 
-/// Objects by primary key in pages of 256, allocated as keys reach them and found by page number.
-/// Consecutive keys share a page, so a fetch in key order looks a page up once per 256 objects
-/// (the last page is remembered); a context holding a few objects with large keys costs a few
-/// pages, not an index as long as its largest key.
-final class PrimaryKeyTable {
-    private static let pageBits: Int64 = 8
-    private static let pageSize = 1 << pageBits
-
-    /// One page: fixed storage, never resized or removed while the table lives, so a pointer to
-    /// its slots stays valid.
-    private final class Page {
-        let objects: UnsafeMutablePointer<NSManagedObject?>
-
-        init() {
-            objects = .allocate(capacity: PrimaryKeyTable.pageSize)
-            objects.initialize(repeating: nil, count: PrimaryKeyTable.pageSize)
-        }
-
-        deinit {
-            objects.deinitialize(count: PrimaryKeyTable.pageSize)
-            objects.deallocate()
-        }
-    }
-
-    @exclusivity(unchecked) private var pages = RememberingDictionary<Int64, Page>()
-    /// The slots of the page `slot(for:)` used last.
-    @exclusivity(unchecked) private var lastNumber: Int64 = -1
-    @exclusivity(unchecked) private var lastSlots: UnsafeMutablePointer<NSManagedObject?>?
-    /// The pages that may hold an object: each page a slot pointer was handed out for since a
-    /// release pass last found it empty. A pass looks at these only, so its cost follows the
-    /// objects registered, not every page a long-lived context ever touched (pages are never
-    /// freed, for the slot pointers handed out).
-    @exclusivity(unchecked) private var occupiedPages = Set<Int64>()
-
-    private func page(for primaryKey: Int64, creating: Bool) -> Page? {
-        let number = primaryKey >> Self.pageBits
-        return creating ? pages.value(for: number, orInsert: Page()) : pages.value(for: number)
-    }
-
-    /// The slot of `primaryKey` (positive), its page created if needed; valid while the table lives.
+extension Unmanaged where Instance == NSManagedObject {
+    /// The object, retained, unless its deinitialization has begun: a registry slot's object may
+    /// be on its way out on another thread, and must not be handed out again then. What a weak
+    /// reference's load does, without the side table a weak reference allocates for its object
+    /// (16 bytes and two atomic operations a registered object).
     @inline(__always)
-    func slot(for primaryKey: Int64) -> UnsafeMutablePointer<NSManagedObject?> {
-        let number = primaryKey >> Self.pageBits
-        if number != lastNumber || lastSlots == nil {
-            lastSlots = pages.value(for: number, orInsert: Page()).objects
-            lastNumber = number
-            occupiedPages.insert(number)
-        }
-        return lastSlots! + Int(primaryKey & Int64(Self.pageSize - 1))
-    }
-
-    /// The slot of `primaryKey` if its page exists; valid while the table lives.
-    func existingSlot(for primaryKey: Int64) -> UnsafeMutablePointer<NSManagedObject?>? {
-        let number = primaryKey >> Self.pageBits
-        if number != lastNumber || lastSlots == nil {
-            guard let page = pages.value(for: number) else { return nil }
-            lastSlots = page.objects
-            lastNumber = number
-            occupiedPages.insert(number)
-        }
-        return lastSlots! + Int(primaryKey & Int64(Self.pageSize - 1))
-    }
-
-    subscript(primaryKey: Int64) -> NSManagedObject? {
-        get { page(for: primaryKey, creating: false)?.objects[Int(primaryKey) & (Self.pageSize - 1)] }
-        set {
-            guard let page = page(for: primaryKey, creating: newValue != nil) else { return }
-            page.objects[Int(primaryKey) & (Self.pageSize - 1)] = newValue
-            if newValue != nil { occupiedPages.insert(primaryKey >> Self.pageBits) }
-        }
-    }
-
-    /// The numbers of the pages in use.
-    var pageNumbers: [Int64] { Array(pages.keys) }
-
-    /// How many pages a release pass looks at.
-    var occupiedPageCount: Int { occupiedPages.count }
-
-    /// Moves the objects of `other`'s page `number` here: the page itself when this table has
-    /// none of that number (nothing is copied or retained, and no object is touched), else slot by
-    /// slot. An object whose slot here is taken stays in `other`, and its key goes to `taken`.
-    /// Returns how many objects moved. `other` must not be used afterwards but to be dropped.
-    func adoptPage(_ number: Int64, from other: PrimaryKeyTable, taken: inout [Int64]) -> Int {
-        guard let page = other.pages.value(for: number) else { return 0 }
-        occupiedPages.insert(number)
-        guard let mine = pages.value(for: number) else {
-            _ = pages.value(for: number, orInsert: page)
-            return (0..<Self.pageSize).reduce(0) { $0 + (page.objects[$1] == nil ? 0 : 1) }
-        }
-        var moved = 0
-        for slot in 0..<Self.pageSize where page.objects[slot] != nil {
-            if mine.objects[slot] == nil {
-                mine.objects[slot] = page.objects[slot].take()
-                moved += 1
-            } else {
-                taken.append(number << Self.pageBits | Int64(slot))
-            }
-        }
-        return moved
-    }
-
-    /// Empties the slots of objects only this table holds that have no unsaved changes; returns
-    /// how many.
-    func removeUnreferenced() -> Int {
-        var removed = 0
-        var emptied: [Int64] = []
-        for number in occupiedPages {
-            guard let page = pages.value(for: number) else { continue }
-            var kept = 0
-            for slot in 0..<Self.pageSize where page.objects[slot] != nil {
-                if Self.emptyIfUnreferenced(page.objects + slot) { removed += 1 } else { kept += 1 }
-            }
-            if kept == 0 { emptied.append(number) }
-        }
-        if !emptied.isEmpty {
-            occupiedPages.subtract(emptied)
-            // The next slot handed out marks its page again, even the one remembered last.
-            lastNumber = -1
-            lastSlots = nil
-        }
-        return removed
-    }
-
-    /// Empties `slot` when the table holds the only reference to its object and the object has
-    /// no unsaved changes (nothing else can reach it, as from Core Data's weak registry); whether
-    /// it did.
-    static func emptyIfUnreferenced(_ slot: UnsafeMutablePointer<NSManagedObject?>) -> Bool {
-        guard slot.pointee != nil, isKnownUniquelyReferenced(&slot.pointee!), slot.pointee!.flags.isEmpty else { return false }
-        slot.pointee = nil
-        return true
-    }
-
-    func appendObjects(to result: inout [NSManagedObject]) {
-        for page in pages.values {
-            for slot in 0..<Self.pageSize {
-                if let object = page.objects[slot] { result.append(object) }
-            }
-        }
+    func retainedUnlessDeinitializing() -> NSManagedObject? {
+        ocd_try_retain(toOpaque()) ? takeRetainedValue() : nil
     }
 }
+
 
 /// A dictionary of objects that remembers the last key it found: registering a fetch's rows asks
 /// for one table, and for one page, many times in a row, and comparing with the last key costs
 /// less than hashing it.
-private struct RememberingDictionary<Key: Hashable, Value: AnyObject> {
+struct RememberingDictionary<Key: Hashable, Value: AnyObject> {
     private var storage: [Key: Value] = [:]
     private var last: (key: Key, value: Value)?
 

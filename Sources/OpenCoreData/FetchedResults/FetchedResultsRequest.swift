@@ -19,7 +19,6 @@ extension NSFetchRequest: FetchedResultsRequest {
             throw CoreDataError.make(NSCoreDataError, "The context has no persistent store coordinator.")
         }
         let entity = try resolvedEntity(in: coordinator.managedObjectModel)
-        context.releaseUnreferencedObjectsIfDue()
         return (try context.fetchObjects(self, entity: entity, coordinator: coordinator), entity)
     }
 }

@@ -12,7 +12,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The context the object lives in; nil once it is deleted and saved, or its context is gone.
     public internal(set) var managedObjectContext: NSManagedObjectContext? {
         get { contextToken?.context }
-        set { contextToken = newValue?.token }
+        set {
+            let token = newValue?.token
+            // Leaving a context leaves its registry: the registry keeps no reference that would
+            // tell it when this object goes.
+            if let contextToken, contextToken !== token, let key = keyFromState {
+                contextToken.registry.forget(Unmanaged.passUnretained(self).toOpaque(), key: key)
+            }
+            contextToken = token
+        }
     }
 
     // The state below is marked `@exclusivity(unchecked)`: an object is confined to its context's
@@ -206,11 +214,24 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// `objectID.key`, without creating the ID of a saved object (a save registers a million
     /// objects without allocating a million IDs nobody asked for).
-    var registryKey: ObjectKey {
-        guard primaryKey != 0, let store else { return objectID.key }
+    var registryKey: ObjectKey { keyFromState ?? objectID.key }
+
+    /// The key the object is registered under, read from its own state without making an ID or
+    /// reading its store (which may be gone): its permanent key once it has one, else its
+    /// temporary ID's; nil for an object that never had an ID, which is not registered.
+    var keyFromState: ObjectKey? {
+        guard primaryKey != 0, let storeReference else { return knownID?.key }
         return ObjectKey(
-            store: ObjectIdentifier(store), root: Int32(entity.layout?.root.layout?.entityNumber ?? 0),
-            primaryKey: primaryKey, temporary: nil)
+            store: unsafeBitCast(storeReference.toOpaque(), to: ObjectIdentifier.self),
+            root: Int32(entity.layout?.root.layout?.entityNumber ?? 0), primaryKey: primaryKey, temporary: nil)
+    }
+
+    deinit {
+        // Core Data's registry holds objects weakly: the last reference going takes the object
+        // out of its context's registry (`ObjectRegistry`), on whichever thread that is.
+        if let contextToken, let key = keyFromState {
+            contextToken.registry.forget(Unmanaged.passUnretained(self).toOpaque(), key: key)
+        }
     }
 
     /// Whether the object was inserted and not yet saved.

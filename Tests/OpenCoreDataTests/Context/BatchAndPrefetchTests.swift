@@ -129,10 +129,10 @@ import Testing
     }
 
     /// Prefetched to-one destinations belong to their sources: a context that lets go of the
-    /// objects nothing holds (at a later fetch) keeps them, and reading them runs no query.
+    /// objects nothing holds keeps them, and reading them runs no query.
     @Test func prefetchedDestinationsOutliveTheReleaseOfUnheldObjects() throws {
         let directory = TemporaryDirectory()
-        let stack = try library(authors: 1, booksEach: NSManagedObjectContext.registeredToRelease + 10, directory: directory)
+        let stack = try library(authors: 1, booksEach: 300, directory: directory)
         let recorder = StatementRecorder(stack.store)
         try stack.context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Book")

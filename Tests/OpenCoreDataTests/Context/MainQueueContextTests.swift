@@ -10,6 +10,9 @@ import Testing
         container.loadPersistentStores { _, error in #expect(error == nil) }
         let view = container.viewContext
         view.automaticallyMergesChangesFromParent = true
+        // The view context keeps what it shows, as an app's list holds its objects: a merge
+        // refreshes registered objects only, and the registry holds objects weakly.
+        view.retainsRegisteredObjects = true
         let onMain = await view.perform {
             dispatchPrecondition(condition: .onQueue(DispatchQueue.main))
             return view.isOnQueue

@@ -1,0 +1,10 @@
+#include "CSwiftRetain.h"
+
+#include <stddef.h>
+
+// Exported by the Swift runtime, which every Swift program links. The Swift 6 runtime returns
+// the object when it retained it and NULL when the object is deinitializing (read from its
+// machine code: it returns its argument or zero).
+extern void *swift_tryRetain(void *object);
+
+bool ocd_try_retain(void *object) { return swift_tryRetain(object) != NULL; }
