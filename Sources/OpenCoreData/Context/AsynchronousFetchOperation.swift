@@ -358,9 +358,7 @@ final class AsynchronousFetchOperation<ResultType>: @unchecked Sendable {
                         if let registered = PrimaryKeyTable.object(in: slot) { return registered }
                         // The object that held the row's slot was released meanwhile (nothing
                         // held it): the fetch's own object takes it.
-                        let replacing = slot.pointee != nil
-                        slot.pointee = .passUnretained(staged)
-                        registry.didRegister(staged, replacing: replacing)
+                        registry.put(staged, in: slot)
                         return nil
                     }
                     if let registered { replace(at: position, with: registered) }

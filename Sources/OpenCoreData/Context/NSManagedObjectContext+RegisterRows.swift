@@ -128,11 +128,7 @@ struct RowRegistrar {
             // The operation holds its staged objects until they are registered.
             staging.slot(for: primaryKey).pointee = .passUnretained(object)
         } else {
-            let slot = slot.unsafelyUnwrapped
-            // A slot still naming an object on its way out: that one was counted.
-            let replacing = slot.pointee != nil
-            slot.pointee = .passUnretained(object)
-            context.registry.didRegister(object, replacing: replacing)
+            context.registry.put(object, in: slot.unsafelyUnwrapped)
         }
         // The row's values move into the object: each copy is an atomic retain and release.
         if filling, let values = row.values.take() {

@@ -235,11 +235,7 @@ extension NSManagedObjectContext {
                     tableEntity = entity
                     tableStore = ObjectIdentifier(store)
                 }
-                let slot = table.unsafelyUnwrapped.slot(for: object.primaryKey)
-                // A slot naming this object already, or another on its way out, was counted.
-                let replacing = slot.pointee != nil
-                slot.pointee = .passUnretained(object)
-                registry.didRegister(object, replacing: replacing)
+                registry.put(object, in: table.unsafelyUnwrapped.slot(for: object.primaryKey))
             }
         }
     }

@@ -137,11 +137,7 @@ final class ObjectRegistry: @unchecked Sendable {
                 let slot = table.slot(for: key.primaryKey)
                 if let object = PrimaryKeyTable.object(in: slot) { return (object, false) }
                 let object = make()
-                // A slot still naming an object on its way out: that one was counted, and its
-                // deinitializer will not find itself here.
-                let replacing = slot.pointee != nil
-                slot.pointee = .passUnretained(object)
-                didRegister(object, replacing: replacing)
+                put(object, in: slot)
                 return (object, true)
             }
             if let object = others[key]?.retainedUnlessDeinitializing() { return (object, false) }
@@ -170,6 +166,19 @@ final class ObjectRegistry: @unchecked Sendable {
     func didRegister(_ object: NSManagedObject, replacing: Bool = false) {
         if !replacing { registered += 1 }
         if retained != nil { retained![Unmanaged.passUnretained(object).toOpaque()] = object }
+    }
+
+    /// Puts `object` in `slot` of one of this registry's tables and counts it. Call under
+    /// `withLock(_:)`.
+    ///
+    /// A slot still naming another object (one on its way out, or an object registered before
+    /// under this key) is overwritten: that one was counted, and its deinitializer no longer
+    /// finds itself here.
+    @inline(__always)
+    func put(_ object: NSManagedObject, in slot: PrimaryKeyTable.Slot) {
+        let replacing = slot.pointee != nil
+        slot.pointee = .passUnretained(object)
+        didRegister(object, replacing: replacing)
     }
 
     /// Counts objects that moved into this registry's tables (an asynchronous fetch's pages):
