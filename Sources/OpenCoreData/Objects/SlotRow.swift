@@ -1,19 +1,29 @@
 /// One row of slot values (an object's values, a committed snapshot, a row a store read): a
-/// window into a `SlotStorage` that may hold many rows.
+/// window into storage that may hold many rows.
 ///
-/// A fetch reads its rows into a few large storages instead of an array per row, which saved an
-/// allocation, a 32-byte array header and the allocator's overhead per fetched object. Writing
-/// to a row whose storage is shared copies the row out first, as writing to a shared array would.
+/// A fetch reads its rows into column blocks (`ColumnBlock`) instead of an array per row, which
+/// saved an allocation, a 32-byte array header and the allocator's overhead per fetched object,
+/// and keeps each value in the bytes its kind needs. Values written by the app live in a
+/// `SlotStorage`. Writing to a row whose storage is shared, or that lives in a block, copies the
+/// row out first, as writing to a shared array would.
 package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral {
+    /// Where the values are. Two class references: the enum is one word (its case in the
+    /// pointers' spare bits).
+    private enum Backing {
+        case slots(SlotStorage)
+        case columns(ColumnBlock)
+    }
+
     /// Nil for an empty row, so that an object's empty values cost no storage.
-    private var storage: SlotStorage?
+    private var backing: Backing?
+    /// The row's first value in a `SlotStorage`, or its row number in a `ColumnBlock`.
     private var start: Int32
     /// 16 bits: the two bytes this leaves in the row's tail padding hold an object's fault state
     /// and flags (`NSManagedObject`), which kept an object to a 112-byte allocation.
     private var length: UInt16
 
     init() {
-        storage = nil
+        backing = nil
         start = 0
         length = 0
     }
@@ -43,9 +53,16 @@ package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleBy
 
     fileprivate init(storage: SlotStorage, start: Int, count: Int) {
         precondition(count <= Int(UInt16.max), "An entity has at most 65,535 properties")
-        self.storage = storage
+        self.backing = .slots(storage)
         self.start = Int32(start)
         self.length = UInt16(count)
+    }
+
+    fileprivate init(block: ColumnBlock, row: Int) {
+        precondition(block.width <= Int(UInt16.max), "An entity has at most 65,535 properties")
+        self.backing = .columns(block)
+        self.start = Int32(row)
+        self.length = UInt16(block.width)
     }
 
     package var startIndex: Int { 0 }
@@ -56,12 +73,15 @@ package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleBy
     package subscript(index: Int) -> SlotValue {
         get {
             precondition(index >= 0 && index < Int(length), "Slot index out of range")
-            return storage!.element(at: Int(start) + index)
+            switch backing.unsafelyUnwrapped {
+            case .slots(let storage): return storage.element(at: Int(start) + index)
+            case .columns(let block): return block.value(row: Int(start), column: index)
+            }
         }
         set {
             precondition(index >= 0 && index < Int(length), "Slot index out of range")
-            makeUnique()
-            storage!.setElement(newValue, at: Int(start) + index)
+            let storage = makeUnique()
+            storage.setElement(newValue, at: Int(start) + index)
         }
     }
 
@@ -69,22 +89,37 @@ package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleBy
     /// (no payload copied).
     func presence(at index: Int) -> SlotPresence {
         precondition(index >= 0 && index < Int(length), "Slot index out of range")
-        return storage!.withUnsafeMutablePointerToElements { elements in
-            switch elements[Int(start) + index] {
-            case .null: .null
-            case .invalid: .invalid
-            default: .value
+        switch backing.unsafelyUnwrapped {
+        case .columns(let block): return block.presence(row: Int(start), column: index)
+        case .slots(let storage):
+            return storage.withUnsafeMutablePointerToElements { elements in
+                switch elements[Int(start) + index] {
+                case .null: .null
+                case .invalid: .invalid
+                default: .value
+                }
             }
         }
     }
 
-    /// Gives the row a storage of its own when another row or value shares it.
-    private mutating func makeUnique() {
-        if isKnownUniquelyReferenced(&storage) { return }
+    /// Gives the row a `SlotStorage` of its own when it shares one or lives in a column block,
+    /// and returns it.
+    private mutating func makeUnique() -> SlotStorage {
+        if case .slots(var storage) = backing.unsafelyUnwrapped {
+            // Out of `backing` while asking, or the copy just made would count as a second owner.
+            backing = nil
+            let unique = isKnownUniquelyReferenced(&storage)
+            backing = .slots(storage)
+            if unique { return storage }
+        }
         let copy = SlotStorage.make(capacity: count)
-        storage!.copyElements(from: Int(start), count: count, into: copy)
-        storage = copy
+        switch backing.unsafelyUnwrapped {
+        case .slots(let storage): storage.copyElements(from: Int(start), count: count, into: copy)
+        case .columns(let block): for index in 0..<count { copy.append(block.value(row: Int(start), column: index)) }
+        }
+        backing = .slots(copy)
         start = 0
+        return copy
     }
 }
 
@@ -168,34 +203,70 @@ final class SlotStorage: ManagedBuffer<SlotStorage.Header, SlotValue> {
     }
 }
 
-/// Builds many rows into shared storages: a fetch appends each row's values, then takes the row.
+/// Builds many rows into column blocks: a fetch appends each row's values, then takes the row.
 /// A class so that the read loop can append from inside closures without the exclusivity checks
-/// a captured `var` costs; it lives on one thread.
+/// a captured `var` costs; it lives on one thread at a time.
+///
+/// `seal()` before handing rows to another thread: the blocks of sealed rows are never written
+/// again (a block grows and changes its columns' forms while it is built).
 package final class SlotRowBuilder {
     package init() {}
-    /// Values a storage holds: about 24 KB, so a storage stays alive for at most a few hundred
-    /// rows' worth of objects, and is allocated below the allocator's mmap threshold.
-    static let storageCapacity = 1024
+    /// Rows a block first makes room for: a ten-row fetch has no use for more.
+    static let firstCapacity = 64
+    /// Rows a block holds at most: about a fetch chunk's worth (`SQLiteStore.rowsPerChunk`), so a
+    /// block stays alive for at most a few thousand rows' worth of objects.
+    static let blockCapacity = 4_096
 
-    @exclusivity(unchecked) private var storage: SlotStorage?
-    @exclusivity(unchecked) private var rowStart = 0
+    @exclusivity(unchecked) private var block: ColumnBlock?
+    /// Blocks of other widths, for a read whose rows alternate between entities.
+    @exclusivity(unchecked) private var others: [Int: ColumnBlock] = [:]
+    @exclusivity(unchecked) private var column = 0
+    /// The row begun last has no values.
+    @exclusivity(unchecked) private var rowIsEmpty = false
 
     /// Starts a row of `width` values.
     @inline(__always)
     package func beginRow(width: Int) {
-        if storage == nil || storage!.room < width {
-            storage = SlotStorage.make(capacity: Swift.max(Self.storageCapacity, width))
+        column = 0
+        rowIsEmpty = width == 0
+        if rowIsEmpty { return }
+        if let block, block.width == width, block.count < block.capacity { return }
+        beginBlock(width: width)
+    }
+
+    private func beginBlock(width: Int) {
+        if let block, block.width != width { others[block.width] = block }
+        let next = block?.width == width ? block! : others.removeValue(forKey: width)
+        if let next, next.count < next.capacity {
+            block = next
+        } else if let next, next.capacity < Self.blockCapacity {
+            next.grow(to: min(next.capacity * 4, Self.blockCapacity))
+            block = next
+        } else {
+            // After a full block, the rows keep coming: start the next one as large.
+            block = ColumnBlock(width: width, capacity: next?.capacity ?? Self.firstCapacity)
         }
-        rowStart = storage!.written
     }
 
     /// Appends the next value of the row begun last.
     @inline(__always)
-    package func append(_ value: SlotValue) { storage.unsafelyUnwrapped.append(value) }
+    package func append(_ value: SlotValue) {
+        block.unsafelyUnwrapped.write(value, column: column)
+        column &+= 1
+    }
 
     /// The row begun last, with the values appended since.
     @inline(__always)
     package func endRow() -> SlotRow {
-        SlotRow(storage: storage!, start: rowStart, count: storage!.written - rowStart)
+        guard !rowIsEmpty, let block else { return SlotRow() }
+        block.finishRow()
+        return SlotRow(block: block, row: block.count - 1)
+    }
+
+    /// Ends the blocks being built: rows begun after this go into new ones. Call it before rows
+    /// built so far reach another thread.
+    package func seal() {
+        block = nil
+        others = [:]
     }
 }

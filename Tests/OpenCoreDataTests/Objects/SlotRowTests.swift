@@ -28,7 +28,7 @@ import Testing
     @Test func rowsOutgrowingAStorageContinueInANewOne() {
         let builder = SlotRowBuilder()
         let width = 7
-        let rows = (0..<(SlotRowBuilder.storageCapacity / width * 3)).map { index in
+        let rows = (0..<(SlotRowBuilder.blockCapacity * 3)).map { index in
             builder.beginRow(width: width)
             for column in 0..<width { builder.append(.int(Int64(index * width + column))) }
             return builder.endRow()

@@ -40,6 +40,8 @@ struct SQLiteRowReader: SQLiteChunkReader {
 
     /// Appends up to `limit` more rows to `rows`; true once the statement has none left.
     mutating func read(into rows: inout [StoreRow], limit: Int) throws -> Bool {
+        // The rows read before may be on another thread by now: their blocks are done.
+        builder.seal()
         var read = 0
         while read < limit {
             let code = sqlite3_step(handle)
