@@ -22,6 +22,9 @@ enum BenchCase: String, CaseIterable, Sendable {
     case predicateMatches = "predicate-matches"
     case countPredicate = "count-predicate"
     case countAll = "count-all"
+    /// Issue 43: a count right after the way itself wrote the data set (written before the
+    /// timing starts), as a server counts what it just stored.
+    case countAfterWrites = "count-after-writes"
     case update10k = "update-10k"
     case delete10k = "delete-10k"
     // Issue 6: batch requests, straight to the store.
@@ -50,6 +53,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .predicateName, .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches: "fetch \(namePredicate!)"
         case .countPredicate: "count(for:) done == NO AND createdAt > %@"
         case .countAll: "count(for:) every item"
+        case .countAfterWrites: "count(for:) every item, right after inserting them"
         case .update10k: "change done on 10,000 + save"
         case .delete10k: "delete 10,000 + save"
         case .batchUpdate: "batch update: done = YES on all (Check All)"
@@ -74,7 +78,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         // Issue 25: a batched result read to its end, against raw SQLite's cursor.
         case .iterateBatched: 1.5
         case .update10k, .delete10k: 3.0
-        case .countPredicate, .countAll, .batchUpdate, .batchDelete: 1.2
+        case .countPredicate, .countAll, .countAfterWrites, .batchUpdate, .batchDelete: 1.2
         case .batchUpdateIDs, .batchInsert: 1.5
         }
     }
@@ -112,7 +116,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     }
 
     /// Whether the case starts from an empty store rather than one holding the data set.
-    var startsEmpty: Bool { self == .insert || self == .typedInsert || self == .batchInsert }
+    var startsEmpty: Bool { self == .insert || self == .typedInsert || self == .batchInsert || self == .countAfterWrites }
 
     /// How many rows or objects a correct run of the case returns or changes, for `rows` rows: the
     /// three ways must agree on it.
@@ -124,7 +128,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .predicateDate, .countPredicate:
             zip(data.done, data.dates).count { !$0.0 && $0.1 > DataSet.predicateDate }
         case .predicateName, .predicateLike, .predicateLikeCaseless, .predicateContains, .predicateMatches: data.names.count { $0.hasPrefix("Item 1") }
-        case .countAll: data.count
+        case .countAll, .countAfterWrites: data.count
         case .fetchTen: min(10, data.count)
         case .update10k, .delete10k: min(Self.changeCount, data.count)
         }

@@ -124,7 +124,7 @@ final class GRDBWay: BenchmarkWay {
             return items.count
         case .countPredicate:
             return try pool.read { db in try Item.filter(Item.datePredicate).fetchCount(db) }
-        case .countAll:
+        case .countAll, .countAfterWrites:
             return try pool.read { db in try Item.fetchCount(db) }
         case .update10k:
             return try pool.write { db in

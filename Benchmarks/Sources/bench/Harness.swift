@@ -68,6 +68,7 @@ final class Harness {
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = try fixture.templates.copy(filled: !benchCase.startsEmpty, into: folder)
         let instance = try way.init(databaseURL: url, fixture: fixture)
+        try instance.prepare(benchCase)
         if trimsHeap { Heap.releaseFreeMemory() }
         let before = Heap.bytesInUse()
         Heap.startPeak()
@@ -94,7 +95,7 @@ final class Harness {
         let change = min(BenchCase.changeCount, n)
         let check: (sql: String, expected: Int)
         switch benchCase {
-        case .insert, .typedInsert: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_ENT = 1 AND Z_OPT = 1", n)
+        case .insert, .typedInsert, .countAfterWrites: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_ENT = 1 AND Z_OPT = 1", n)
         case .update10k: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE Z_OPT = 2", change)
         case .delete10k: check = ("SELECT COUNT(*) FROM ZTSPITEM", n - change)
         case .batchUpdate, .batchUpdateIDs: check = ("SELECT COUNT(*) FROM ZTSPITEM WHERE ZDONE = 1 AND Z_OPT = 2", n)

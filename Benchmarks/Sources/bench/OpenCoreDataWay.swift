@@ -117,7 +117,7 @@ final class OpenCoreDataWay: BenchmarkWay {
                 return objects.count
             case .countPredicate:
                 return try context.count(for: Self.request(Self.datePredicate))
-            case .countAll:
+            case .countAll, .countAfterWrites:
                 return try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))
             case .update10k:
                 let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")

@@ -72,7 +72,7 @@ final class RawSQLiteWay: BenchmarkWay {
             sqlite3_bind_double(statement, 1, DataSet.predicateDate.timeIntervalSinceReferenceDate)
             guard try db.stepRow(statement) else { throw BenchError("COUNT returned no row") }
             return Int(sqlite3_column_int64(statement, 0))
-        case .countAll:
+        case .countAll, .countAfterWrites:
             let statement = try db.prepare("SELECT COUNT(*) FROM ZTSPITEM")
             defer { sqlite3_finalize(statement) }
             guard try db.stepRow(statement) else { throw BenchError("COUNT returned no row") }

@@ -28,10 +28,21 @@ protocol BenchmarkWay: AnyObject {
 
     /// Whether the way does `benchCase` (a way measuring one reading style does only reads).
     static func supports(_ benchCase: BenchCase) -> Bool
+
+    /// What `benchCase` needs done on the opened database before the timing starts.
+    func prepare(_ benchCase: BenchCase) throws
 }
 
 extension BenchmarkWay {
     static func supports(_ benchCase: BenchCase) -> Bool { true }
+
+    /// Writes the data set through the way itself for `count-after-writes`, so that the count
+    /// runs on whatever the way's own writing left (its connection's cache, the WAL).
+    func prepare(_ benchCase: BenchCase) throws {
+        guard benchCase == .countAfterWrites else { return }
+        _ = try run(.insert)
+        try release()
+    }
 }
 
 /// What every run shares: the data set, the OpenCoreData model, and the template stores runs copy.
