@@ -35,6 +35,12 @@ struct Bench: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Measure lightweight migrations that add and drop a column (issue 23): on by default with every case, off with --only.")
     var migration: Bool?
 
+    @Flag(inversion: .prefixedNo, help: "Measure the public benchmark shapes (RealmVsSwiftData, Northwind, GRDB's; issue 43): on by default with every case, off with --only. `--only '' --shapes` runs them alone.")
+    var shapes: Bool?
+
+    @Option(help: "Multiplies the public shapes' published sizes (CI's smoke run: 0.01).")
+    var shapeScale: Double = 1
+
     @Option(help: .hidden)
     var remoteWriter: String?
 
@@ -111,10 +117,21 @@ struct Bench: ParsableCommand {
             log("Migrations…")
             migrationLines = try MigrationBench.measure(data: data, runs: runs, scratch: scratch, log: log)
         }
+        var shapeLines: [PublicShapes.Line] = []
+        if shapes ?? (only == nil) {
+            log("Public benchmark shapes…")
+            shapeLines = try PublicShapes.measure(PublicShapes.all(scale: shapeScale), runs: runs, scratch: scratch, log: log)
+        }
         let heap = warmHeap ? "warm heap (freed pages kept between runs)" : "each run from a trimmed heap"
         print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, \(heap), SQLite \(String(cString: sqlite3_libversion())), release build")
-        print("")
-        print(report.render())
+        if !cases.isEmpty {
+            print("")
+            print(report.render())
+        }
+        if !shapeLines.isEmpty {
+            print("")
+            print(PublicShapes.render(shapeLines, runs: runs))
+        }
         if !accessorLines.isEmpty {
             print("")
             print(AccessorCalls.render(accessorLines, count: accessorObjects, runs: runs))

@@ -17,16 +17,7 @@ struct StoreTemplates: Sendable {
     static func make(in folder: URL, model: NSManagedObjectModel, data: DataSet) throws -> StoreTemplates {
         let empty = folder.appendingPathComponent("Empty.sqlite")
         let filled = folder.appendingPathComponent("Filled.sqlite")
-        let container = NSPersistentContainer(name: "Bench", managedObjectModel: model)
-        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: empty)]
-        var failure: (any Error)?
-        container.loadPersistentStores { _, error in failure = error }
-        if let failure { throw failure }
-        for store in container.persistentStoreCoordinator.persistentStores {
-            try container.persistentStoreCoordinator.remove(store)
-        }
-        // The pool's read-only readers close last and leave the schema in the WAL: fold it into
-        // the main file, so that a copy of that one file is the whole store.
+        try makeEmptyStore(at: empty, model: model)
         let emptyDB = try RawDatabase(url: empty)
         try emptyDB.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         emptyDB.close()
@@ -47,6 +38,19 @@ struct StoreTemplates: Sendable {
         try db.execute("COMMIT")
         try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return StoreTemplates(folder: folder, empty: empty, filled: filled)
+    }
+
+    /// Creates an empty store of `model` at `url` with OpenCoreData, and closes it. Checkpoint it
+    /// before copying: the pool's read-only readers close last and leave the schema in the WAL.
+    static func makeEmptyStore(at url: URL, model: NSManagedObjectModel) throws {
+        let container = NSPersistentContainer(name: "Bench", managedObjectModel: model)
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        var failure: (any Error)?
+        container.loadPersistentStores { _, error in failure = error }
+        if let failure { throw failure }
+        for store in container.persistentStoreCoordinator.persistentStores {
+            try container.persistentStoreCoordinator.remove(store)
+        }
     }
 
     /// A fresh copy of a template in a folder of its own.
