@@ -192,14 +192,10 @@ extension NSManagedObjectContext {
             // inside its read, where `awakeFromFetch` (the subclass's code, which may read the
             // store) must not run.
             var registrar = RowRegistrar(store: store, filling: false, refresh: refresh)
-            if case (var rows, let order)? = try store.fetchRowsInReadingOrder(storeQuery) {
-                // Made in the store's reading order (its keys'), then put in the query's.
-                fetched.reserveCapacity(rows.count)
-                registerRows(&rows, with: &registrar, into: &fetched)
-                if var order { fetched.permute(by: &order) }
-            } else {
-                try store.fetchRows(storeQuery) { rows in registerRows(&rows, with: &registrar, into: &fetched) }
-            }
+            // A sorted fetch's rows come in the query's order before objects are made of them,
+            // so that the objects lie in memory in the order of the array the app holds: filling
+            // and letting go of them (each deinitializing as the array goes) walk memory forward.
+            try store.fetchRows(storeQuery) { rows in registerRows(&rows, with: &registrar, into: &fetched) }
             if batching {
                 assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
             } else {

@@ -199,9 +199,18 @@ final class ObjectRegistry: @unchecked Sendable {
     ///   - key: The key the object is registered under, from its own state.
     func forget(_ object: UnsafeMutableRawPointer, key: ObjectKey) {
         withLock {
-            if let table = table(for: key, creating: false) {
-                guard let slot = table.existingSlot(for: key.primaryKey), slot.pointee?.toOpaque() == object else { return }
-                slot.pointee = nil
+            if Self.isPaged(key), let store = key.store {
+                // Borrowed, not retained: the registry keeps its tables while it lives, and a
+                // retain here would cost two atomic operations an object let go of.
+                guard let table = tables.unretainedValue(for: TableID(store: store, root: key.root)) else { return }
+                let cleared = table._withUnsafeGuaranteedRef { table in
+                    guard let slot = table.existingSlot(for: key.primaryKey), slot.pointee?.toOpaque() == object else {
+                        return false
+                    }
+                    slot.pointee = nil
+                    return true
+                }
+                guard cleared else { return }
             } else {
                 guard others[key]?.toOpaque() == object else { return }
                 others[key] = nil
@@ -261,6 +270,14 @@ struct RememberingDictionary<Key: Hashable, Value: AnyObject> {
         guard let value = storage[key] else { return nil }
         last = (key, value)
         return value
+    }
+
+    /// The value for `key`, if any, not retained: valid while the dictionary holds it.
+    mutating func unretainedValue(for key: Key) -> Unmanaged<Value>? {
+        if let last, last.key == key { return .passUnretained(last.value) }
+        guard let value = storage[key] else { return nil }
+        last = (key, value)
+        return .passUnretained(value)
     }
 
     /// The value for `key`, stored first when there is none.

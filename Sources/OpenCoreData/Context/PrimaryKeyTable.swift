@@ -1,7 +1,12 @@
 /// Objects by primary key in pages of 256, allocated as keys reach them and found by page number.
-/// Consecutive keys share a page, so a fetch in key order looks a page up once per 256 objects
-/// (the last page is remembered); a context holding a few objects with large keys costs a few
-/// pages, not an index as long as its largest key.
+/// Consecutive keys share a page, so a fetch in key order finds a page once per 256 objects (the
+/// last page is remembered); a context holding a few objects with large keys costs a few pages,
+/// not an index as long as its largest key.
+///
+/// Pages of keys below 2^24 (Core Data's keys count up from 1 per hierarchy, so nearly all) are
+/// found by indexing a directory of page addresses, the others through a dictionary: an object
+/// deinitializing in an order unrelated to its key (a sorted fetch let go of) finds its slot with
+/// one load, without hashing or touching a reference count.
 ///
 /// A slot holds an object's address without retaining it (`ObjectRegistry`). A registry's table is
 /// used under the registry's lock; an asynchronous fetch's staging table by its operation alone,
@@ -11,24 +16,65 @@ final class PrimaryKeyTable {
 
     private static let pageBits: Int64 = 8
     private static let pageSize = 1 << pageBits
+    /// Page numbers below this are in `directory`: up to 512 KB of page addresses.
+    private static let directoryLimit: Int64 = 1 << 16
 
-    /// One page: fixed storage, never resized or removed while the table lives, so a pointer to
-    /// its slots stays valid.
-    private final class Page {
-        let objects: Slot
-
-        init() {
-            objects = .allocate(capacity: PrimaryKeyTable.pageSize)
-            objects.initialize(repeating: nil, count: PrimaryKeyTable.pageSize)
-        }
-
-        deinit { objects.deallocate() }
-    }
-
-    @exclusivity(unchecked) private var pages = RememberingDictionary<Int64, Page>()
+    // A page is fixed storage, never resized or freed while the table owns it, so a pointer to
+    // its slots stays valid. Unchecked exclusivity: see the type's comment on who uses a table.
+    /// The pages of numbers below `directoryLimit`, by number; grown as keys reach them.
+    @exclusivity(unchecked) private var directory: [Slot?] = []
+    /// The pages of larger numbers.
+    @exclusivity(unchecked) private var distantPages: [Int64: Slot] = [:]
     /// The slots of the page `slot(for:)` used last.
     @exclusivity(unchecked) private var lastNumber: Int64 = -1
     @exclusivity(unchecked) private var lastSlots: Slot?
+
+    deinit {
+        for case let page? in directory { page.deallocate() }
+        for page in distantPages.values { page.deallocate() }
+    }
+
+    private static func makePage() -> Slot {
+        let page = Slot.allocate(capacity: pageSize)
+        page.initialize(repeating: nil, count: pageSize)
+        return page
+    }
+
+    /// The page of `number`, if it exists.
+    @inline(__always)
+    private func existingPage(_ number: Int64) -> Slot? {
+        if number < Self.directoryLimit {
+            return number < directory.count ? directory[Int(number)] : nil
+        }
+        return distantPages[number]
+    }
+
+    /// Makes `page` the table's page `number` (which it has none of), taking ownership of it.
+    private func setPage(_ number: Int64, _ page: Slot) {
+        if number < Self.directoryLimit {
+            if number >= directory.count {
+                directory += repeatElement(nil, count: Int(number) + 1 - directory.count)
+            }
+            directory[Int(number)] = page
+        } else {
+            distantPages[number] = page
+        }
+    }
+
+    /// Gives up ownership of page `number` (the caller takes it).
+    private func removePage(_ number: Int64) {
+        if number < Self.directoryLimit { directory[Int(number)] = nil } else { distantPages[number] = nil }
+        if number == lastNumber { lastSlots = nil }
+    }
+
+    /// The page of `number`, created if needed.
+    @inline(__always)
+    private func pageCreating(_ number: Int64) -> Slot {
+        if let page = existingPage(number) { return page }
+        let page = Self.makePage()
+        setPage(number, page)
+        return page
+    }
 
     /// The object in `slot`, retained; nil when the slot is empty or its object is deinitializing.
     @inline(__always)
@@ -41,7 +87,7 @@ final class PrimaryKeyTable {
     func slot(for primaryKey: Int64) -> Slot {
         let number = primaryKey >> Self.pageBits
         if number != lastNumber || lastSlots == nil {
-            lastSlots = pages.value(for: number, orInsert: Page()).objects
+            lastSlots = pageCreating(number)
             lastNumber = number
         }
         return lastSlots.unsafelyUnwrapped + Int(primaryKey & Int64(Self.pageSize - 1))
@@ -52,8 +98,8 @@ final class PrimaryKeyTable {
     func existingSlot(for primaryKey: Int64) -> Slot? {
         let number = primaryKey >> Self.pageBits
         if number != lastNumber || lastSlots == nil {
-            guard let page = pages.value(for: number) else { return nil }
-            lastSlots = page.objects
+            guard let page = existingPage(number) else { return nil }
+            lastSlots = page
             lastNumber = number
         }
         return lastSlots.unsafelyUnwrapped + Int(primaryKey & Int64(Self.pageSize - 1))
@@ -65,7 +111,9 @@ final class PrimaryKeyTable {
     }
 
     /// The numbers of the pages in use.
-    var pageNumbers: [Int64] { Array(pages.keys) }
+    var pageNumbers: [Int64] {
+        directory.indices.compactMap { directory[$0] == nil ? nil : Int64($0) } + distantPages.keys
+    }
 
     /// Moves the objects of `other`'s page `number` here: the page itself when this table has
     /// none of that number (nothing is copied, and no object is touched), else slot by slot. An
@@ -81,26 +129,33 @@ final class PrimaryKeyTable {
     func adoptPage(
         _ number: Int64, from other: PrimaryKeyTable, taken: inout [Int64], onlyOf token: ContextToken? = nil
     ) -> (moved: [Unmanaged<NSManagedObject>], added: Int) {
-        guard let page = other.pages.value(for: number) else { return ([], 0) }
-        guard let mine = pages.value(for: number) ?? (token == nil ? nil : pages.value(for: number, orInsert: Page())) else {
-            _ = pages.value(for: number, orInsert: page)
-            let moved = (0..<Self.pageSize).compactMap { page.objects[$0] }
+        guard let page = other.existingPage(number) else { return ([], 0) }
+        let mine: Slot
+        if let existing = self.existingPage(number) {
+            mine = existing
+        } else if token == nil {
+            // The whole page moves: nothing is copied, and no object is touched.
+            other.removePage(number)
+            setPage(number, page)
+            let moved = (0..<Self.pageSize).compactMap { page[$0] }
             return (moved, moved.count)
+        } else {
+            mine = pageCreating(number)
         }
         var moved: [Unmanaged<NSManagedObject>] = []
         var added = 0
         for slot in 0..<Self.pageSize {
-            guard let staged = page.objects[slot] else { continue }
+            guard let staged = page[slot] else { continue }
             // The caller holds its staged objects: reading one is safe.
             if let token, staged.takeUnretainedValue().contextToken !== token { continue }
-            let target = mine.objects + slot
+            let target = mine + slot
             if Self.object(in: target) != nil {
                 taken.append(number << Self.pageBits | Int64(slot))
                 continue
             }
             if target.pointee == nil { added += 1 }
             target.pointee = staged
-            page.objects[slot] = nil
+            page[slot] = nil
             moved.append(staged)
         }
         return (moved, added)
@@ -108,9 +163,10 @@ final class PrimaryKeyTable {
 
     /// Appends every object here that is not deinitializing, retained.
     func appendObjects(to result: inout [NSManagedObject]) {
-        for page in pages.values {
+        for number in pageNumbers {
+            let page = existingPage(number).unsafelyUnwrapped
             for slot in 0..<Self.pageSize {
-                if let object = Self.object(in: page.objects + slot) { result.append(object) }
+                if let object = Self.object(in: page + slot) { result.append(object) }
             }
         }
     }

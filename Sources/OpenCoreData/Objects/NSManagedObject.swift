@@ -223,14 +223,18 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         guard primaryKey != 0, let storeReference else { return knownID?.key }
         return ObjectKey(
             store: unsafeBitCast(storeReference.toOpaque(), to: ObjectIdentifier.self),
-            root: Int32(entity.layout?.root.layout?.entityNumber ?? 0), primaryKey: primaryKey, temporary: nil)
+            root: entity.rootNumber, primaryKey: primaryKey, temporary: nil)
     }
 
     deinit {
         // Core Data's registry holds objects weakly: the last reference going takes the object
         // out of its context's registry (`ObjectRegistry`), on whichever thread that is.
-        if let contextToken, let key = keyFromState {
-            contextToken.registry.forget(Unmanaged.passUnretained(self).toOpaque(), key: key)
+        // The token borrowed, not retained: the object holds it until its fields go, after
+        // this, and a retain and release of it and of its registry cost four atomic operations
+        // an object let go of.
+        if let token = contextToken.map(Unmanaged.passUnretained), let key = keyFromState {
+            let object = Unmanaged.passUnretained(self).toOpaque()
+            token._withUnsafeGuaranteedRef { $0.registry.forget(object, key: key) }
         }
     }
 

@@ -22,8 +22,8 @@ import Testing
             try db.execute(sql: "DELETE FROM ZTSPITEM")
             for key in Self.keys {
                 try db.execute(
-                    sql: "INSERT INTO ZTSPITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZDONE) VALUES (?, 1, 1, ?, 0)",
-                    arguments: [key, "Item \(key)"])
+                    sql: "INSERT INTO ZTSPITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZDONE, ZCREATEDAT) VALUES (?, 1, 1, ?, 0, ?)",
+                    arguments: [key, "Item \(key)", -Double(key)])
             }
         }
         try queue.close()
@@ -71,5 +71,32 @@ import Testing
         #expect(afterDelete == Self.keys.count - 2)
         #expect(afterReset == 0)
         #expect(refetched.count == Self.keys.count - 2)
+    }
+
+    /// A fetch sorted by a date (sorted in memory) makes its objects in the sort's order; let go
+    /// of, each leaves its page, near or far, and a new fetch makes new objects in their place.
+    @Test func objectsOfASortedFetchLeaveTheirPagesWhenReleased() throws {
+        let directory = TemporaryDirectory()
+        let stack = try stack(directory)
+        let context = stack.context
+        let (names, releasedAll, emptied, again) = try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+            request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
+            var released: [() -> NSManagedObject?] = []
+            var names: [String] = []
+            try {
+                let objects = try context.fetch(request)
+                names = objects.compactMap { $0.value(forKey: "name") as? String }
+                released = objects.map { object in { [weak object] in object } }
+            }()
+            let emptied = context.registeredObjects.isEmpty
+            let again = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+            return (names, released.allSatisfy { $0() == nil }, emptied, again)
+        }
+        // The dates are the keys negated: the largest key first.
+        #expect(names == Self.keys.reversed().map { "Item \($0)" })
+        #expect(releasedAll)
+        #expect(emptied)
+        #expect(again == names)
     }
 }

@@ -27,14 +27,6 @@ package protocol RowReadingStore: OpenableStore {
     /// The rows of `query` given to `body`, in order, a chunk at a time, on the calling thread, so
     /// that the caller turns rows into objects while the store reads the next ones.
     func fetchRows(_ query: StoreQuery, inChunks body: (inout [StoreRow]) throws -> Void) throws
-    /// The rows of a sorted `query` in the order the store read them, with the positions that
-    /// put them in the query's order (`sorted[i] = rows[order[i]]`); nil when the store reads
-    /// them in order anyway, and the caller reads them with `fetchRows`.
-    ///
-    /// A context makes the objects in reading order, then orders them: a store that sorts in
-    /// memory reads in key order, so objects are made, registered and finally freed in the order
-    /// of their keys and of their memory, not in the scattered order a sort puts them in.
-    func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)?
     /// The rows of `query` for an asynchronous fetch: `meter` counts them as they are read, and
     /// with `chunks` they go to `chunks.handOver` as they come (the last few are returned).
     ///
@@ -64,8 +56,6 @@ extension RowReadingStore {
         var rows = try fetchRows(query)
         try body(&rows)
     }
-
-    package func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? { nil }
 
     /// By default the rows are read in one go, `monitor` looked at before and after.
     package func fetchRows(_ query: StoreQuery, monitor: StoreReadMonitor, meter: RowMeter, chunks: RowChunks?) throws -> [StoreRow] {

@@ -366,12 +366,6 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         return read.rows
     }
 
-    /// A sort in memory's rows, unsorted, with its order; nil where SQLite sorts (or nothing does).
-    func fetchRowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?)? {
-        guard SQLiteMemorySort.canOrder(query) else { return nil }
-        return try rowsInReadingOrder(query)
-    }
-
     /// The rows of `query` read in table order with the order a sort in memory puts them in, or
     /// read in order by SQL (order nil) when the query cannot be sorted in memory.
     private func rowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?) {
