@@ -32,6 +32,8 @@ struct ObjectTemplate {
 
     /// Up to this many properties, scanning `names` costs less than hashing a key.
     static let scanLimit = 8
+    /// Up to this many properties, scanning `nameWords` costs less than hashing a key.
+    static let wordScanLimit = 64
 
     init(properties: [NSPropertyDescription]) {
         names = properties.map(\.name)
@@ -70,11 +72,13 @@ struct ObjectTemplate {
     /// "not found by scanning" (look in `propertiesByName`).
     @inline(__always)
     func scannedSlot(of key: String) -> Int? {
-        guard names.count <= Self.scanLimit else { return nil }
-        if !nameWords.isEmpty {
+        // Comparing words costs so little that wider entities are scanned for them too; only the
+        // string comparison that follows a miss is kept to small ones.
+        if !nameWords.isEmpty, names.count <= Self.wordScanLimit {
             let words = StringWords(key)
             if let slot = nameWords.firstIndex(of: words) { return slot }
         }
+        guard names.count <= Self.scanLimit else { return nil }
         // The last match, as `propertiesByName` keeps the last of equal names.
         return names.lastIndex(of: key)
     }

@@ -114,8 +114,13 @@ extension SlotValue {
         case .booleanAttributeType:
             if dynamicType == Bool.self { return .int(payload.load(as: Bool.self) ? 1 : 0) }
         case .integer64AttributeType, .integer32AttributeType, .integer16AttributeType:
-            // Exact types only: an NSNumber goes through the general path's own rules.
+            // Exact types only: an NSNumber goes through the general path's own rules. The sized
+            // integers an `@NSManaged` property declares as well: the general path's cast would
+            // bridge each to an `NSNumber` first (an allocation a value set).
             if dynamicType == Int.self { return .int(Int64(payload.load(as: Int.self))) }
+            if dynamicType == Int64.self { return .int(payload.load(as: Int64.self)) }
+            if dynamicType == Int32.self { return .int(Int64(payload.load(as: Int32.self))) }
+            if dynamicType == Int16.self { return .int(Int64(payload.load(as: Int16.self))) }
         case .doubleAttributeType:
             if dynamicType == Double.self { return .double(payload.load(as: Double.self)) }
         default:

@@ -24,6 +24,17 @@ import Testing
         #expect(template.scannedSlot(of: "") == nil)
     }
 
+    /// A wide entity is scanned by words too; a key whose words differ is left to the caller's
+    /// dictionary (nil), never matched to another slot.
+    @Test func wideEntitiesAreScannedByWords() {
+        let names = (0..<12).map { "i\($0)" } + [longName]
+        let template = template(names)
+        for (slot, name) in names.enumerated() { #expect(template.scannedSlot(of: name) == slot) }
+        #expect(template.scannedSlot(of: String(["i", "1", "1"])) == 11, "a small string's words are its bytes")
+        #expect(template.scannedSlot(of: String("x" + longName).dropFirst().description) == nil)
+        #expect(template.scannedSlot(of: "i12") == nil)
+    }
+
     @Test func theLastOfEqualNamesIsFound() {
         let template = template(["name", "done", "name"])
         #expect(template.scannedSlot(of: "name") == 2)
