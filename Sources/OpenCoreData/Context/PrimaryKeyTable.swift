@@ -1,12 +1,13 @@
 /// Objects by primary key in pages of 256, allocated as keys reach them and found by page number.
 /// Consecutive keys share a page, so a fetch in key order finds a page once per 256 objects (the
-/// last page is remembered); a context holding a few objects with large keys costs a few pages,
-/// not an index as long as its largest key.
+/// last page is remembered).
 ///
 /// Pages of keys below 2^24 (Core Data's keys count up from 1 per hierarchy, so nearly all) are
 /// found by indexing a directory of page addresses, the others through a dictionary: an object
 /// deinitializing in an order unrelated to its key (a sorted fetch let go of) finds its slot with
-/// one load, without hashing or touching a reference count.
+/// one load, without hashing or touching a reference count. The directory is as long as the
+/// largest such key's page number (at most 512 KB); a context holding a few objects with keys
+/// beyond 2^24 costs a few pages, not an index as long as its largest key.
 ///
 /// A slot holds an object's address without retaining it (`ObjectRegistry`). A registry's table is
 /// used under the registry's lock; an asynchronous fetch's staging table by its operation alone,
