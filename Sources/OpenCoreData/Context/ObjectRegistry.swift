@@ -78,10 +78,15 @@ final class ObjectRegistry: @unchecked Sendable {
         key.temporary == nil && key.store != nil && key.primaryKey > 0
     }
 
+    /// The table a paged key belongs in; nil for the others.
+    private static func tableID(for key: ObjectKey) -> TableID? {
+        guard isPaged(key), let store = key.store else { return nil }
+        return TableID(store: store, root: key.root)
+    }
+
     /// The table for a paged key; nil for the others, or when `creating` is false and there is none.
     private func table(for key: ObjectKey, creating: Bool) -> PrimaryKeyTable? {
-        guard Self.isPaged(key), let store = key.store else { return nil }
-        let id = TableID(store: store, root: key.root)
+        guard let id = Self.tableID(for: key) else { return nil }
         return creating ? tables.value(for: id, orInsert: PrimaryKeyTable()) : tables.value(for: id)
     }
 
@@ -199,10 +204,10 @@ final class ObjectRegistry: @unchecked Sendable {
     ///   - key: The key the object is registered under, from its own state.
     func forget(_ object: UnsafeMutableRawPointer, key: ObjectKey) {
         withLock {
-            if Self.isPaged(key), let store = key.store {
+            if let id = Self.tableID(for: key) {
                 // Borrowed, not retained: the registry keeps its tables while it lives, and a
                 // retain here would cost two atomic operations an object let go of.
-                guard let table = tables.unretainedValue(for: TableID(store: store, root: key.root)) else { return }
+                guard let table = tables.unretainedValue(for: id) else { return }
                 let cleared = table._withUnsafeGuaranteedRef { table in
                     guard let slot = table.existingSlot(for: key.primaryKey), slot.pointee?.toOpaque() == object else {
                         return false
@@ -266,10 +271,7 @@ struct RememberingDictionary<Key: Hashable, Value: AnyObject> {
 
     /// The value for `key`, if any.
     mutating func value(for key: Key) -> Value? {
-        if let last, last.key == key { return last.value }
-        guard let value = storage[key] else { return nil }
-        last = (key, value)
-        return value
+        unretainedValue(for: key)?.takeUnretainedValue()
     }
 
     /// The value for `key`, if any, not retained: valid while the dictionary holds it.

@@ -31,8 +31,13 @@ final class PrimaryKeyTable {
     @exclusivity(unchecked) private var lastSlots: Slot?
 
     deinit {
-        for case let page? in directory { page.deallocate() }
-        for page in distantPages.values { page.deallocate() }
+        for page in pages { page.slots.deallocate() }
+    }
+
+    /// Every page the table owns, with its number.
+    private var pages: [(number: Int64, slots: Slot)] {
+        directory.indices.compactMap { number in directory[number].map { (Int64(number), $0) } }
+            + distantPages.map { (number: $0.key, slots: $0.value) }
     }
 
     private static func makePage() -> Slot {
@@ -112,9 +117,7 @@ final class PrimaryKeyTable {
     }
 
     /// The numbers of the pages in use.
-    var pageNumbers: [Int64] {
-        directory.indices.compactMap { directory[$0] == nil ? nil : Int64($0) } + distantPages.keys
-    }
+    var pageNumbers: [Int64] { pages.map(\.number) }
 
     /// Moves the objects of `other`'s page `number` here: the page itself when this table has
     /// none of that number (nothing is copied, and no object is touched), else slot by slot. An
@@ -164,8 +167,7 @@ final class PrimaryKeyTable {
 
     /// Appends every object here that is not deinitializing, retained.
     func appendObjects(to result: inout [NSManagedObject]) {
-        for number in pageNumbers {
-            let page = existingPage(number).unsafelyUnwrapped
+        for page in pages.lazy.map(\.slots) {
             for slot in 0..<Self.pageSize {
                 if let object = Self.object(in: page + slot) { result.append(object) }
             }

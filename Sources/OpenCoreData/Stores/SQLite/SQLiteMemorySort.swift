@@ -70,7 +70,7 @@ final class SQLiteMemorySort {
     /// The sort's order of the `count` rows `add` saw, as positions in reading order
     /// (`sorted[i] = read[order[i]]`); nil when a value made the order something only SQLite can
     /// decide, or `count` is not the number of rows seen.
-    func order(of count: Int) -> [Int32]? {
+    private func order(of count: Int) -> [Int32]? {
         guard isExact, count == entries.count else { return nil }
         let later = ascending.count - 1
         entries.withUnsafeMutableBufferPointer { entries in

@@ -360,28 +360,21 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         try interruptibleRows(query, monitor: monitor, meter: meter, chunks: chunks)
     }
 
+    /// The rows of `query` in its order: read in table order and sorted in memory when the sort
+    /// allows (`SQLiteMemorySort`), else ordered by SQL.
     func fetchRows(_ query: StoreQuery) throws -> [StoreRow] {
-        var read = try rowsInReadingOrder(query)
-        if var order = read.order { read.rows.permute(by: &order) }
-        return read.rows
-    }
-
-    /// The rows of `query` read in table order with the order a sort in memory puts them in, or
-    /// read in order by SQL (order nil) when the query cannot be sorted in memory.
-    private func rowsInReadingOrder(_ query: StoreQuery) throws -> (rows: [StoreRow], order: [Int32]?) {
         let builder = SQLiteQueryBuilder(store: self)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         return try storeRead { db in
             if let (sql, sort) = try builder.unorderedSelect(query) {
-                let rows = try withReadStatement(sql, db: db) { statement in
+                var rows = try withReadStatement(sql, db: db) { statement in
                     try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db, onRow: sort.add)
                 }
-                if let order = sort.order(of: rows.count) { return (rows, order) }
+                if sort.sort(&rows) { return rows }
             }
-            let rows = try withReadStatement(try builder.select(query), db: db) { statement in
+            return try withReadStatement(try builder.select(query), db: db) { statement in
                 try readRows(statement, plan: plan, values: query.includesPropertyValues, db: db)
             }
-            return (rows, nil)
         }
     }
 
