@@ -254,6 +254,10 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
             derivedReports.register(on: db)
             // Predicates and sort descriptors compile to these (SQLPredicateCompiler, SQLiteQueryBuilder).
             SQLPredicateFunctions.register(on: db)
+            // Before the app's pragmas, which may set another size (0 turns it off).
+            if SQLiteMemoryMapping.defaultSize > 0 {
+                try db.execute(sql: "PRAGMA mmap_size = \(SQLiteMemoryMapping.defaultSize)")
+            }
             for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
                 try db.execute(sql: "PRAGMA \(name) = \(value)")
             }
