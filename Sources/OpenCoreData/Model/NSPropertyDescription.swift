@@ -49,8 +49,10 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     }
 
     /// The position of this property's value in the slot array of every object of its entity
-    /// hierarchy; assigned when the model is frozen.
-    package var slot: Int = -1
+    /// hierarchy; assigned when the model is frozen. Read on every value access, so without the
+    /// dynamic exclusivity check (a twelfth of a KVC set's time, for a field written only before
+    /// the model is used).
+    @exclusivity(unchecked) package var slot: Int = -1
 
     /// Creates a property with an empty name, optional and persistent, to be configured before its
     /// model is used by a coordinator.
