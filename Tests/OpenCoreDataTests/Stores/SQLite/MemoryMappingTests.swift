@@ -33,8 +33,9 @@ import Testing
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
         let sizes = try mappedSizes(of: stack.store)
-        #expect(sizes.writer == SQLiteMemoryMapping.defaultSize)
-        #expect(sizes.reader == SQLiteMemoryMapping.defaultSize)
+        // Above zero rather than the exact size: SQLite caps it at its build's SQLITE_MAX_MMAP_SIZE.
+        #expect((sizes.writer ?? 0) > 0)
+        #expect((sizes.reader ?? 0) > 0)
     }
 
     @Test func theAppsPragmaReplacesTheDefault() throws {
@@ -49,14 +50,18 @@ import Testing
         #expect(sizes.reader == 0)
     }
 
-    @Test func aCountAfterAnotherCoordinatorsSaveSeesEveryRow() throws {
+    @Test func aCountAfterTheFileGrewUnderTheReadersMappingSeesEveryRow() throws {
         let directory = TemporaryDirectory()
         let writer = try TestStack(model: TestModels.todo(), directory: directory)
         let reader = try writer.reopened()
         let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
         #expect(try reader.context.performAndWait { try reader.context.count(for: request) } == 0)
-        // Enough rows for the file to grow by many pages past what the reader mapped first.
+        let sizeBefore = try fileSize(at: writer.url)
         try insertItems(5_000, into: writer.context)
+        // Removing the writer's store folds its log into the main file, which grows past what
+        // the reader mapped: the rows are then read through the mapping, not from the log.
+        try writer.coordinator.remove(writer.store)
+        #expect(try fileSize(at: writer.url) > sizeBefore)
         #expect(try reader.context.performAndWait { try reader.context.count(for: request) } == 5_000)
     }
 
@@ -70,7 +75,7 @@ import Testing
         let reader = try writer.reopened()
         let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
         #expect(try reader.context.performAndWait { try reader.context.count(for: request) } == 5_000)
-        #expect(try mappedSizes(of: reader.store).reader == SQLiteMemoryMapping.defaultSize)
+        #expect((try mappedSizes(of: reader.store).reader ?? 0) > 0)
         // The destroy shrinks the file the reader's connections have mapped: reading it again
         // must answer (the store's tables are gone), not fault on pages past its end.
         try writer.coordinator.destroyPersistentStore(at: writer.url, type: .sqlite)
