@@ -236,7 +236,9 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         // Another process (an app's extension, a second command, a server's worker) may hold the
         // write lock: wait for it, as Core Data does, instead of failing at once.
         config.busyMode = .timeout(Self.timeout(in: options))
-        let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).map { ($0.key, "\($0.value)") }
+        // The store's memory mapping first, so that the app's pragmas may set another size (0 turns it off).
+        let mapping = SQLiteMemoryMapping.defaultSize > 0 ? [("mmap_size", "\(SQLiteMemoryMapping.defaultSize)")] : []
+        let pragmas = mapping + ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).map { ($0.key, "\($0.value)") }
         let log = statementLog
         let logging = persistentStoreCoordinator?.storeLogging ?? .off
         let tracers = self.tracers
@@ -254,10 +256,6 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
             derivedReports.register(on: db)
             // Predicates and sort descriptors compile to these (SQLPredicateCompiler, SQLiteQueryBuilder).
             SQLPredicateFunctions.register(on: db)
-            // Before the app's pragmas, which may set another size (0 turns it off).
-            if SQLiteMemoryMapping.defaultSize > 0 {
-                try db.execute(sql: "PRAGMA mmap_size = \(SQLiteMemoryMapping.defaultSize)")
-            }
             for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
                 try db.execute(sql: "PRAGMA \(name) = \(value)")
             }
