@@ -28,7 +28,7 @@ extension SQLiteStore {
         }
         let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
-        try storeRead { db in
+        try statementRead { db in
             try withReadStatement(sql, db: db) { statement in
                 let reader = SQLiteRowReader(statement, plan: plan, values: query.includesPropertyValues, db: db, store: self)
                 try readInChunks(reader, expectedRows: query.fetchLimit > 0 ? query.fetchLimit : nil, body)

@@ -18,11 +18,11 @@ extension SQLiteStore {
         let sql = try SQLiteQueryBuilder(store: self).select(query)
         let plan = plans[Int32(query.entity.layout!.root.layout!.entityNumber)]!
         try monitor.checkCancellation()
-        return try storeRead { db in
+        return try statementRead { db in
             try withReadStatement(sql, db: db) { statement in
                 let connection = db.sqliteConnection
-                // The reader connection goes back to the pool afterwards: the handler must not outlive
-                // this read, nor stop the read transaction's own COMMIT.
+                // The reader connection goes back to the pool afterwards: the handler must not
+                // outlive this read.
                 sqlite3_progress_handler(connection, Self.instructionsBetweenChecks, stopWhenCancelled, Unmanaged.passUnretained(monitor).toOpaque())
                 defer { sqlite3_progress_handler(connection, 0, nil, nil) }
                 do {
