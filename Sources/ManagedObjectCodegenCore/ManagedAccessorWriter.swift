@@ -11,10 +11,12 @@ public enum ManagedAccessorWriter {
     ///   - slots: For the classes of the model's entities, the entity's property names in slot
     ///     order (`ModelClassWriter.slotNames(of:)`): the accessors pass the runtime the slot
     ///     they expect, which it checks, so that reading a property needs no lookup by name.
+    ///   - validationFree: Paths of hand-written classes that declare `_ValidateValueNotOverridden`.
     /// - Returns: Swift source.
     /// - Throws: `ManagedDeclarationError` for a declaration whose accessors cannot be written.
     public static func source(
-        module: String, properties: [ManagedProperty], methods: [ManagedMethod], slots: [String: [String]] = [:]
+        module: String, properties: [ManagedProperty], methods: [ManagedMethod], slots: [String: [String]] = [:],
+        validationFree: [[String]] = []
     ) throws -> String {
         var byOwner: [[String]: [String]] = [:]
         for property in properties {
@@ -35,6 +37,12 @@ public enum ManagedAccessorWriter {
             text += "\nextension \(owner.joined(separator: ".")) {\n"
             text += byOwner[owner]!.joined(separator: "\n")
             text += "}\n"
+        }
+        if !validationFree.isEmpty {
+            text += "\n// Classes no source of this target overrides `validateValue(_:forKey:)` in.\n"
+            for path in validationFree.map({ $0.joined(separator: ".") }).sorted() {
+                text += "extension \(path): _ValidateValueNotOverridden {}\n"
+            }
         }
         return text
     }

@@ -8,6 +8,9 @@ struct ManagedDeclarationScanner {
     private(set) var properties: [ManagedProperty] = []
     private(set) var methods: [ManagedMethod] = []
     private(set) var errors: [ManagedDeclarationError] = []
+    /// The classes of the scanned files that inherit from `NSManagedObject` directly and whose
+    /// subclasses are all in this target (`ValidationFreeClassFinder`).
+    private(set) var directSubclassesOfManagedObject: [[String]] = []
     /// Every class the sources declare, by its path, to resolve property types.
     private var classPaths: Set<[String]> = []
     private var files: [(path: String, tree: SourceFileSyntax)] = []
@@ -28,7 +31,12 @@ struct ManagedDeclarationScanner {
             collector.walk(tree)
             classPaths.formUnion(collector.paths)
         }
-        for file in self.files { scan(file.path, file.tree) }
+        for file in self.files {
+            scan(file.path, file.tree)
+            let finder = ValidationFreeClassFinder(viewMode: .sourceAccurate)
+            finder.walk(file.tree)
+            directSubclassesOfManagedObject += finder.paths
+        }
     }
 
     /// The type a model names as a Transformable attribute's custom class (`NSArray`, `[String]`,

@@ -73,10 +73,16 @@ do {
 } catch {
     errors.append("\(error)")
 }
+// Hand-written classes that can have no override of `validateValue(_:forKey:)`: their objects are
+// checked against the model's rules in place when saved. Only when no source of the target
+// mentions it (an override, a call, a comment: any mention keeps every class on the asking path).
+let mentionsValidateValue = (files + otherFiles).contains { $0.text.contains("validateValue") }
+let validationFree = mentionsValidateValue ? [] : scanner.directSubclassesOfManagedObject
 var generated = ""
 do {
     generated = try ManagedAccessorWriter.source(
-        module: module, properties: scanner.properties + classes.properties, methods: scanner.methods + classes.methods, slots: slots)
+        module: module, properties: scanner.properties + classes.properties, methods: scanner.methods + classes.methods, slots: slots,
+        validationFree: validationFree)
     generated += classes.text.isEmpty ? "" : "\n// The classes of the model's entities, as Xcode generates them.\n" + classes.text
 } catch {
     errors.append("\(error)")

@@ -141,6 +141,45 @@ import Testing
         #expect(unknown.errors.contains("the custom class 'UIColor' of Transformable attribute 'colors' of entity 'Shelf'"), "\(unknown.errors)")
     }
 
+    /// Hand-written classes whose every subclass is in the target, in a target that never
+    /// mentions `validateValue`, are declared free of overrides of it; no other class is.
+    @Test func classesNoSourceCanOverrideValidateValueInAreDeclaredFreeOfIt() throws {
+        let models = """
+            import OpenCoreData
+            final class User: NSManagedObject {
+                @NSManaged var name: String?
+            }
+            class Base: NSManagedObject {}
+            class Derived: Base {}
+            open class Shared: NSManagedObject {}
+            private final class Hidden: NSManagedObject {}
+            enum Catalog {
+                final class Entry: NSManagedObject {}
+            }
+            struct Box<Value> {
+                final class Inside: NSManagedObject {}
+            }
+            #if os(Linux)
+            final class Conditional: NSManagedObject {}
+            #endif
+            func make() {
+                final class Local: NSManagedObject {}
+            }
+            """
+        let free = try Self.generate(models, others: ["struct Unrelated {}\n"])
+        #expect(free.status == 0, "\(free.errors)")
+        let declared = free.output.split(separator: "\n").filter { $0.hasSuffix(": _ValidateValueNotOverridden {}") }
+        #expect(
+            declared == [
+                "extension Base: _ValidateValueNotOverridden {}", "extension Catalog.Entry: _ValidateValueNotOverridden {}",
+                "extension User: _ValidateValueNotOverridden {}",
+            ])
+        // Any mention in any file of the target (here a comment) keeps every class asking.
+        let mentioned = try Self.generate(models, others: ["// Book overrides validateValue(_:forKey:) in the app.\n"])
+        #expect(mentioned.status == 0, "\(mentioned.errors)")
+        #expect(!mentioned.output.contains("_ValidateValueNotOverridden"))
+    }
+
     @Test(arguments: [
         ("    @NSManaged var counts: [String: Int]", "the type '[String: Int]' of an @NSManaged declaration is not supported"),
         ("    @NSManaged var handler: (Int) -> Void", "the type '(Int) -> Void' of an @NSManaged declaration is not supported"),

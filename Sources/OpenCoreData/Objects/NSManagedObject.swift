@@ -391,8 +391,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// property of every changed object; when not, it checks the objects against the model's rules
     /// directly. True for every subclass unless it says otherwise. Not meant to be used by hand:
     /// the classes the ManagedObjectCodegen plugin generates ("Class Definition") answer false for
-    /// themselves, since all their code is generated.
-    open class var _mayOverrideValidateValue: Bool { self != NSManagedObject.self }
+    /// themselves, since all their code is generated, and hand-written classes the plugin found
+    /// free of overrides conform to `_ValidateValueNotOverridden`.
+    open class var _mayOverrideValidateValue: Bool {
+        self != NSManagedObject.self && !(self is any _ValidateValueNotOverridden.Type)
+    }
 
     /// Checks one value for `key` against the model's rules. Core Data's signature takes an
     /// `AutoreleasingUnsafeMutablePointer`, which Linux lacks; `inout` lets an override replace the

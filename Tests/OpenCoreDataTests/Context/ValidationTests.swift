@@ -168,6 +168,33 @@ import Testing
         }
     }
 
+    /// A hand-written class the code generator found free of `validateValue(_:forKey:)`
+    /// overrides is checked in place, without the per-property call: the same rules, the same
+    /// errors, as an object asked property by property.
+    @Test func aClassWithoutValidateValueOverridesIsHeldToTheSameRules() throws {
+        #expect(!RuleBook._mayOverrideValidateValue)
+        #expect(CheckedBook._mayOverrideValidateValue)
+        let model = TestModels.library()
+        model.entitiesByName["Book"]!.managedObjectClassName = String(reflecting: RuleBook.self)
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: model, directory: directory)
+        try stack.context.performAndWait {
+            let untitled = makeBook(stack.context, title: nil)
+            #expect(untitled is RuleBook)
+            _ = makeBook(stack.context, title: "ok", pages: 0)
+            _ = makeBook(stack.context, title: String(repeating: "x", count: 41))
+            let error = try #require(throws: NSError.self) { try stack.context.save() }
+            #expect(error.code == NSValidationMultipleErrorsError)
+            let detailed = try #require(error.userInfo[NSDetailedErrorsKey] as? [NSError])
+            #expect(
+                Set(detailed.map(\.code)) == [NSValidationMissingMandatoryPropertyError, NSValidationNumberTooSmallError, NSValidationStringTooLongError])
+            #expect(detailed.contains { $0.userInfo[NSValidationKeyErrorKey] as? String == "title" && ($0.userInfo[NSValidationObjectErrorKey] as? NSManagedObject) === untitled })
+            stack.context.rollback()
+            _ = makeBook(stack.context, title: "Dune", pages: 412)
+            try stack.context.save()
+        }
+    }
+
     @Test func validateValueChecksTheValueItIsGivenNotTheOneHeld() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.library(), directory: directory)
@@ -202,3 +229,10 @@ final class CheckedBook: NSManagedObject {
         }
     }
 }
+
+/// A hand-written class with the conformance the code generator declares for classes that no source
+/// of their target overrides `validateValue(_:forKey:)` in (this target has overrides, so it is
+/// written here by hand).
+final class RuleBook: NSManagedObject {}
+
+extension RuleBook: _ValidateValueNotOverridden {}
