@@ -626,6 +626,10 @@ final class SQLiteStore: NSPersistentStore, RowReadingStore, ChangeSavingStore, 
         _ statement: Statement, plan: SQLiteHierarchyPlan, values: Bool, db: Database, expectedRows: Int = 0,
         chunks: RowChunks? = nil, onRow: ((OpaquePointer) -> Void)? = nil
     ) throws -> [StoreRow] {
+        // Reset however the read ends (a damaged row throws mid-step): a statement left stepping
+        // keeps its read snapshot, and the connection goes back to the pool holding it, seeing no
+        // later save and keeping checkpoints from the end of the log.
+        defer { sqlite3_reset(statement.sqliteStatement) }
         var reader = SQLiteRowReader(statement, plan: plan, values: values, db: db, store: self, onRow: onRow)
         var rows: [StoreRow] = []
         rows.reserveCapacity(chunks?.size ?? expectedRows)

@@ -63,6 +63,29 @@ import Testing
         }
     }
 
+    /// A damaged row met by a single-row read (here `existingObject(with:)`) leaves the
+    /// connection that read it at the store's latest state: the next read sees a later save.
+    @Test func aDamagedRowsErrorLeavesTheReaderSeeingLaterSaves() throws {
+        let folder = TemporaryDirectory()
+        let stack = try Self.damagedStore(in: folder) { db, _ in
+            try db.execute(sql: "UPDATE ZVEHICLE SET Z_ENT = 99 WHERE ZNAME = 'car'")
+        }
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = stack.coordinator
+        try stack.context.performAndWait {
+            let owner = try #require(try Self.fetch("Owner", stack.context).first)
+            let car = try #require(owner.value(forKey: "vehicle") as? NSManagedObject)
+            let error = try #require(throws: NSError.self) { try stack.context.existingObject(with: car.objectID) }
+            #expect(error.code == NSFileReadCorruptFileError, "\(error)")
+            try writer.performAndWait {
+                NSEntityDescription.insertNewObject(forEntityName: "Truck", into: writer).setValue("van", forKey: "name")
+                try writer.save()
+            }
+            #expect(try stack.context.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: "Truck")) == 2)
+            #expect(try Self.fetch("Owner", stack.context).count == 1)
+        }
+    }
+
     @Test func aToOneReferenceToNoEntityReadsAsNoObject() throws {
         let folder = TemporaryDirectory()
         let stack = try Self.damagedStore(in: folder) { db, _ in
