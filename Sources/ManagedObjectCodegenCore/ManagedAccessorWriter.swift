@@ -11,12 +11,14 @@ public enum ManagedAccessorWriter {
     ///   - slots: For the classes of the model's entities, the entity's property names in slot
     ///     order (`ModelClassWriter.slotNames(of:)`): the accessors pass the runtime the slot
     ///     they expect, which it checks, so that reading a property needs no lookup by name.
-    ///   - validationFree: Paths of hand-written classes that declare `_ValidateValueNotOverridden`.
+    ///   - validationFree: Hand-written hierarchies no source overrides `validateValue(_:forKey:)`
+    ///     in: the root class (whose superclass is `NSManagedObject`), which declares
+    ///     `_ValidateValueNotOverridden`, and the classes it lists (itself and subclasses).
     /// - Returns: Swift source.
     /// - Throws: `ManagedDeclarationError` for a declaration whose accessors cannot be written.
     public static func source(
         module: String, properties: [ManagedProperty], methods: [ManagedMethod], slots: [String: [String]] = [:],
-        validationFree: [[String]] = []
+        validationFree: [(root: [String], members: [[String]])] = []
     ) throws -> String {
         var byOwner: [[String]: [String]] = [:]
         for property in properties {
@@ -40,8 +42,10 @@ public enum ManagedAccessorWriter {
         }
         if !validationFree.isEmpty {
             text += "\n// Classes no source of this target overrides `validateValue(_:forKey:)` in.\n"
-            for path in validationFree.map({ $0.joined(separator: ".") }).sorted() {
-                text += "extension \(path): _ValidateValueNotOverridden {}\n"
+            for (root, members) in validationFree {
+                let list = members.map { "ObjectIdentifier(\($0.joined(separator: ".")).self)" }.joined(separator: ", ")
+                text += "extension \(root.joined(separator: ".")): _ValidateValueNotOverridden {\n"
+                text += "    public static let _classesWithoutValidateValueOverride: [ObjectIdentifier] = [\(list)]\n}\n"
             }
         }
         return text

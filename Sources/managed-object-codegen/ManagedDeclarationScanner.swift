@@ -8,9 +8,8 @@ struct ManagedDeclarationScanner {
     private(set) var properties: [ManagedProperty] = []
     private(set) var methods: [ManagedMethod] = []
     private(set) var errors: [ManagedDeclarationError] = []
-    /// The classes of the scanned files that inherit from `NSManagedObject` directly and whose
-    /// subclasses are all in this target (`ValidationFreeClassFinder`).
-    private(set) var directSubclassesOfManagedObject: [[String]] = []
+    /// The classes of the scanned files the generated file can name (`ValidationFreeClassFinder`).
+    private(set) var nameableClasses: [ValidationFreeClassFinder.Found] = []
     /// Every class the sources declare, by its path, to resolve property types.
     private var classPaths: Set<[String]> = []
     private var files: [(path: String, tree: SourceFileSyntax)] = []
@@ -35,7 +34,7 @@ struct ManagedDeclarationScanner {
             scan(file.path, file.tree)
             let finder = ValidationFreeClassFinder(viewMode: .sourceAccurate)
             finder.walk(file.tree)
-            directSubclassesOfManagedObject += finder.paths
+            nameableClasses += finder.classes
         }
     }
 

@@ -1,26 +1,36 @@
+import SwiftParser
 import SwiftSyntax
 
-/// The classes of a file that may declare `_ValidateValueNotOverridden` in the generated file:
-/// those that inherit from `NSManagedObject` directly and that every subclass of which is in this
-/// target, so that the target's sources, once seen to be free of `validateValue`, vouch for all of
-/// them. The caller checks the sources; this finds the classes.
+/// The classes of a target's sources that the generated file can name, with the class each
+/// inherits from, so that the generator can tell which hierarchies under `NSManagedObject` are all
+/// in this target (`hierarchies(of:)`).
 ///
-/// Left out, as the conformance would not compile or not be sound there: `open` classes (a
-/// subclass in another module may override), `private` and `fileprivate` ones and those inside
-/// such types (the generated file cannot name them), classes inside generic types, functions or
-/// `#if` blocks (a class declared in two branches would conform twice).
+/// Left out, as the generated file could not name them: `private` and `fileprivate` classes and
+/// those inside such types, generic classes and classes inside generic types, classes inside
+/// extensions (which may be private, constrained or of another module's type), functions or
+/// `#if` blocks (a class declared in two branches would be named twice).
 final class ValidationFreeClassFinder: SyntaxVisitor {
-    private(set) var paths: [[String]] = []
+    struct Found: Hashable {
+        let path: [String]
+        /// The first inherited type as written (`NSManagedObject`, `Base`, `App.Base`).
+        let superclass: String
+    }
+
+    private(set) var classes: [Found] = []
     /// The enclosing types' names; nil for one whose members cannot be named from another file.
     private var stack: [String?] = []
 
+    /// The classes `text` declares.
+    static func classes(in text: String) -> [Found] {
+        let finder = ValidationFreeClassFinder(viewMode: .sourceAccurate)
+        finder.walk(Parser.parse(source: text))
+        return finder.classes
+    }
+
     override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
-        let nameable = Self.isNameable(node.modifiers) && node.genericParameterClause == nil
-        if nameable, stack.allSatisfy({ $0 != nil }), !Self.isOpen(node.modifiers),
-            let first = node.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription,
-            first == "NSManagedObject" || first == "OpenCoreData.NSManagedObject"
-        {
-            paths.append(stack.compactMap { $0 } + [node.name.text])
+        let nameable = Self.isNameable(node.modifiers) && node.genericParameterClause == nil && stack.allSatisfy { $0 != nil }
+        if nameable, let superclass = node.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription {
+            classes.append(Found(path: stack.compactMap { $0 } + [node.name.text], superclass: superclass))
         }
         stack.append(nameable ? node.name.text : nil)
         return .visitChildren
@@ -42,15 +52,7 @@ final class ValidationFreeClassFinder: SyntaxVisitor {
 
     override func visitPost(_ node: EnumDeclSyntax) { stack.removeLast() }
 
-    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind {
-        // An extension of a generic type (which this file may not show) would need its arguments.
-        let type = node.extendedType
-        stack.append(type.is(IdentifierTypeSyntax.self) || type.is(MemberTypeSyntax.self) ? type.trimmedDescription : nil)
-        return .visitChildren
-    }
-
-    override func visitPost(_ node: ExtensionDeclSyntax) { stack.removeLast() }
-
+    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
     override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
     override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
     override func visit(_ node: IfConfigDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
@@ -67,7 +69,38 @@ final class ValidationFreeClassFinder: SyntaxVisitor {
         !modifiers.contains { $0.name.text == "private" || $0.name.text == "fileprivate" }
     }
 
-    private static func isOpen(_ modifiers: DeclModifierListSyntax) -> Bool {
-        modifiers.contains { $0.name.text == "open" }
+    /// For each class that inherits from `NSManagedObject` directly, it and the classes below it
+    /// whose every superclass up to it is one of `classes` (a superclass named ambiguously, or
+    /// declared where this finder cannot see it, ends the hierarchy there).
+    static func hierarchies(of classes: [Found]) -> [(root: [String], members: [[String]])] {
+        var byName: [String: [[String]]] = [:]
+        for found in classes {
+            byName[found.path.joined(separator: "."), default: []].append(found.path)
+            if found.path.count > 1 { byName[found.path.last!, default: []].append(found.path) }
+        }
+        func resolve(_ name: String) -> [String]? {
+            let candidates = Set(byName[name] ?? [])
+            return candidates.count == 1 ? candidates.first : nil
+        }
+        var children: [[String]: [[String]]] = [:]
+        for found in classes {
+            if let parent = resolve(found.superclass) { children[parent, default: []].append(found.path) }
+        }
+        // A path declared twice (two files) is left out: the generated file could not tell them apart.
+        let declaredOnce = Set(Dictionary(grouping: classes, by: \.path).filter { $0.value.count == 1 }.keys)
+        var result: [(root: [String], members: [[String]])] = []
+        for found in classes where declaredOnce.contains(found.path)
+            && (found.superclass == "NSManagedObject" || found.superclass == "OpenCoreData.NSManagedObject")
+        {
+            var members: [[String]] = []
+            var pending = [found.path]
+            while let next = pending.popLast() {
+                guard declaredOnce.contains(next), !members.contains(next) else { continue }
+                members.append(next)
+                pending += children[next] ?? []
+            }
+            result.append((found.path, members))
+        }
+        return result.sorted { $0.root.joined(separator: ".") < $1.root.joined(separator: ".") }
     }
 }

@@ -75,9 +75,17 @@ do {
 }
 // Hand-written classes that can have no override of `validateValue(_:forKey:)`: their objects are
 // checked against the model's rules in place when saved. Only when no source of the target
-// mentions it (an override, a call, a comment: any mention keeps every class on the asking path).
+// mentions it (an override, a call, a comment: any mention keeps every class on the asking path),
+// and only the classes of hierarchies seen whole here (a subclass elsewhere, even in a test target
+// that imports this one with `@testable`, is not listed, and is asked).
 let mentionsValidateValue = (files + otherFiles).contains { $0.text.contains("validateValue") }
-let validationFree = mentionsValidateValue ? [] : scanner.directSubclassesOfManagedObject
+let validationFree =
+    mentionsValidateValue
+    ? []
+    : ValidationFreeClassFinder.hierarchies(
+        of: scanner.nameableClasses
+            // Xcode's "Manual/None" files declare the class apart from its `@NSManaged` properties.
+            + otherFiles.filter { $0.text.contains("NSManagedObject") }.flatMap { ValidationFreeClassFinder.classes(in: $0.text) })
 var generated = ""
 do {
     generated = try ManagedAccessorWriter.source(

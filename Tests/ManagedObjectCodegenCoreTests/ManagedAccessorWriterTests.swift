@@ -141,8 +141,9 @@ import Testing
         #expect(unknown.errors.contains("the custom class 'UIColor' of Transformable attribute 'colors' of entity 'Shelf'"), "\(unknown.errors)")
     }
 
-    /// Hand-written classes whose every subclass is in the target, in a target that never
-    /// mentions `validateValue`, are declared free of overrides of it; no other class is.
+    /// Hand-written hierarchies under `NSManagedObject` that the target declares whole, in a
+    /// target that never mentions `validateValue`, are declared free of overrides of it, each
+    /// root listing itself and its subclasses; no other class is.
     @Test func classesNoSourceCanOverrideValidateValueInAreDeclaredFreeOfIt() throws {
         let models = """
             import OpenCoreData
@@ -151,6 +152,7 @@ import Testing
             }
             class Base: NSManagedObject {}
             class Derived: Base {}
+            final class Leaf: Derived {}
             open class Shared: NSManagedObject {}
             private final class Hidden: NSManagedObject {}
             enum Catalog {
@@ -159,6 +161,9 @@ import Testing
             struct Box<Value> {
                 final class Inside: NSManagedObject {}
             }
+            private extension Catalog {
+                final class Extended: NSManagedObject {}
+            }
             #if os(Linux)
             final class Conditional: NSManagedObject {}
             #endif
@@ -166,16 +171,23 @@ import Testing
                 final class Local: NSManagedObject {}
             }
             """
-        let free = try Self.generate(models, others: ["struct Unrelated {}\n"])
+        // Xcode's "Manual/None" layout: the class in a file of its own, without `@NSManaged`.
+        let classFile = "import OpenCoreData\npublic class Item: NSManagedObject {}\n"
+        let free = try Self.generate(models, others: [classFile, "struct Unrelated {}\n"])
         #expect(free.status == 0, "\(free.errors)")
-        let declared = free.output.split(separator: "\n").filter { $0.hasSuffix(": _ValidateValueNotOverridden {}") }
+        let declared = free.output.split(separator: "\n").filter { $0.hasSuffix(": _ValidateValueNotOverridden {") }
         #expect(
             declared == [
-                "extension Base: _ValidateValueNotOverridden {}", "extension Catalog.Entry: _ValidateValueNotOverridden {}",
-                "extension User: _ValidateValueNotOverridden {}",
+                "extension Base: _ValidateValueNotOverridden {", "extension Catalog.Entry: _ValidateValueNotOverridden {",
+                "extension Item: _ValidateValueNotOverridden {", "extension Shared: _ValidateValueNotOverridden {",
+                "extension User: _ValidateValueNotOverridden {",
             ])
+        #expect(
+            free.output.contains(
+                "_classesWithoutValidateValueOverride: [ObjectIdentifier] = [ObjectIdentifier(Base.self), ObjectIdentifier(Derived.self), ObjectIdentifier(Leaf.self)]"
+            ), "\(free.output)")
         // Any mention in any file of the target (here a comment) keeps every class asking.
-        let mentioned = try Self.generate(models, others: ["// Book overrides validateValue(_:forKey:) in the app.\n"])
+        let mentioned = try Self.generate(models, others: [classFile, "// Book overrides validateValue(_:forKey:) in the app.\n"])
         #expect(mentioned.status == 0, "\(mentioned.errors)")
         #expect(!mentioned.output.contains("_ValidateValueNotOverridden"))
     }

@@ -391,10 +391,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// property of every changed object; when not, it checks the objects against the model's rules
     /// directly. True for every subclass unless it says otherwise. Not meant to be used by hand:
     /// the classes the ManagedObjectCodegen plugin generates ("Class Definition") answer false for
-    /// themselves, since all their code is generated, and hand-written classes the plugin found
-    /// free of overrides conform to `_ValidateValueNotOverridden`.
+    /// themselves, since all their code is generated, and so do the hand-written classes it lists
+    /// as free of overrides (`_ValidateValueNotOverridden`).
     open class var _mayOverrideValidateValue: Bool {
-        self != NSManagedObject.self && !(self is any _ValidateValueNotOverridden.Type)
+        guard self != NSManagedObject.self else { return false }
+        guard let vouched = self as? any _ValidateValueNotOverridden.Type else { return true }
+        return !vouched._classesWithoutValidateValueOverride.contains(ObjectIdentifier(self))
     }
 
     /// Checks one value for `key` against the model's rules. Core Data's signature takes an

@@ -174,6 +174,8 @@ import Testing
     @Test func aClassWithoutValidateValueOverridesIsHeldToTheSameRules() throws {
         #expect(!RuleBook._mayOverrideValidateValue)
         #expect(CheckedBook._mayOverrideValidateValue)
+        // A subclass the list leaves out (one in another module may override) is asked.
+        #expect(UnlistedRuleBook._mayOverrideValidateValue)
         let model = TestModels.library()
         model.entitiesByName["Book"]!.managedObjectClassName = String(reflecting: RuleBook.self)
         let directory = TemporaryDirectory()
@@ -233,6 +235,10 @@ final class CheckedBook: NSManagedObject {
 /// A hand-written class with the conformance the code generator declares for classes that no source
 /// of their target overrides `validateValue(_:forKey:)` in (this target has overrides, so it is
 /// written here by hand).
-final class RuleBook: NSManagedObject {}
+class RuleBook: NSManagedObject {}
 
-extension RuleBook: _ValidateValueNotOverridden {}
+extension RuleBook: _ValidateValueNotOverridden {
+    static let _classesWithoutValidateValueOverride = [ObjectIdentifier(RuleBook.self)]
+}
+
+final class UnlistedRuleBook: RuleBook {}
