@@ -306,8 +306,7 @@ extension NSManagedObjectContext {
             guard let snapshot = parent.performAndWait({ parent.snapshot(for: object.objectID) }) else {
                 return inaccessibleFault(object, "the object no longer exists")
             }
-            object.slots = snapshot.slots
-            object.committed = snapshot.slots
+            object.takeCommittedValues(snapshot.slots)
             return
         }
         if let batch = object.fetchBatch {
@@ -335,8 +334,7 @@ extension NSManagedObjectContext {
             return inaccessibleFault(object, "\(error)")
         }
         guard let row, let values = row.values else { return inaccessibleFault(object, "the row no longer exists") }
-        object.slots = values
-        object.committed = values
+        object.takeCommittedValues(values)
         object.version = row.version
     }
 
@@ -350,8 +348,7 @@ extension NSManagedObjectContext {
         let template = object.entity.layout!.objectTemplate
         var slots = SlotRow(repeating: .null, count: template.names.count)
         for slot in template.toManySlots { slots[slot] = .unloaded }
-        object.slots = slots
-        object.committed = slots
+        object.takeCommittedValues(slots)
     }
 
     /// The destination objects of a to-many relationship, read from the store.

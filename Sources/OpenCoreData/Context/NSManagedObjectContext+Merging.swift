@@ -95,8 +95,7 @@ extension NSManagedObjectContext {
     private func reload(_ object: NSManagedObject, from row: StoreRow) {
         guard let values = row.values else { return }
         let changes = object.hasChanges ? object.changedValues() : [:]
-        object.slots = values
-        object.committed = values
+        object.takeCommittedValues(values)
         object.version = row.version
         for (key, value) in changes {
             object.setPrimitiveValue(value is NSNull ? nil : value, forKey: key)

@@ -51,8 +51,7 @@ extension NSManagedObjectContext {
             object.cachedRow = values
             object.version = row.version
         } else if refresh, !object.hasChanges, let values = row.values.take() {
-            object.slots = values
-            object.committed = values
+            object.takeCommittedValues(values)
             object.version = row.version
         }
     }
@@ -132,8 +131,7 @@ struct RowRegistrar {
         }
         // The row's values move into the object: each copy is an atomic retain and release.
         if filling, let values = row.values.take() {
-            object.committed = values
-            object.slots = consume values
+            object.takeCommittedValues(consume values)
             object.faultState = .filled
         } else {
             object.cachedRow = row.values.take()

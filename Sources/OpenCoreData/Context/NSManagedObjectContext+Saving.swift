@@ -152,7 +152,7 @@ extension NSManagedObjectContext {
             for (position, (object, key)) in zip(write.inserted, write.insertedKeys).enumerated() where key != 0 {
                 let temporary = object.temporaryID
                 object.assignPermanentID(store: write.store, primaryKey: key)
-                if let made { object.knownID = made.ids[position] }
+                if let made, let id = made.ids[position] { object.rememberPermanentID(id) }
                 if let temporary {
                     // Children still know the object by its temporary ID (see propagatePermanentIDs).
                     registry[temporary.key] = nil

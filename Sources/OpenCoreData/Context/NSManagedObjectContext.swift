@@ -503,8 +503,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Makes `object` a fault: its values, and the objects they reference, are let go of.
     func dropValues(of object: NSManagedObject) {
-        object.slots = SlotRow()
+        // Committed values first: while they are the object's values, dropping those would
+        // first move them aside.
         object.committed = nil
+        object.slots = SlotRow()
         object.cachedRow = nil
         object.faultState = .fault
     }

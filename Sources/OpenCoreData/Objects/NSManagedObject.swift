@@ -19,6 +19,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             if let contextToken, contextToken !== token, let key = keyFromState {
                 contextToken.registry.forget(Unmanaged.passUnretained(self).toOpaque(), key: key)
             }
+            // Without a context its ID can no longer be made from its store, which may go: it
+            // keeps the one made now.
+            if token == nil, primaryKey != 0 { keepObjectID() }
             contextToken = token
         }
     }
@@ -31,27 +34,23 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// object cost a side-table update per object registered.
     @exclusivity(unchecked) var contextToken: ContextToken?
     /// The object's values, one slot per property of the entity (`NSPropertyDescription.slot`).
-    @exclusivity(unchecked) var slots: SlotRow
-    // Declared right after `slots`, so that they sit in its two bytes of tail padding: with
-    // `knownID` serving for both IDs, that keeps the instance at 104 bytes, a 112-byte
-    // allocation (was 128).
+    /// Written only through `slots`, which first gives the committed values a copy of their own
+    /// when they are these (`NSManagedObject+RowBookkeeping.swift`).
+    @exclusivity(unchecked) var slotValues: SlotRow
+    // Declared right after `slotValues`, so that they sit in its two bytes of tail padding.
     @exclusivity(unchecked) var faultState: FaultState = .fresh
     @exclusivity(unchecked) var flags: Flags = []
-    /// The values as last read from or saved to the parent store; nil for a never-saved object.
-    @exclusivity(unchecked) var committed: SlotRow?
+    /// The object's row key, version and committed values, in one word while they are what a
+    /// fetched or saved object has, else through a record only such objects allocate
+    /// (`NSManagedObject+RowBookkeeping.swift`). Fields of their own for the committed values,
+    /// version, key, batch and ID made every object a 112-byte allocation; this makes it 80.
+    @exclusivity(unchecked) var rowBookkeeping: UInt64 = 0
     /// A fault's values fetched with its row: the fault fills from these without touching the
     /// store. They are the fault's `slots` (a fault has no other values), which saves a field.
     var cachedRow: SlotRow? {
-        get { faultState == .fault && !slots.isEmpty ? slots : nil }
+        get { faultState == .fault && !slotValues.isEmpty ? slotValues : nil }
         set { slots = newValue ?? SlotRow() }
     }
-    /// Z_OPT of the row the committed values came from.
-    @exclusivity(unchecked) var version: Int64 = 0
-    /// For a fault returned by a fetch with `fetchBatchSize`: the batch filled with it.
-    @exclusivity(unchecked) var fetchBatch: FetchBatch?
-
-    /// The permanent identity, once there is one.
-    @exclusivity(unchecked) var primaryKey: Int64 = 0
     /// The store of the object's row. Not retained (a retain per fetched object would cost two
     /// atomic operations on one shared count): while the object's context lives, its coordinator
     /// keeps every store it ever held, removed ones too. Read through `store` only while the
@@ -63,11 +62,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         get { storeReference?.takeUnretainedValue() }
         set { storeReference = newValue.map(Unmanaged.passUnretained) }
     }
-    /// The temporary ID while the object has no primary key (shared with parent and child
-    /// contexts until the root context saves); once it has one, its permanent ID, kept once
-    /// asked for. One field serves both because an object never needs both at once: a field of
-    /// its own for the permanent ID cost every fetched object 16 bytes of allocation.
-    @exclusivity(unchecked) var knownID: NSManagedObjectID?
     /// The temporary ID, while the object has no primary key.
     var temporaryID: NSManagedObjectID? {
         get { primaryKey == 0 ? knownID : nil }
@@ -102,7 +96,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     ///   - context: The context to insert the object into right away, or `nil` to leave it unattached.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
-        self.slots = SlotRow()
+        self.slotValues = SlotRow()
         super.init()
         if let context { context.insert(self) }
     }
@@ -192,7 +186,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             } else {
                 id = NSManagedObjectID(entity: entity, store: storeReference.takeUnretainedValue(), primaryKey: primaryKey)
             }
-            knownID = id
+            // Kept only by an object that has a bookkeeping record already: a record for the
+            // ID alone would cost every fetched object whose ID is asked for an allocation.
+            rememberPermanentID(id)
             return id
         }
         if let knownID { return knownID }
@@ -207,7 +203,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         self.store = store
         self.primaryKey = primaryKey
         // A permanent ID made before is of another key; a temporary one is read by the caller.
-        if knownID?.isTemporaryID == false { knownID = nil }
+        forgetPermanentID()
     }
 
     var hasTemporaryID: Bool { primaryKey == 0 }
@@ -236,6 +232,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             let object = Unmanaged.passUnretained(self).toOpaque()
             token._withUnsafeGuaranteedRef { $0.registry.forget(object, key: key) }
         }
+        releaseBookkeepingRecord()
     }
 
     /// Whether the object was inserted and not yet saved.

@@ -19,7 +19,7 @@ package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleBy
     /// The row's first value in a `SlotStorage`, or its row number in a `ColumnBlock`.
     private var start: Int32
     /// 16 bits: the two bytes this leaves in the row's tail padding hold an object's fault state
-    /// and flags (`NSManagedObject`), which kept an object to a 112-byte allocation.
+    /// and flags (`NSManagedObject`), which saves the object a word.
     private var length: UInt16
 
     init() {
@@ -82,6 +82,17 @@ package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleBy
             precondition(index >= 0 && index < Int(length), "Slot index out of range")
             let storage = makeUnique()
             storage.setElement(newValue, at: Int(start) + index)
+        }
+    }
+
+    /// Whether `other` is this very row: the same values in the same storage, not just equal ones.
+    func isSameRow(as other: SlotRow) -> Bool {
+        guard start == other.start, length == other.length else { return false }
+        switch (backing, other.backing) {
+        case (nil, nil): return true
+        case (.slots(let mine)?, .slots(let theirs)?): return mine === theirs
+        case (.columns(let mine)?, .columns(let theirs)?): return mine === theirs
+        default: return false
         }
     }
 

@@ -1,0 +1,191 @@
+/// What an object keeps of its row besides its values: its primary key, the version (`Z_OPT`)
+/// its committed values came with, the committed values, the batch a `fetchBatchSize` fault
+/// fills with, and its ID once made. Only objects that were changed, asked for a temporary ID or
+/// batched need all of it; a fetched or saved object needs its key and version, and its
+/// committed values are its values until it is written to.
+///
+/// So the object keeps one word, `rowBookkeeping`:
+/// - bit 0 set: the key (bits 24–63) and version (bits 8–23) are in the word itself;
+/// - bit 0 clear: the word is 0 (key and version 0) or the address of a retained
+///   `RowBookkeepingRecord` holding everything (addresses are 16-byte aligned: bits 0–3 are free);
+/// - bit 1, in both forms: the committed values are `slotValues` itself. Writing through `slots`
+///   first moves them to the record, so committed values never change with a write.
+final class RowBookkeepingRecord {
+    var primaryKey: Int64
+    var version: Int64
+    var committed: SlotRow?
+    var fetchBatch: FetchBatch?
+    var knownID: NSManagedObjectID?
+
+    init(primaryKey: Int64, version: Int64) {
+        self.primaryKey = primaryKey
+        self.version = version
+    }
+}
+
+extension NSManagedObject {
+    private static var inlineTag: UInt64 { 1 }
+    private static var committedIsValues: UInt64 { 2 }
+    private static var addressMask: UInt64 { ~0xF }
+    private static var versionShift: UInt64 { 8 }
+    private static var keyShift: UInt64 { 24 }
+    private static var versionLimit: Int64 { 1 << 16 }
+    private static var keyLimit: Int64 { 1 << 40 }
+
+    /// The record, when the object has one.
+    private var bookkeepingRecord: RowBookkeepingRecord? {
+        let bits = rowBookkeeping
+        guard bits & Self.inlineTag == 0, let address = UnsafeRawPointer(bitPattern: UInt(bits & Self.addressMask)) else {
+            return nil
+        }
+        return Unmanaged<RowBookkeepingRecord>.fromOpaque(address).takeUnretainedValue()
+    }
+
+    /// The record, made from what the word holds if the object has none yet.
+    private func makeBookkeepingRecord() -> RowBookkeepingRecord {
+        if let record = bookkeepingRecord { return record }
+        let record = RowBookkeepingRecord(primaryKey: primaryKey, version: version)
+        let address = UInt64(UInt(bitPattern: Unmanaged.passRetained(record).toOpaque()))
+        rowBookkeeping = address | (rowBookkeeping & Self.committedIsValues)
+        return record
+    }
+
+    /// Lets go of the record; only `deinit` calls it.
+    func releaseBookkeepingRecord() {
+        let bits = rowBookkeeping
+        guard bits & Self.inlineTag == 0, let address = UnsafeRawPointer(bitPattern: UInt(bits & Self.addressMask)) else {
+            return
+        }
+        Unmanaged<RowBookkeepingRecord>.fromOpaque(address).release()
+    }
+
+    /// The permanent identity's key, 0 while the object has none.
+    var primaryKey: Int64 {
+        get {
+            let bits = rowBookkeeping
+            if bits & Self.inlineTag != 0 { return Int64(bitPattern: bits >> Self.keyShift) }
+            return bookkeepingRecord?.primaryKey ?? 0
+        }
+        set { setRowKey(newValue, version: version) }
+    }
+
+    /// `Z_OPT` of the row the committed values came from.
+    var version: Int64 {
+        get {
+            let bits = rowBookkeeping
+            if bits & Self.inlineTag != 0 { return Int64(bitPattern: (bits >> Self.versionShift) & 0xFFFF) }
+            return bookkeepingRecord?.version ?? 0
+        }
+        set { setRowKey(primaryKey, version: newValue) }
+    }
+
+    private func setRowKey(_ key: Int64, version: Int64) {
+        if let record = bookkeepingRecord {
+            record.primaryKey = key
+            record.version = version
+        } else if key >= 0, key < Self.keyLimit, version >= 0, version < Self.versionLimit {
+            rowBookkeeping = UInt64(key) << Self.keyShift | UInt64(version) << Self.versionShift
+                | (rowBookkeeping & Self.committedIsValues) | Self.inlineTag
+        } else {
+            let record = makeBookkeepingRecord()
+            record.primaryKey = key
+            record.version = version
+        }
+    }
+
+    /// The object's values, one slot per property of the entity (`NSPropertyDescription.slot`).
+    /// Writing them first gives the committed values, when they are these, a place of their own.
+    var slots: SlotRow {
+        get { slotValues }
+        set {
+            keepCommittedApart()
+            slotValues = newValue
+        }
+        _modify {
+            keepCommittedApart()
+            yield &slotValues
+        }
+    }
+
+    @inline(__always)
+    private func keepCommittedApart() {
+        if rowBookkeeping & Self.committedIsValues != 0 { moveCommittedToRecord() }
+    }
+
+    @inline(never)
+    private func moveCommittedToRecord() {
+        let record = makeBookkeepingRecord()
+        rowBookkeeping &= ~Self.committedIsValues
+        record.committed = slotValues
+    }
+
+    /// The values as last read from or saved to the parent store; nil for a never-saved object.
+    var committed: SlotRow? {
+        get { rowBookkeeping & Self.committedIsValues != 0 ? slotValues : bookkeepingRecord?.committed }
+        set {
+            if let newValue, newValue.isSameRow(as: slotValues) {
+                bookkeepingRecord?.committed = nil
+                rowBookkeeping |= Self.committedIsValues
+            } else {
+                rowBookkeeping &= ~Self.committedIsValues
+                if newValue != nil {
+                    makeBookkeepingRecord().committed = newValue
+                } else {
+                    bookkeepingRecord?.committed = nil
+                }
+            }
+        }
+    }
+
+    /// Makes `values` both the object's values and its committed values, as a row read from the
+    /// store gives them (the row moves in without a copy).
+    ///
+    /// - Parameter values: The row's values.
+    func takeCommittedValues(_ values: consuming SlotRow) {
+        bookkeepingRecord?.committed = nil
+        rowBookkeeping |= Self.committedIsValues
+        slotValues = values
+    }
+
+    /// For a fault returned by a fetch with `fetchBatchSize`: the batch filled with it.
+    var fetchBatch: FetchBatch? {
+        get { bookkeepingRecord?.fetchBatch }
+        set {
+            if newValue != nil {
+                makeBookkeepingRecord().fetchBatch = newValue
+            } else {
+                bookkeepingRecord?.fetchBatch = nil
+            }
+        }
+    }
+
+    /// The temporary ID while the object has no primary key (shared with parent and child
+    /// contexts until the root context saves); once it has one, its permanent ID, when kept.
+    var knownID: NSManagedObjectID? {
+        get { bookkeepingRecord?.knownID }
+        set {
+            if newValue != nil {
+                makeBookkeepingRecord().knownID = newValue
+            } else {
+                bookkeepingRecord?.knownID = nil
+            }
+        }
+    }
+
+    /// Keeps `id`, the object's permanent ID, when the object has a record to keep it in.
+    func rememberPermanentID(_ id: NSManagedObjectID) {
+        bookkeepingRecord?.knownID = id
+    }
+
+    /// Drops a permanent ID made before the object's key changed.
+    func forgetPermanentID() {
+        if let record = bookkeepingRecord, record.knownID?.isTemporaryID == false { record.knownID = nil }
+    }
+
+    /// Makes the object's ID now and keeps it, for an object about to leave its context: after
+    /// that, its store may be gone.
+    func keepObjectID() {
+        let id = objectID
+        makeBookkeepingRecord().knownID = id
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import Testing
+@testable import OpenCoreData
+
+/// An object keeps its row's key, version and committed values in one word until it needs more
+/// (`NSManagedObject+RowBookkeeping.swift`): what a user sees of them is the same either way.
+@Suite struct RowBookkeepingTests {
+    /// A store whose item rows have exactly these keys and versions, written into the file.
+    private func stack(_ directory: TemporaryDirectory, rows: [(key: Int64, version: Int64)]) throws -> TestStack {
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        let seeding = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        seeding.persistentStoreCoordinator = stack.coordinator
+        try seeding.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: seeding).setValue("seed", forKey: "name")
+            try seeding.save()
+        }
+        let queue = try GRDBQueue.make(stack.url)
+        try queue.write { db in
+            try db.execute(sql: "DELETE FROM ZTSPITEM")
+            for row in rows {
+                try db.execute(
+                    sql: "INSERT INTO ZTSPITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZDONE, ZCREATEDAT) VALUES (?, 1, ?, ?, 0, 0)",
+                    arguments: [row.key, row.version, "Item \(row.key)"])
+            }
+        }
+        try queue.close()
+        return stack
+    }
+
+    private func versions(at url: URL) throws -> [Int64: Int64] {
+        let queue = try GRDBQueue.make(url)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var versions: [Int64: Int64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT Z_PK, Z_OPT FROM ZTSPITEM") { versions[row[0]] = row[1] }
+            return versions
+        }
+    }
+
+    private func items(in context: NSManagedObjectContext, asFaults: Bool = false) throws -> [NSManagedObject] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        request.returnsObjectsAsFaults = asFaults
+        return try context.fetch(request)
+    }
+
+    @Test func writingAFetchedObjectLeavesItsCommittedValuesAsRead() throws {
+        let directory = TemporaryDirectory()
+        let stack = try stack(directory, rows: [(1, 1), (2, 1)])
+        let context = stack.context
+        try context.performAndWait {
+            for asFaults in [false, true] {
+                let item = try items(in: context, asFaults: asFaults)[0]
+                item.setValue("Renamed", forKey: "name")
+                #expect(item.committedValues(forKeys: ["name"])["name"] as? String == "Item 1")
+                #expect(item.changedValues()["name"] as? String == "Renamed")
+                context.refresh(item, mergeChanges: false)
+                #expect(item.value(forKey: "name") as? String == "Item 1")
+                item.setValue("Renamed again", forKey: "name")
+                context.rollback()
+                #expect(item.value(forKey: "name") as? String == "Item 1")
+                #expect(!item.hasChanges)
+                context.reset()
+            }
+        }
+    }
+
+    @Test func aSavedChangeBecomesTheCommittedValueAndTheNextChangeLeavesIt() throws {
+        let directory = TemporaryDirectory()
+        let stack = try stack(directory, rows: [(1, 1)])
+        let context = stack.context
+        try context.performAndWait {
+            let item = try items(in: context)[0]
+            item.setValue("Saved", forKey: "name")
+            try context.save()
+            #expect(item.committedValues(forKeys: ["name"])["name"] as? String == "Saved")
+            item.setValue("Unsaved", forKey: "name")
+            #expect(item.committedValues(forKeys: ["name"])["name"] as? String == "Saved")
+            let inserted = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+            inserted.setValue("New", forKey: "name")
+            try context.save()
+            inserted.setValue("New, changed", forKey: "name")
+            #expect(inserted.committedValues(forKeys: ["name"])["name"] as? String == "New")
+            #expect(inserted.changedValues()["name"] as? String == "New, changed")
+        }
+    }
+
+    /// Keys of more than 40 bits and versions of more than 16 do not fit the object's word: they
+    /// name the same rows and guard the same saves.
+    @Test func keysAndVersionsTooLargeForOneWordNameAndGuardTheirRows() throws {
+        let directory = TemporaryDirectory()
+        let largeKey: Int64 = 1 << 41 + 5
+        let stack = try stack(directory, rows: [(3, 65_535), (largeKey, 70_000)])
+        let context = stack.context
+        // Held here: the context holds clean objects weakly, as Core Data's does.
+        let held = try context.performAndWait {
+            let held = try items(in: context).sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+            #expect(held.map(\.objectID.primaryKey) == [3, largeKey])
+            #expect(held[1].objectID.uriRepresentation().lastPathComponent == "p\(largeKey)")
+            #expect(context.object(with: held[1].objectID) === held[1])
+            for item in held { item.setValue(true, forKey: "done") }
+            try context.save()
+            return held
+        }
+        #expect(try versions(at: stack.url) == [3: 65_536, largeKey: 70_001])
+
+        // Another writer moves the large row on: the next save of the stale object is refused.
+        let queue = try GRDBQueue.make(stack.url)
+        try queue.write { db in try db.execute(sql: "UPDATE ZTSPITEM SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", arguments: [largeKey]) }
+        try queue.close()
+        let refused = context.performAndWait {
+            held[1].setValue(false, forKey: "done")
+            do {
+                try context.save()
+                return nil as Int?
+            } catch {
+                return (error as NSError).code
+            }
+        }
+        #expect(refused == CocoaError.Code.managedObjectMerge.rawValue)
+    }
+}
