@@ -281,22 +281,14 @@ extension NSManagedObjectContext {
             primaryKey: row.primaryKey, temporary: nil)
         let token = self.token!
         return registry.object(for: key) {
-            let object = Self.newFault(entity, objectClass, store, row)
-            // Before it is registered: the token's registry is the one it leaves when it goes.
-            object.contextToken = token
+            // Joined to the token before it is registered: the token's registry is the one it
+            // leaves when it goes.
+            let object = NSManagedObject.materialize(
+                entity: entity, store: store, primaryKey: row.primaryKey, version: row.version, objectClass: objectClass,
+                token: token)
+            object.cachedRow = row.values
             return object
         }
-    }
-
-    private static func newFault(
-        _ entity: NSEntityDescription, _ objectClass: NSManagedObject.Type?, _ store: NSPersistentStore,
-        _ row: StoreRow
-    ) -> NSManagedObject {
-        let object = NSManagedObject.materialize(
-            entity: entity, store: store, primaryKey: row.primaryKey, objectClass: objectClass)
-        object.cachedRow = row.values
-        object.version = row.version
-        return object
     }
 
     /// Fills a fault from its parent context's view of it, from its store with its whole batch

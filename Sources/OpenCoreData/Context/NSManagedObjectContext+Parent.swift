@@ -91,6 +91,8 @@ extension NSManagedObjectContext {
             // Create every inserted object first, so relationships among them resolve.
             for change in insertions where parent.registeredObject(for: change.id) == nil {
                 let object = change.entity.managedObjectClass.init(entity: change.entity, insertInto: nil)
+                // In the parent before its key: its store is numbered among the parent's stores.
+                object.managedObjectContext = parent
                 if change.id.isTemporaryID {
                     object.temporaryID = change.id
                 } else {
@@ -98,7 +100,6 @@ extension NSManagedObjectContext {
                 }
                 object.slots = SlotRow(repeating: .null, count: change.entity.properties.count)
                 object.faultState = .filled
-                object.managedObjectContext = parent
                 object.flags.insert([.inserted, .insertedInEvent])
                 parent.insertedList.append(object)
                 parent.insertedCount += 1

@@ -120,9 +120,9 @@ struct RowRegistrar {
         // Staging looks in the registry without adding pages to it: a cancelled fetch leaves none.
         let slot = staging == nil ? table.unsafelyUnwrapped.slot(for: primaryKey) : table.unsafelyUnwrapped.existingSlot(for: primaryKey)
         if let slot, let object = PrimaryKeyTable.object(in: slot) { return (object, false) }
-        let object = NSManagedObject.materialize(entity: consume entity, store: store, primaryKey: primaryKey, objectClass: lookup.objectClass)
-        object.version = row.version
-        object.contextToken = context.token
+        let object = NSManagedObject.materialize(
+            entity: consume entity, store: store, primaryKey: primaryKey, version: row.version, objectClass: lookup.objectClass,
+            token: context.token)
         if let staging {
             // The operation holds its staged objects until they are registered.
             staging.slot(for: primaryKey).pointee = .passUnretained(object)

@@ -1,11 +1,13 @@
-/// What an object keeps of its row besides its values: its primary key, the version (`Z_OPT`)
-/// its committed values came with, the committed values, the batch a `fetchBatchSize` fault
-/// fills with, and its ID once made. Only objects that were changed, asked for a temporary ID or
-/// batched need all of it; a fetched or saved object needs its key and version, and its
-/// committed values are its values until it is written to.
+/// What an object keeps of its row besides its values: its primary key, its store, the version
+/// (`Z_OPT`) its committed values came with, the committed values, the batch a
+/// `fetchBatchSize` fault fills with, and its ID once made. Only objects that were changed,
+/// asked for a temporary ID or batched need all of it; a fetched or saved object needs its key,
+/// store and version, and its committed values are its values until it is written to.
 ///
 /// So the object keeps one word, `rowBookkeeping`:
-/// - bit 0 set: the key (bits 24–63) and version (bits 8–23) are in the word itself;
+/// - bit 0 set: the key (bits 24–63), version (bits 8–23) and store, by its number among its
+///   context token's stores (bits 2–7, 0 for none: `ContextToken.storeNumber(of:)`), are in the
+///   word itself;
 /// - bit 0 clear: the word is 0 (key and version 0) or the address of a retained
 ///   `RowBookkeepingRecord` holding everything (addresses are 16-byte aligned: bits 0–3 are free);
 /// - bit 1, in both forms: the committed values are `slotValues` itself. Writing through `slots`
@@ -13,13 +15,16 @@
 final class RowBookkeepingRecord {
     var primaryKey: Int64
     var version: Int64
+    /// Not retained, as `NSManagedObject.storeReference` says.
+    var storeReference: Unmanaged<NSPersistentStore>?
     var committed: SlotRow?
     var fetchBatch: FetchBatch?
     var knownID: NSManagedObjectID?
 
-    init(primaryKey: Int64, version: Int64) {
+    init(primaryKey: Int64, version: Int64, storeReference: Unmanaged<NSPersistentStore>?) {
         self.primaryKey = primaryKey
         self.version = version
+        self.storeReference = storeReference
     }
 }
 
@@ -27,6 +32,8 @@ extension NSManagedObject {
     private static var inlineTag: UInt64 { 1 }
     private static var committedIsValues: UInt64 { 2 }
     private static var addressMask: UInt64 { ~0xF }
+    private static var storeShift: UInt64 { 2 }
+    private static var storeMask: UInt64 { 0x3F << 2 }
     private static var versionShift: UInt64 { 8 }
     private static var keyShift: UInt64 { 24 }
     private static var versionLimit: Int64 { 1 << 16 }
@@ -44,7 +51,7 @@ extension NSManagedObject {
     /// The record, made from what the word holds if the object has none yet.
     private func makeBookkeepingRecord() -> RowBookkeepingRecord {
         if let record = bookkeepingRecord { return record }
-        let record = RowBookkeepingRecord(primaryKey: primaryKey, version: version)
+        let record = RowBookkeepingRecord(primaryKey: primaryKey, version: version, storeReference: storeReference)
         let address = UInt64(UInt(bitPattern: Unmanaged.passRetained(record).toOpaque()))
         rowBookkeeping = address | (rowBookkeeping & Self.committedIsValues)
         return record
@@ -66,7 +73,7 @@ extension NSManagedObject {
             if bits & Self.inlineTag != 0 { return Int64(bitPattern: bits >> Self.keyShift) }
             return bookkeepingRecord?.primaryKey ?? 0
         }
-        set { setRowKey(newValue, version: version) }
+        set { setRowKey(newValue, version: version, storeBits: rowBookkeeping & Self.storeMask) }
     }
 
     /// `Z_OPT` of the row the committed values came from.
@@ -76,18 +83,63 @@ extension NSManagedObject {
             if bits & Self.inlineTag != 0 { return Int64(bitPattern: (bits >> Self.versionShift) & 0xFFFF) }
             return bookkeepingRecord?.version ?? 0
         }
-        set { setRowKey(primaryKey, version: newValue) }
+        set { setRowKey(primaryKey, version: newValue, storeBits: rowBookkeeping & Self.storeMask) }
     }
 
-    private func setRowKey(_ key: Int64, version: Int64) {
+    /// The store of the object's row. Not retained (a retain per fetched object would cost two
+    /// atomic operations on one shared count): while the object's context lives, its coordinator
+    /// keeps every store it ever held, removed ones too. Read through `store` only while the
+    /// context lives; after, `objectID` finds the store's identity by this address in what the
+    /// context left its token, without reading the store.
+    var storeReference: Unmanaged<NSPersistentStore>? {
+        let bits = rowBookkeeping
+        if bits & Self.inlineTag != 0 {
+            let number = Int((bits & Self.storeMask) >> Self.storeShift)
+            return number == 0 ? nil : contextToken.unsafelyUnwrapped.numberedStore(number)
+        }
+        return bookkeepingRecord?.storeReference
+    }
+
+    /// Gives the object its row's store, key and version.
+    ///
+    /// - Parameters:
+    ///   - store: The store of the row; numbered among the stores of the object's context token
+    ///     when it has one (an object without keeps it in its record).
+    ///   - primaryKey: The row's key.
+    ///   - version: The row's `Z_OPT` the object's committed values have.
+    func setRow(store: NSPersistentStore, primaryKey: Int64, version: Int64) {
+        let reference = Unmanaged.passUnretained(store)
+        if bookkeepingRecord == nil, let token = contextToken {
+            let number = token.storeNumber(of: reference)
+            if number != 0 {
+                setRowKey(primaryKey, version: version, storeBits: UInt64(number) << Self.storeShift)
+                return
+            }
+        }
+        let record = makeBookkeepingRecord()
+        record.storeReference = reference
+        record.primaryKey = primaryKey
+        record.version = version
+    }
+
+    /// Moves a store kept by number into the record, before the object changes context token.
+    func moveStoreToRecord() {
+        if rowBookkeeping & Self.inlineTag != 0, rowBookkeeping & Self.storeMask != 0 { _ = makeBookkeepingRecord() }
+    }
+
+    private func setRowKey(_ key: Int64, version: Int64, storeBits: UInt64) {
         if let record = bookkeepingRecord {
             record.primaryKey = key
             record.version = version
         } else if key >= 0, key < Self.keyLimit, version >= 0, version < Self.versionLimit {
-            rowBookkeeping = UInt64(key) << Self.keyShift | UInt64(version) << Self.versionShift
+            rowBookkeeping = UInt64(key) << Self.keyShift | UInt64(version) << Self.versionShift | storeBits
                 | (rowBookkeeping & Self.committedIsValues) | Self.inlineTag
         } else {
+            // The record takes the store from the word as it is, then the key and version.
             let record = makeBookkeepingRecord()
+            if storeBits != rowBookkeeping & Self.storeMask, storeBits != 0 {
+                record.storeReference = contextToken.unsafelyUnwrapped.numberedStore(Int(storeBits >> Self.storeShift))
+            }
             record.primaryKey = key
             record.version = version
         }

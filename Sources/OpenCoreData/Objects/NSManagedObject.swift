@@ -19,9 +19,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             if let contextToken, contextToken !== token, let key = keyFromState {
                 contextToken.registry.forget(Unmanaged.passUnretained(self).toOpaque(), key: key)
             }
+            guard contextToken !== token else { return }
             // Without a context its ID can no longer be made from its store, which may go: it
             // keeps the one made now.
             if token == nil, primaryKey != 0 { keepObjectID() }
+            // Its store's number is the old token's: the store moves to a record first.
+            moveStoreToRecord()
             contextToken = token
         }
     }
@@ -40,10 +43,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     // Declared right after `slotValues`, so that they sit in its two bytes of tail padding.
     @exclusivity(unchecked) var faultState: FaultState = .fresh
     @exclusivity(unchecked) var flags: Flags = []
-    /// The object's row key, version and committed values, in one word while they are what a
-    /// fetched or saved object has, else through a record only such objects allocate
+    /// The object's row key, version, store and committed values, in one word while they are
+    /// what a fetched or saved object has, else through a record only other objects allocate
     /// (`NSManagedObject+RowBookkeeping.swift`). Fields of their own for the committed values,
-    /// version, key, batch and ID made every object a 112-byte allocation; this makes it 80.
+    /// version, key, store, batch and ID made every object a 112-byte allocation; this makes it 64.
     @exclusivity(unchecked) var rowBookkeeping: UInt64 = 0
     /// A fault's values fetched with its row: the fault fills from these without touching the
     /// store. They are the fault's `slots` (a fault has no other values), which saves a field.
@@ -51,17 +54,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         get { faultState == .fault && !slotValues.isEmpty ? slotValues : nil }
         set { slots = newValue ?? SlotRow() }
     }
-    /// The store of the object's row. Not retained (a retain per fetched object would cost two
-    /// atomic operations on one shared count): while the object's context lives, its coordinator
-    /// keeps every store it ever held, removed ones too. Read through `store` only while the
-    /// context lives; after, `objectID` finds the store's identity by this address in what the
-    /// context left its token, without reading the store.
-    @exclusivity(unchecked) var storeReference: Unmanaged<NSPersistentStore>?
     /// The store of the object's row, for a context the object belongs to (see `storeReference`).
-    var store: NSPersistentStore? {
-        get { storeReference?.takeUnretainedValue() }
-        set { storeReference = newValue.map(Unmanaged.passUnretained) }
-    }
+    var store: NSPersistentStore? { storeReference?.takeUnretainedValue() }
     /// The temporary ID, while the object has no primary key.
     var temporaryID: NSManagedObjectID? {
         get { primaryKey == 0 ? knownID : nil }
@@ -133,13 +127,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// `objectClass` is the entity's `managedObjectClass`, for callers that looked it up once for
     /// many rows (the lookup takes a lock). `entity` is consumed: the caller's reference becomes
     /// the object's, saving an atomic retain and release per fetched row.
+    /// The object joins `token`'s context first: its store is numbered among the token's.
     static func materialize(
-        entity: consuming NSEntityDescription, store: NSPersistentStore?, primaryKey: Int64,
-        objectClass: NSManagedObject.Type? = nil
+        entity: consuming NSEntityDescription, store: NSPersistentStore?, primaryKey: Int64, version: Int64 = 0,
+        objectClass: NSManagedObject.Type? = nil, token: ContextToken
     ) -> NSManagedObject {
         let object = (objectClass ?? entity.managedObjectClass).init(entity: entity, insertInto: nil)
-        object.store = store
-        object.primaryKey = primaryKey
+        object.contextToken = token
+        if let store { object.setRow(store: store, primaryKey: primaryKey, version: version) }
         object.faultState = .fault
         return object
     }
@@ -200,8 +195,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// Gives the object its permanent identity after its row was written or its key reserved.
     func assignPermanentID(store: NSPersistentStore, primaryKey: Int64) {
-        self.store = store
-        self.primaryKey = primaryKey
+        setRow(store: store, primaryKey: primaryKey, version: version)
         // A permanent ID made before is of another key; a temporary one is read by the caller.
         forgetPermanentID()
     }

@@ -26,7 +26,7 @@ import Glibc
         max(32, (size + 8 + 15) & ~15)
     }
 
-    @Test func aFetchedObjectIsOneAllocationOf80Bytes() throws {
+    @Test func aFetchedObjectIsOneAllocationOf64Bytes() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(model: TestModels.todo(), directory: directory)
         try stack.context.performAndWait {
@@ -42,7 +42,7 @@ import Glibc
             #expect(items.count == 20)
             let size = Self.instanceSize(of: type(of: items[0]))
             #expect(size >= 16, "a Swift object has at least its 16-byte header")
-            #expect(Self.chunkSize(forRequest: size) <= 80)
+            #expect(Self.chunkSize(forRequest: size) <= 64)
             for item in items {
                 #expect(item.value(forKey: "name") as? String != nil)
                 #expect(item.isFault == false)

@@ -120,4 +120,41 @@ import Testing
         }
         #expect(refused == CocoaError.Code.managedObjectMerge.rawValue)
     }
+
+    /// An object names its store by a number among its context's stores, of which there are 63:
+    /// a context that met more keeps the others in objects' records. Either way each object's
+    /// ID names its own store, also once the store left the coordinator.
+    @Test func objectsOfMoreStoresThanNumbersKeepTheirOwnStore() throws {
+        let directory = TemporaryDirectory()
+        let model = TestModels.todo()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let count = ContextToken.storeNumbers + 5
+        var stores: [NSPersistentStore] = []
+        var objects: [NSManagedObject] = []
+        for index in 0..<count {
+            let store = try coordinator.addPersistentStore(type: .inMemory, at: directory.file("Store\(index)"))
+            let object = try context.performAndWait {
+                let object = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+                object.setValue("Item \(index)", forKey: "name")
+                try context.save()
+                return object
+            }
+            // The next store is the only one new objects can go to.
+            if index < count - 1 { try coordinator.remove(store) }
+            stores.append(store)
+            objects.append(object)
+        }
+        context.performAndWait {
+            for (object, store) in zip(objects, stores) {
+                // Removed stores' IDs keep their store's identity (its UUID), not the store.
+                #expect(object.objectID.uriRepresentation().host == store.identifier)
+                #expect(object.objectID.primaryKey == 1)
+                #expect(context.registeredObject(for: object.objectID) === object)
+            }
+            #expect(Set(objects.map(\.objectID)).count == count)
+            #expect(objects.last?.objectID.persistentStore === stores.last)
+        }
+    }
 }
