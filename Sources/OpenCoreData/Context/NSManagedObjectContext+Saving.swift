@@ -185,9 +185,8 @@ extension NSManagedObjectContext {
         for object in updated { object.didSave() }
         for object in deleted {
             object.didSave()
-            // Its ID stays as it was (Core Data's deleted objects keep theirs): made now, while
-            // the store is surely alive, as the object leaves the context that guarantees it.
-            _ = object.objectID
+            // Its ID stays as it was (Core Data's deleted objects keep theirs): leaving the
+            // context that guarantees its store, it keeps the ID made now (`managedObjectContext`).
             object.managedObjectContext = nil
         }
         var userInfo: [AnyHashable: Any] = [

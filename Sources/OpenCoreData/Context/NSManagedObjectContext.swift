@@ -241,6 +241,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             pendingDeletions.removeAll { $0 === object }
         }
         undoManager?.registerUndo(withTarget: object) { [unowned self] in self.delete($0) }
+        // An object of a context that was reset or released (an undone delete after a reset)
+        // names its store by the old token's number: the store moves to its record first.
+        if object.contextToken !== token { object.moveStoreToRecord() }
         object.contextToken = token
         // Listed by this event as inserted, an object is not listed as updated too.
         object.flags.insert(reinserted ? .inserted : [.inserted, .insertedInEvent])
@@ -527,7 +530,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in Array(updatedMap.values) + deletedList {
             object.flags = []
             if let committed = object.committed {
-                object.slots = committed
+                // As committed values, not a write: values that are already the committed ones
+                // are not moved aside first.
+                object.takeCommittedValues(committed)
             } else {
                 object.slots = SlotRow()
                 object.faultState = .fault

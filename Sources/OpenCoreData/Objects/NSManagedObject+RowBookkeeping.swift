@@ -53,6 +53,9 @@ extension NSManagedObject {
         if let record = bookkeepingRecord { return record }
         let record = RowBookkeepingRecord(primaryKey: primaryKey, version: version, storeReference: storeReference)
         let address = UInt64(UInt(bitPattern: Unmanaged.passRetained(record).toOpaque()))
+        // The word's low four bits are its tags: Swift objects are 16-byte aligned on the
+        // 64-bit platforms the package supports.
+        precondition(address & ~Self.addressMask == 0, "A bookkeeping record is not 16-byte aligned")
         rowBookkeeping = address | (rowBookkeeping & Self.committedIsValues)
         return record
     }
@@ -135,9 +138,11 @@ extension NSManagedObject {
             rowBookkeeping = UInt64(key) << Self.keyShift | UInt64(version) << Self.versionShift | storeBits
                 | (rowBookkeeping & Self.committedIsValues) | Self.inlineTag
         } else {
-            // The record takes the store from the word as it is, then the key and version.
+            // The record takes the store from the word as it is; the store `storeBits` names
+            // (the same or another) replaces it. Read from `storeBits`, not from the word: the
+            // word holds the record's address once it is made.
             let record = makeBookkeepingRecord()
-            if storeBits != rowBookkeeping & Self.storeMask, storeBits != 0 {
+            if storeBits != 0 {
                 record.storeReference = contextToken.unsafelyUnwrapped.numberedStore(Int(storeBits >> Self.storeShift))
             }
             record.primaryKey = key

@@ -157,4 +157,79 @@ import Testing
             #expect(objects.last?.objectID.persistentStore === stores.last)
         }
     }
+
+    /// Store files named `S0.sqlite`… whose items have `keys`, named after their store.
+    private func storeFiles(_ count: Int, keys: [Int64], in directory: TemporaryDirectory) throws -> [URL] {
+        try (0..<count).map { index in
+            let name = "S\(index).sqlite"
+            let seeded = try TestStack(model: TestModels.todo(), directory: directory, name: name)
+            try seeded.context.performAndWait {
+                NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: seeded.context).setValue("seed", forKey: "name")
+                try seeded.context.save()
+            }
+            try seeded.coordinator.remove(seeded.store)
+            let queue = try GRDBQueue.make(seeded.url)
+            try queue.write { db in
+                try db.execute(sql: "DELETE FROM ZTSPITEM")
+                for key in keys {
+                    try db.execute(
+                        sql: "INSERT INTO ZTSPITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZDONE, ZCREATEDAT) VALUES (?, 1, 1, ?, 0, 0)",
+                        arguments: [key, "S\(index) \(key)"])
+                }
+            }
+            try queue.close()
+            return seeded.url
+        }
+    }
+
+    /// Keys too large for the word go to a record with their store, whatever the store's number.
+    @Test func rowsOfLargeKeysInSeveralStoresNameTheirOwnStore() throws {
+        let directory = TemporaryDirectory()
+        let keys = (0..<40).map { (Int64(1) << 41) + Int64($0) }
+        let urls = try storeFiles(6, keys: keys, in: directory)
+        let model = TestModels.todo()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let stores = try urls.map { try coordinator.addPersistentStore(type: .sqlite, at: $0) }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let named = try context.performAndWait {
+            let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))
+            return objects.map { ($0, $0.value(forKey: "name") as? String ?? "") }
+        }
+        #expect(named.count == stores.count * keys.count)
+        context.performAndWait {
+            for (object, name) in named {
+                let parts = name.split(separator: " ")
+                let store = stores[Int(parts[0].dropFirst()) ?? 0]
+                #expect(object.objectID.uriRepresentation().host == store.identifier, "\(name)")
+                #expect(object.objectID.primaryKey == Int64(parts[1]))
+                #expect(context.registeredObject(for: object.objectID) === object)
+            }
+        }
+    }
+
+    /// An object that outlived a reset names its store by the old token's number; inserted again,
+    /// after the new token numbered another store first, it still names its own.
+    @Test func anObjectInsertedAgainAfterAResetKeepsItsStore() throws {
+        let directory = TemporaryDirectory()
+        let urls = try storeFiles(2, keys: [1], in: directory)
+        let model = TestModels.todo()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let stores = try urls.map { try coordinator.addPersistentStore(type: .sqlite, at: $0) }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let host = try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
+            request.affectedStores = [stores[0]]
+            let fetched = try context.fetch(request)
+            let first = try #require(fetched.first)
+            context.reset()
+            request.affectedStores = [stores[1]]
+            let second = try context.fetch(request)
+            #expect(second.first?.objectID.uriRepresentation().host == stores[1].identifier)
+            context.insert(first)
+            return first.objectID.uriRepresentation().host
+        }
+        #expect(host == stores[0].identifier)
+    }
 }
