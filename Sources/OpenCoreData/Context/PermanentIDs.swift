@@ -15,6 +15,11 @@ final class PermanentIDs: @unchecked Sendable {
     private let identity: StoreIdentity
     private let done = DispatchSemaphore(value: 0)
     private var waited = false
+    /// The list by position stays although objects keep their IDs only with a bookkeeping
+    /// record: a save that made only the set took a million-object insert from 2.06× raw SQLite
+    /// to 2.45× (interleaved runs, 2026-11-30), likely because the list lets the IDs go in the
+    /// order they were made, on the thread that releases the save's leftovers, and the set alone
+    /// lets them go in hash order.
     private var made: (ids: [NSManagedObjectID?], set: Set<NSManagedObjectID>) = ([], [])
 
     /// Starts making the IDs of `objects` with `keys` (0 for an object whose key the write did
