@@ -204,29 +204,26 @@ extension NSManagedObject {
         slotValues = values
     }
 
+    /// Sets a field only the record holds: a value makes the record, nil needs none.
+    private func setRecordField<Value>(_ field: ReferenceWritableKeyPath<RowBookkeepingRecord, Value?>, to value: Value?) {
+        if value != nil {
+            makeBookkeepingRecord()[keyPath: field] = value
+        } else {
+            bookkeepingRecord?[keyPath: field] = nil
+        }
+    }
+
     /// For a fault returned by a fetch with `fetchBatchSize`: the batch filled with it.
     var fetchBatch: FetchBatch? {
         get { bookkeepingRecord?.fetchBatch }
-        set {
-            if newValue != nil {
-                makeBookkeepingRecord().fetchBatch = newValue
-            } else {
-                bookkeepingRecord?.fetchBatch = nil
-            }
-        }
+        set { setRecordField(\.fetchBatch, to: newValue) }
     }
 
     /// The temporary ID while the object has no primary key (shared with parent and child
     /// contexts until the root context saves); once it has one, its permanent ID, when kept.
     var knownID: NSManagedObjectID? {
         get { bookkeepingRecord?.knownID }
-        set {
-            if newValue != nil {
-                makeBookkeepingRecord().knownID = newValue
-            } else {
-                bookkeepingRecord?.knownID = nil
-            }
-        }
+        set { setRecordField(\.knownID, to: newValue) }
     }
 
     /// Keeps `id`, the object's permanent ID, when the object has a record to keep it in.

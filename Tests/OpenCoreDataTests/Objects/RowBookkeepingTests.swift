@@ -15,17 +15,22 @@ import Testing
             NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: seeding).setValue("seed", forKey: "name")
             try seeding.save()
         }
-        let queue = try GRDBQueue.make(stack.url)
+        try replaceItems(at: stack.url, with: rows.map { ($0.key, $0.version, "Item \($0.key)") })
+        return stack
+    }
+
+    /// Writes exactly these item rows into the store file at `url`, instead of the ones it has.
+    private func replaceItems(at url: URL, with rows: [(key: Int64, version: Int64, name: String)]) throws {
+        let queue = try GRDBQueue.make(url)
         try queue.write { db in
             try db.execute(sql: "DELETE FROM ZTSPITEM")
             for row in rows {
                 try db.execute(
                     sql: "INSERT INTO ZTSPITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZDONE, ZCREATEDAT) VALUES (?, 1, ?, ?, 0, 0)",
-                    arguments: [row.key, row.version, "Item \(row.key)"])
+                    arguments: [row.key, row.version, row.name])
             }
         }
         try queue.close()
-        return stack
     }
 
     private func versions(at url: URL) throws -> [Int64: Int64] {
@@ -168,16 +173,7 @@ import Testing
                 try seeded.context.save()
             }
             try seeded.coordinator.remove(seeded.store)
-            let queue = try GRDBQueue.make(seeded.url)
-            try queue.write { db in
-                try db.execute(sql: "DELETE FROM ZTSPITEM")
-                for key in keys {
-                    try db.execute(
-                        sql: "INSERT INTO ZTSPITEM (Z_PK, Z_ENT, Z_OPT, ZNAME, ZDONE, ZCREATEDAT) VALUES (?, 1, 1, ?, 0, 0)",
-                        arguments: [key, "S\(index) \(key)"])
-                }
-            }
-            try queue.close()
+            try replaceItems(at: seeded.url, with: keys.map { ($0, 1, "S\(index) \($0)") })
             return seeded.url
         }
     }
