@@ -57,8 +57,9 @@ let package = Package(
         // zlib, the system's: a store's model cache (Z_MODELCACHE) is a raw DEFLATE stream, and
         // Foundation on Linux has no decompression API. Debian: zlib1g-dev.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        // One C function: the Swift runtime's conditional retain, which Swift code may not name,
-        // for the context's registry that holds objects weakly without a side table each.
+        // The Swift runtime's conditional retain and unowned counts, which Swift code may not name:
+        // the context's registry holds objects weakly without a side table each, and so does a
+        // SwiftData model's managed object its model.
         .target(name: "CSwiftRetain"),
         .target(
             name: "OpenCoreData",
@@ -104,7 +105,7 @@ let package = Package(
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
-        .target(name: "OpenSwiftData", dependencies: ["OpenCoreData", "OpenSwiftDataMacros"]),
+        .target(name: "OpenSwiftData", dependencies: ["OpenCoreData", "OpenSwiftDataMacros", "CSwiftRetain"]),
         // The macro's expansions and diagnostics, with swift-syntax's own expansion assertions.
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

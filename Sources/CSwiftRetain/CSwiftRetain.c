@@ -8,3 +8,11 @@
 extern void *swift_tryRetain(void *object);
 
 bool ocd_try_retain(void *object) { return swift_tryRetain(object) != NULL; }
+
+// Also the runtime's: the counts an `unowned` reference keeps in the object's header.
+extern void *swift_unownedRetain(void *object);
+extern void swift_unownedRelease(void *object);
+
+void ocd_unowned_retain(void *object) { (void)swift_unownedRetain(object); }
+
+void ocd_unowned_release(void *object) { swift_unownedRelease(object); }

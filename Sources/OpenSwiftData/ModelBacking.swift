@@ -41,6 +41,21 @@ public enum _ModelBacking {
         }
     }
 
+    /// The box of the model's Observation registrar, made when `making` and there is none; nil
+    /// when there is none and not `making`. A detached model that shares the empty storage of
+    /// models given no value gets storage of its own for it.
+    mutating func registrarBox(making: Bool) -> RegistrarBox? {
+        switch self {
+        case .managed(let object): return making ? object.observation.box : object.observation.existing
+        case .detached(let values):
+            guard values === DetachedValues.none else { return making ? values.observation.box : values.observation.existing }
+            guard making else { return nil }
+            let own = DetachedValues(count: 0)
+            self = .detached(own)
+            return own.observation.box
+        }
+    }
+
     /// The managed object, once the model is in a context.
     var managedObject: ModelManagedObject? {
         guard case .managed(let object) = self else { return nil }
@@ -54,6 +69,8 @@ public enum _ModelBacking {
 public final class DetachedValues {
     // Unchecked exclusivity: a detached model is used on one thread, as every model.
     @exclusivity(unchecked) @usableFromInline var values: [DetachedValue?]
+    /// The model's Observation registrar until it is inserted (its managed object's after).
+    let observation = ObservationSlot()
 
     /// The storage of every model given no value yet; never written (`setDetached` replaces it).
     nonisolated(unsafe) static let none = DetachedValues(count: 0)
@@ -91,7 +108,17 @@ public final class DetachedValues {
 /// The managed object behind a model object: remembers its model (weakly, since the model holds
 /// it), so that a relationship or a fetch hands out the same model while someone holds it.
 public final class ModelManagedObject: NSManagedObject {
-    weak var owner: (any PersistentModel)?
+    /// The model standing for this object, weakly (`ModelOwnerReference`).
+    private var ownerReference = ModelOwnerReference()
+    /// The Observation registrar of the model standing for this object: kept here rather than in
+    /// the model, which is then two words.
+    let observation = ObservationSlot()
+
+    /// The model standing for this object, while it exists.
+    var owner: (any PersistentModel)? {
+        get { ownerReference.model }
+        set { ownerReference.set(newValue) }
+    }
 
     /// A final class that overrides no validation method: a save checks its values against the
     /// model's rules directly, as for `NSManagedObject` itself.
@@ -100,9 +127,9 @@ public final class ModelManagedObject: NSManagedObject {
     /// The model standing for this object, made (as `Model`, without calling the user's
     /// initializer) when there is none.
     func model<Model: PersistentModel>(as type: Model.Type) -> Model {
-        if let owner = owner as? Model { return owner }
+        if let owner = ownerReference.model(as: Model.self) { return owner }
         let made = ModelMaterialization.make(Model.self, standingFor: self)
-        owner = made
+        ownerReference.set(made)
         return made
     }
 

@@ -47,6 +47,7 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         guard let plan = insertPlan(for: type(of: model)) else { return nil }
         let object = ModelManagedObject(entity: plan.entity, insertInto: self)
         object.owner = model
+        object.observation.adopt(values.observation)
         // Attached before its values are copied, so that a cycle of new models ends here.
         model.persistentBackingData = .managed(object)
         for property in plan.properties {

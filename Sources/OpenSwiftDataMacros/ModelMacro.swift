@@ -53,7 +53,6 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             // Unchecked exclusivity, as a managed object's state: a model is confined to its context's
             // actor, and every property read and write goes through this variable.
             "@OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: \(raw: type.name.text).self)",
-            "@OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()",
             """
             public required init(backingData: OpenSwiftData._ModelBacking) {
                 \(raw: (initialized + ["persistentBackingData = backingData"]).joined(separator: "\n"))

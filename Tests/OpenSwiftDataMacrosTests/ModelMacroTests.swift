@@ -48,8 +48,6 @@ import Testing
 
                 @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Trip.self)
 
-                @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
-
                 public required init(backingData: OpenSwiftData._ModelBacking) {
                     _name = OpenSwiftData._PersistedStorage()
                     _stops = OpenSwiftData._PersistedStorage()
@@ -93,11 +91,11 @@ import Testing
                         _stops = OpenSwiftData._PersistedStorage()
                     }
                     get {
-                        _$observationRegistrar.access(self, keyPath: \\.stops)
+                        self._observationAccess(\\.stops)
                         return self._persistedValue(index: 2, key: "stops")
                     }
                     set {
-                        _$observationRegistrar.withMutation(of: self, keyPath: \\.stops) {
+                        self._observationMutation(of: \\.stops) {
                             self._setPersistedValue(newValue, index: 2, key: "stops")
                         }
                     }
@@ -120,8 +118,6 @@ import Testing
                 init(code: String) { self.code = code }
 
                 @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Tag.self)
-
-                @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
 
                 public required init(backingData: OpenSwiftData._ModelBacking) {
                     persistentBackingData = backingData
@@ -158,8 +154,6 @@ import Testing
                 var (a, b) = (1, 2)
 
                 @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Pair.self)
-
-                @OpenSwiftData.Transient private let _$observationRegistrar = OpenSwiftData._ObservationRegistrar()
 
                 public required init(backingData: OpenSwiftData._ModelBacking) {
                     persistentBackingData = backingData

@@ -218,6 +218,27 @@ import OpenSwiftData
         #expect(nightsChanged.isSet && !budgetChanged.isSet)
         #expect(fetched.nights == 5 && fetched.budget == 10)
     }
+
+    /// An observer of a model before it is inserted still hears of its changes after, also once
+    /// the model is saved.
+    @Test func aModelObservedBeforeItsInsertIsObservedAfter() throws {
+        let context = ModelContext(try container())
+        let trip = Trip(name: "Tallinn")
+        let changed = Flag()
+        withObservationTracking { _ = trip.nights } onChange: { changed.set() }
+        context.insert(trip)
+        #expect(!changed.isSet)
+        trip.nights = 6
+        #expect(changed.isSet)
+
+        let stop = Stop(place: "Tartu", order: 1)
+        let stopChanged = Flag()
+        withObservationTracking { _ = stop.order } onChange: { stopChanged.set() }
+        context.insert(stop)
+        try context.save()
+        stop.order = 2
+        #expect(stopChanged.isSet && stop.order == 2)
+    }
 }
 
 /// A flag set from an `onChange` closure, which must be `Sendable`.

@@ -8,4 +8,14 @@
 /// registry holds objects weakly by address and must not hand out one on its way out.
 bool ocd_try_retain(void *object);
 
+/// Keeps the memory of the Swift object at `object` (not the object: it may still be
+/// deinitialized) until `ocd_unowned_release`, as an `unowned` reference does: `ocd_try_retain`
+/// may then be asked about it at any time. A model's managed object refers to its model this way,
+/// without the side table a `weak` reference would give every model.
+void ocd_unowned_retain(void *object);
+
+/// Gives up what `ocd_unowned_retain` kept; the object's memory goes with the last such
+/// reference once it is deinitialized.
+void ocd_unowned_release(void *object);
+
 #endif
