@@ -33,6 +33,7 @@ let package = Package(
             name: "bench",
             dependencies: [
                 "BenchmarkSupport",
+                "CAllocationCount",
                 .product(name: "OpenCoreData", package: "OpenCoreData"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -81,6 +82,9 @@ let package = Package(
             dependencies: ["CHeapStats", .product(name: "OpenCoreData", package: "OpenCoreData"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // glibc's mallinfo2, which Swift's Glibc module does not export: bytes in use on the heap.
         .target(name: "CHeapStats"),
+        // The malloc family in front of glibc's, counting allocations while asked: `bench` only,
+        // so that the other programs keep glibc's own.
+        .target(name: "CAllocationCount"),
         // The tests' throwaway PostgreSQL server (initdb, pg_ctl), the same sources through a
         // symbolic link: a test-only target of the root package is no product to depend on.
         .target(name: "BenchScratchServer"),

@@ -38,6 +38,9 @@ struct Bench: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Measure the public benchmark shapes (RealmVsSwiftData, Northwind, GRDB's; issue 43): on by default with every case, off with --only. `--only '' --shapes` runs them alone.")
     var shapes: Bool?
 
+    @Flag(inversion: .prefixedNo, help: "Count the heap allocations of each step of an object's life (insert, save, fetch, change, delete; issue 43): on by default with every case, off with --only.")
+    var allocations: Bool?
+
     @Option(help: "Multiplies the public shapes' published sizes (CI's smoke run: 0.01).")
     var shapeScale: Double = 1
 
@@ -122,6 +125,11 @@ struct Bench: ParsableCommand {
             log("Public benchmark shapes…")
             shapeLines = try PublicShapes.measure(PublicShapes.all(scale: shapeScale), runs: runs, scratch: scratch, log: log)
         }
+        var allocationLines: [ObjectAllocations.Line] = []
+        if allocations ?? (only == nil) {
+            log("Allocations per object…")
+            allocationLines = try ObjectAllocations.measure(fixture: harness.fixture, scratch: scratch)
+        }
         let heap = warmHeap ? "warm heap (freed pages kept between runs)" : "each run from a trimmed heap"
         print("OpenCoreData benchmarks: \(rows) rows, median of \(runs) runs per case and way, \(heap), SQLite \(String(cString: sqlite3_libversion())), release build")
         if !cases.isEmpty {
@@ -135,6 +143,10 @@ struct Bench: ParsableCommand {
         if !accessorLines.isEmpty {
             print("")
             print(AccessorCalls.render(accessorLines, count: accessorObjects, runs: runs))
+        }
+        if !allocationLines.isEmpty {
+            print("")
+            print(ObjectAllocations.render(allocationLines))
         }
         if let responsivenessReport {
             print("")
