@@ -143,6 +143,28 @@ package enum PredicateEvaluator {
         if type == .matches { return RegexCache.shared.matches(text, pattern: pattern, caseInsensitive: ci, diacriticInsensitive: di) }
         let t = Array(ValueComparison.fold(text, caseInsensitive: ci, diacriticInsensitive: di).unicodeScalars)
         let p = Array(ValueComparison.fold(pattern, caseInsensitive: ci, diacriticInsensitive: di).unicodeScalars)
+        return compare(type, t, p, star: "*", one: "?", escape: "\\")
+    }
+
+    /// `stringOperator` on the UTF-8 bytes of an ASCII text and pattern, making no string: folding
+    /// ASCII changes only its case (diacritic folding leaves it as it is), so the folded scalars are
+    /// the bytes, lowercased when case is folded. Nil when either is not ASCII, or for MATCHES.
+    ///
+    /// - Complexity: O(text × pattern) for LIKE and CONTAINS, O(pattern) otherwise.
+    static func asciiStringOperator(
+        _ type: NSComparisonPredicate.Operator, _ text: UnsafeBufferPointer<UInt8>, _ pattern: UnsafeBufferPointer<UInt8>, _ ci: Bool
+    ) -> Bool? {
+        guard type != .matches, text.allSatisfy({ $0 < 0x80 }), pattern.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let star = UInt8(ascii: "*"), one = UInt8(ascii: "?"), escape = UInt8(ascii: "\\")
+        guard ci else { return compare(type, text, pattern, star: star, one: one, escape: escape) }
+        let lower = { (byte: UInt8) in byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        return compare(type, text.lazy.map(lower), pattern.lazy.map(lower), star: star, one: one, escape: escape)
+    }
+
+    /// BEGINSWITH, ENDSWITH, CONTAINS or LIKE on folded text and pattern, element by element.
+    private static func compare<T: RandomAccessCollection, P: RandomAccessCollection>(
+        _ type: NSComparisonPredicate.Operator, _ t: T, _ p: P, star: T.Element, one: T.Element, escape: T.Element
+    ) -> Bool where T.Element == P.Element, T.Element: Equatable, T.Index == Int, P.Index == Int {
         // An empty string begins, ends or is contained in no string, as NSString's `hasPrefix:`
         // and `rangeOfString:` answer on Apple platforms (Swift's `hasPrefix("")` answers true).
         if p.isEmpty, type != .like { return false }
@@ -151,49 +173,56 @@ package enum PredicateEvaluator {
         case .endsWith: return t.reversed().starts(with: p.reversed())
         case .contains:
             guard p.count <= t.count else { return false }
-            return (0...(t.count - p.count)).contains { t[$0..<($0 + p.count)].elementsEqual(p) }
-        case .like: return like(t, p)
+            let first = t.startIndex
+            return (0...(t.count - p.count)).contains { t[(first + $0)..<(first + $0 + p.count)].elementsEqual(p) }
+        case .like: return like(t, p, star: star, one: one, escape: escape)
         default: return false
         }
     }
 
     /// LIKE: `*` matches any run of characters, `?` exactly one, `\` escapes the next one.
     static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
+        like(text, pattern, star: "*", one: "?", escape: "\\")
+    }
+
+    /// LIKE on any elements, with the wildcards and escape given as elements.
+    private static func like<T: RandomAccessCollection, P: RandomAccessCollection>(
+        _ text: T, _ pattern: P, star: T.Element, one: T.Element, escape: T.Element
+    ) -> Bool where T.Element == P.Element, T.Element: Equatable, T.Index == Int, P.Index == Int {
+        let text0 = text.startIndex, pattern0 = pattern.startIndex
         var t = 0
         var p = 0
-        var star: (pattern: Int, text: Int)?
+        var starred: (pattern: Int, text: Int)?
         while t < text.count {
             if p < pattern.count {
-                switch pattern[p] {
-                case "*":
-                    star = (p, t)
+                let element = pattern[pattern0 + p]
+                if element == star {
+                    starred = (p, t)
                     p += 1
                     continue
-                case "?":
+                } else if element == one {
                     t += 1
                     p += 1
                     continue
-                case "\\" where p + 1 < pattern.count:
-                    if pattern[p + 1] == text[t] {
+                } else if element == escape, p + 1 < pattern.count {
+                    if pattern[pattern0 + p + 1] == text[text0 + t] {
                         t += 1
                         p += 2
                         continue
                     }
-                default:
-                    if pattern[p] == text[t] {
-                        t += 1
-                        p += 1
-                        continue
-                    }
+                } else if element == text[text0 + t] {
+                    t += 1
+                    p += 1
+                    continue
                 }
             }
-            guard let s = star else { return false }
+            guard let s = starred else { return false }
             // Let the last `*` swallow one more character and retry.
-            star = (s.pattern, s.text + 1)
+            starred = (s.pattern, s.text + 1)
             p = s.pattern + 1
             t = s.text + 1
         }
-        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        while p < pattern.count, pattern[pattern0 + p] == star { p += 1 }
         return p == pattern.count
     }
 

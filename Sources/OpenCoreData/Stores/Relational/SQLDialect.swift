@@ -76,8 +76,6 @@ package struct SQLEvaluatorFunctions: Sendable {
     /// `string(text, pattern, operator, flags)`: BEGINSWITH, ENDSWITH, CONTAINS or LIKE (by
     /// `NSComparisonPredicate.Operator` raw value) as the evaluator decides it; 0 for NULL.
     package var string: String
-    /// `isASCII(text)`: 1 when the text is ASCII with no NUL character.
-    package var isASCII: String
     /// `isSingleLine(text)`: 1 when no character of the text stops a regular expression's `.`.
     package var isSingleLine: String
 

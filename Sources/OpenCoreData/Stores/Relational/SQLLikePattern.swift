@@ -66,23 +66,6 @@ package enum SQLLikePattern {
         }
     }
 
-    /// For an ASCII pattern compared with folding, the SQL pattern that answers for ASCII values:
-    /// a LIKE pattern (`%`, `_`, `\\` escaping) when case is folded, else a GLOB pattern
-    /// (diacritic folding alone leaves ASCII as it is). Nil for a pattern with a non-ASCII or NUL
-    /// character.
-    package static func asciiCondition(_ type: NSComparisonPredicate.Operator, _ pattern: String, caseInsensitive: Bool) -> String? {
-        guard pattern.unicodeScalars.allSatisfy({ $0.value > 0 && $0.value < 0x80 }) else { return nil }
-        if caseInsensitive { return like(type, pattern) }
-        let text = pattern.unicodeScalars.map(literal).joined()
-        switch type {
-        case .beginsWith: return text + "*"
-        case .endsWith: return "*" + text
-        case .contains: return "*" + text + "*"
-        case .like: return glob(pattern)
-        default: return nil
-        }
-    }
-
     /// The SQL LIKE pattern (`%`, `_`, escaped by `\\`) selecting, character by character, what
     /// BEGINSWITH, ENDSWITH, CONTAINS or LIKE with `pattern` selects; nil for another operator.
     package static func like(_ type: NSComparisonPredicate.Operator, _ pattern: String) -> String? {

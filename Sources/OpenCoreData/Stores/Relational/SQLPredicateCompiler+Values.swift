@@ -118,13 +118,10 @@ extension SQLPredicateCompiler {
                 "\(raw: $0.string)(\(column), \(bind: .text(pattern)), \(raw: Int(type.rawValue)), \(raw: flags))"
             }
             if ci || di {
-                // Folding an ASCII string changes only its case, and folds it to ASCII: for an
-                // ASCII pattern, an ASCII value is compared by SQL's own LIKE (ASCII-only case
-                // folding) or GLOB; any other value by the evaluator.
-                guard let evaluated, let functions = dialect.evaluator else { throw SQLNeedsEvaluator() }
-                guard let native = SQLLikePattern.asciiCondition(type, pattern, caseInsensitive: ci) else { return evaluated }
-                let test: SQLFragment = ci ? "\(column) LIKE \(bind: .text(native)) ESCAPE '\\'" : "\(column) GLOB \(bind: .text(native))"
-                return guarded("(CASE WHEN \(raw: functions.isASCII)(\(column)) THEN \(test) ELSE \(evaluated) END)", column, plain)
+                // The evaluator's function compares ASCII text on its bytes: one call a row, where
+                // choosing SQL's LIKE for ASCII values took a test and LIKE's own call.
+                guard let evaluated else { throw SQLNeedsEvaluator() }
+                return evaluated
             }
             // Without folding, the evaluator compares Unicode scalars, and the dialect orders
             // strings as their scalars: a prefix's strings are one range of the column (which an

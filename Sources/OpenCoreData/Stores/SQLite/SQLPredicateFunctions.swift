@@ -10,13 +10,11 @@ import GRDBSQLite
 /// read every text with its length, as the store reads its rows.
 enum SQLPredicateFunctions {
     /// `OCD_FOLD(text, flags)`, `OCD_MATCHES(text, pattern, flags)`, `OCD_STRING(text, pattern,
-    /// operator, flags)`, `OCD_IS_ASCII(text)` and `OCD_IS_SINGLE_LINE(text)`, as
-    /// `SQLEvaluatorFunctions` describes them. `OCD_IS_ASCII` is 1 for ASCII with no NUL (SQLite's
-    /// LIKE and GLOB then fold and compare it as the evaluator does); `OCD_IS_SINGLE_LINE` is 1
-    /// for text with neither a NUL character nor one of ICU's line terminators (LF, VT, FF, CR,
-    /// NEL, LS, PS).
+    /// operator, flags)` and `OCD_IS_SINGLE_LINE(text)`, as `SQLEvaluatorFunctions` describes them.
+    /// `OCD_IS_SINGLE_LINE` is 1 for text with neither a NUL character nor one of ICU's line
+    /// terminators (LF, VT, FF, CR, NEL, LS, PS).
     static let names = SQLEvaluatorFunctions(
-        fold: "OCD_FOLD", matches: "OCD_MATCHES", string: "OCD_STRING", isASCII: "OCD_IS_ASCII", isSingleLine: "OCD_IS_SINGLE_LINE")
+        fold: "OCD_FOLD", matches: "OCD_MATCHES", string: "OCD_STRING", isSingleLine: "OCD_IS_SINGLE_LINE")
 
     /// `OCD_UTF16_LENGTH(text)`: the text's length in UTF-16 code units; NULL for NULL.
     static let utf16Length = "OCD_UTF16_LENGTH"
@@ -39,19 +37,20 @@ enum SQLPredicateFunctions {
             sqlite3_result_int(context, matches ? 1 : 0)
         }, nil, nil, nil)
         sqlite3_create_function_v2(connection, names.string, 4, deterministic, nil, { context, _, arguments in
-            guard let text = SQLPredicateFunctions.text(arguments?[0]), let pattern = SQLPredicateFunctions.text(arguments?[1]),
+            guard let text = SQLPredicateFunctions.bytes(arguments?[0]), let pattern = SQLPredicateFunctions.bytes(arguments?[1]),
                 let type = NSComparisonPredicate.Operator(rawValue: UInt(sqlite3_value_int(arguments?[2])))
             else { return sqlite3_result_int(context, 0) }
             let flags = sqlite3_value_int(arguments?[3])
-            let holds = PredicateEvaluator.stringOperator(type, text, pattern, flags & 1 != 0, flags & 2 != 0)
+            // ASCII on its bytes (one call a row, where a test for ASCII and SQL's LIKE were two);
+            // anything else as strings.
+            let holds =
+                PredicateEvaluator.asciiStringOperator(type, text, pattern, flags & 1 != 0)
+                ?? PredicateEvaluator.stringOperator(
+                    type, String(decoding: text, as: UTF8.self), String(decoding: pattern, as: UTF8.self), flags & 1 != 0, flags & 2 != 0)
             sqlite3_result_int(context, holds ? 1 : 0)
         }, nil, nil, nil)
-        // These two run on every row a pattern is tested on: a byte loop in one call, where
-        // SQLite's own `length()`, `CAST` and `instr()` took a call each (about 30 ns apiece).
-        sqlite3_create_function_v2(connection, names.isASCII, 1, deterministic, nil, { context, _, arguments in
-            let bytes = SQLPredicateFunctions.bytes(arguments?[0])
-            sqlite3_result_int(context, bytes.map { $0.allSatisfy { $0 != 0 && $0 < 0x80 } } == true ? 1 : 0)
-        }, nil, nil, nil)
+        // Run on every row a pattern is tested on: a byte loop in one call, where SQLite's own
+        // `length()`, `CAST` and `instr()` took a call each (about 30 ns apiece).
         sqlite3_create_function_v2(connection, names.isSingleLine, 1, deterministic, nil, { context, _, arguments in
             let bytes = SQLPredicateFunctions.bytes(arguments?[0])
             sqlite3_result_int(context, bytes.map(SQLPredicateFunctions.isSingleLine) == true ? 1 : 0)
