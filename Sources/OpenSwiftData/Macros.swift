@@ -1,6 +1,6 @@
 /// Makes a class a persistent model, as SwiftData's `@Model` does: every stored property is
 /// persisted (`let` included) unless marked `@Transient`; computed properties are not.
-@attached(member, names: named(schemaMetadata), named(persistentBackingData), named(init), named(_$uniquenessConstraints), named(_$indices), arbitrary)
+@attached(member, names: named(schemaMetadata), named(persistentBackingData), named(_$observationRegistrar), named(init), named(_$uniquenessConstraints), named(_$indices), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")

@@ -41,19 +41,12 @@ public enum _ModelBacking {
         }
     }
 
-    /// The box of the model's Observation registrar, made when `making` and there is none; nil
-    /// when there is none and not `making`. A detached model that shares the empty storage of
-    /// models given no value gets storage of its own for it.
-    mutating func registrarBox(making: Bool) -> RegistrarBox? {
-        switch self {
-        case .managed(let object): return making ? object.observation.box : object.observation.existing
-        case .detached(let values):
-            guard values === DetachedValues.none else { return making ? values.observation.box : values.observation.existing }
-            guard making else { return nil }
-            let own = DetachedValues(count: 0)
-            self = .detached(own)
-            return own.observation.box
-        }
+    /// Gives a detached model that shares the empty storage of models given no value storage of
+    /// its own, and returns its registrar's box: observing a model before it holds anything.
+    mutating func ownRegistrarBox() -> RegistrarBox {
+        let own = DetachedValues(count: 0)
+        self = .detached(own)
+        return own.observation.box
     }
 
     /// The managed object, once the model is in a context.
@@ -109,7 +102,8 @@ public final class DetachedValues {
 /// it), so that a relationship or a fetch hands out the same model while someone holds it.
 public final class ModelManagedObject: NSManagedObject {
     /// The model standing for this object, weakly (`ModelOwnerReference`).
-    private var ownerReference = ModelOwnerReference()
+    // Unchecked exclusivity, as the object's other state: it is used on its context's queue.
+    @exclusivity(unchecked) private var ownerReference = ModelOwnerReference()
     /// The Observation registrar of the model standing for this object: kept here rather than in
     /// the model, which is then two words.
     let observation = ObservationSlot()

@@ -47,7 +47,8 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         guard let plan = insertPlan(for: type(of: model)) else { return nil }
         let object = ModelManagedObject(entity: plan.entity, insertInto: self)
         object.owner = model
-        object.observation.adopt(values.observation)
+        // The shared empty storage never has a registrar (`_ModelObservationRegistrar`).
+        if values !== DetachedValues.none { object.observation.adopt(values.observation) }
         // Attached before its values are copied, so that a cycle of new models ends here.
         model.persistentBackingData = .managed(object)
         for property in plan.properties {

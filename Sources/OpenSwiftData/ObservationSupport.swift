@@ -54,26 +54,65 @@ struct ObservationSlot: ~Copyable, Sendable {
     }
 }
 
-extension PersistentModel {
-    /// Tells observers that `keyPath` was read (the getter `@_PersistedProperty` writes calls it).
-    ///
-    /// - Parameter keyPath: The property read.
-    public func _observationAccess<Member>(_ keyPath: KeyPath<Self, Member>) {
-        persistentBackingData.registrarBox(making: true)?.registrar.access(self, keyPath: keyPath)
-    }
+/// What `@Model` declares as a model's `_$observationRegistrar`, where Apple's declares
+/// Observation's registrar itself: the calls the generated accessors (and hand-written ones for
+/// `@Transient` properties) make on it reach the registrar kept with the model's values
+/// (`ObservationSlot`). Of no size: the model object stays two words.
+public struct _ModelObservationRegistrar: Sendable {
+    public init() {}
 
-    /// Runs `mutation`, telling observers that `keyPath` changes (the setter `@_PersistedProperty`
-    /// writes calls it).
+    /// Tells observers that `keyPath` of `subject` was read.
     ///
     /// - Parameters:
+    ///   - subject: The model read.
+    ///   - keyPath: The property read.
+    public func access<Subject: PersistentModel, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        Self.box(of: subject, making: true)?.registrar.access(subject, keyPath: keyPath)
+    }
+
+    /// Runs `mutation`, telling observers that `keyPath` of `subject` changes.
+    ///
+    /// - Parameters:
+    ///   - subject: The model changed.
     ///   - keyPath: The property changed.
     ///   - mutation: The change.
     /// - Returns: What `mutation` returns.
     /// - Throws: What `mutation` throws.
-    public func _observationMutation<Member, T>(of keyPath: KeyPath<Self, Member>, _ mutation: () throws -> T) rethrows -> T {
+    public func withMutation<Subject: PersistentModel, Member, T>(
+        of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> T
+    ) rethrows -> T {
         // Never read, so never observed: nothing to tell.
-        guard let box = persistentBackingData.registrarBox(making: false) else { return try mutation() }
-        return try box.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+        guard let box = Self.box(of: subject, making: false) else { return try mutation() }
+        return try box.registrar.withMutation(of: subject, keyPath: keyPath, mutation)
+    }
+
+    /// Tells observers that `keyPath` of `subject` is about to change.
+    ///
+    /// - Parameters:
+    ///   - subject: The model about to change.
+    ///   - keyPath: The property about to change.
+    public func willSet<Subject: PersistentModel, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        Self.box(of: subject, making: false)?.registrar.willSet(subject, keyPath: keyPath)
+    }
+
+    /// Tells observers that `keyPath` of `subject` changed.
+    ///
+    /// - Parameters:
+    ///   - subject: The model changed.
+    ///   - keyPath: The property changed.
+    public func didSet<Subject: PersistentModel, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        Self.box(of: subject, making: false)?.registrar.didSet(subject, keyPath: keyPath)
+    }
+
+    /// The box of `model`'s registrar, made when `making` and there is none. Read without writing
+    /// the model's backing, except for a model still sharing the empty detached storage.
+    private static func box(of model: some PersistentModel, making: Bool) -> RegistrarBox? {
+        switch model.persistentBackingData {
+        case .managed(let object): return making ? object.observation.box : object.observation.existing
+        case .detached(let values) where values !== DetachedValues.none:
+            return making ? values.observation.box : values.observation.existing
+        case .detached: return making ? model.persistentBackingData.ownRegistrarBox() : nil
+        }
     }
 }
 

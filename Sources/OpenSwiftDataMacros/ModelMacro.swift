@@ -7,7 +7,7 @@ import SwiftSyntaxMacros
 /// `var` (every stored property not `@Transient`) and adds its `_name` storage of no size (what
 /// the property's initializer accessor initializes, so that every initializer must still set the
 /// property, as when it was stored); it adds the backing storage, the Observation
-/// registrar and the initializer a fetch makes models with, and lists the persisted properties in
+/// registrar (a view of the one kept with the values) and the initializer a fetch makes models with, and lists the persisted properties in
 /// `schemaMetadata` (name, key path, initial value, what `@Attribute` or `@Relationship` says),
 /// from which the Core Data model is derived as SwiftData derives it.
 public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
@@ -53,6 +53,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             // Unchecked exclusivity, as a managed object's state: a model is confined to its context's
             // actor, and every property read and write goes through this variable.
             "@OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: \(raw: type.name.text).self)",
+            // Computed, of no size: the registrar is kept with the model's values.
+            "@OpenSwiftData.Transient private var _$observationRegistrar: OpenSwiftData._ModelObservationRegistrar { OpenSwiftData._ModelObservationRegistrar() }",
             """
             public required init(backingData: OpenSwiftData._ModelBacking) {
                 \(raw: (initialized + ["persistentBackingData = backingData"]).joined(separator: "\n"))

@@ -23,13 +23,13 @@ public struct PersistedPropertyMacro: AccessorMacro {
             """,
             """
             get {
-                self._observationAccess(\\.\(raw: spelled))
+                _$observationRegistrar.access(self, keyPath: \\.\(raw: spelled))
                 return self._persistedValue(index: \(raw: index), key: "\(raw: name)")
             }
             """,
             """
             set {
-                self._observationMutation(of: \\.\(raw: spelled)) {
+                _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: spelled)) {
                     self._setPersistedValue(newValue, index: \(raw: index), key: "\(raw: name)")
                 }
             }

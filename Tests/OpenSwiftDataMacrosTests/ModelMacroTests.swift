@@ -48,6 +48,10 @@ import Testing
 
                 @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Trip.self)
 
+                @OpenSwiftData.Transient private var _$observationRegistrar: OpenSwiftData._ModelObservationRegistrar {
+                    OpenSwiftData._ModelObservationRegistrar()
+                }
+
                 public required init(backingData: OpenSwiftData._ModelBacking) {
                     _name = OpenSwiftData._PersistedStorage()
                     _stops = OpenSwiftData._PersistedStorage()
@@ -91,11 +95,11 @@ import Testing
                         _stops = OpenSwiftData._PersistedStorage()
                     }
                     get {
-                        self._observationAccess(\\.stops)
+                        _$observationRegistrar.access(self, keyPath: \\.stops)
                         return self._persistedValue(index: 2, key: "stops")
                     }
                     set {
-                        self._observationMutation(of: \\.stops) {
+                        _$observationRegistrar.withMutation(of: self, keyPath: \\.stops) {
                             self._setPersistedValue(newValue, index: 2, key: "stops")
                         }
                     }
@@ -118,6 +122,10 @@ import Testing
                 init(code: String) { self.code = code }
 
                 @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Tag.self)
+
+                @OpenSwiftData.Transient private var _$observationRegistrar: OpenSwiftData._ModelObservationRegistrar {
+                    OpenSwiftData._ModelObservationRegistrar()
+                }
 
                 public required init(backingData: OpenSwiftData._ModelBacking) {
                     persistentBackingData = backingData
@@ -154,6 +162,10 @@ import Testing
                 var (a, b) = (1, 2)
 
                 @OpenSwiftData.Transient @exclusivity(unchecked) public var persistentBackingData: OpenSwiftData._ModelBacking = .detached(for: Pair.self)
+
+                @OpenSwiftData.Transient private var _$observationRegistrar: OpenSwiftData._ModelObservationRegistrar {
+                    OpenSwiftData._ModelObservationRegistrar()
+                }
 
                 public required init(backingData: OpenSwiftData._ModelBacking) {
                     persistentBackingData = backingData

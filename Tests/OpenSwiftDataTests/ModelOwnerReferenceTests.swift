@@ -80,3 +80,37 @@ import OpenSwiftData
         init(_ models: [Trip]) { self.models = models }
     }
 }
+
+/// Counts its own deinitializations, so that a test sees a model go without a `weak` reference
+/// to it (which would give it a side table and change how its counts are kept).
+@Model final class Tally {
+    nonisolated(unsafe) static var released = 0
+    var count: Int
+
+    init(count: Int) { self.count = count }
+
+    deinit { Tally.released += 1 }
+}
+
+/// Tally's models are confined to one test at a time: the count is global.
+@Suite(.serialized) struct ModelLifetimeTests {
+    let folder = TemporaryDirectory()
+
+    @Test func modelsGoWhenLetGoAndComeBackWithTheirRowsAndChanges() throws {
+        let container = try ModelContainer(for: Tally.self, configurations: ModelConfiguration(url: folder.file("tallies.store")))
+        let context = ModelContext(container)
+        for count in 1...3 { context.insert(Tally(count: count)) }
+        try context.save()
+        let before = Tally.released
+        do {
+            let tallies = try context.fetch(FetchDescriptor<Tally>(sortBy: [SortDescriptor(\.count)]))
+            tallies[0].count = 10
+        }
+        // Every fetched model went, the changed one's change stayed with the context.
+        #expect(Tally.released - before >= 3 && context.hasChanges)
+        let again = try context.fetch(FetchDescriptor<Tally>(sortBy: [SortDescriptor(\.count)]))
+        #expect(again.map(\.count) == [2, 3, 10])
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Tally>()).map(\.count).sorted() == [2, 3, 10])
+    }
+}
