@@ -2,7 +2,7 @@ import Observation
 import Synchronization
 
 /// Where a model's Observation registrar is kept: beside its values, in the detached storage
-/// before the model is inserted and in its managed object after (`_ModelBacking.registrarBox`),
+/// before the model is inserted and in its managed object after (`_ModelObservationRegistrar`),
 /// so that the model object itself is two words (a smaller allocation for every fetched model).
 ///
 /// The registrar itself (two allocations and a lock, about 130 bytes) is made when a property
