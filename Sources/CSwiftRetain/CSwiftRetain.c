@@ -16,3 +16,7 @@ extern void swift_unownedRelease(void *object);
 void ocd_unowned_retain(void *object) { (void)swift_unownedRetain(object); }
 
 void ocd_unowned_release(void *object) { swift_unownedRelease(object); }
+
+static _Thread_local ocd_pending_model pending_model;
+
+ocd_pending_model *ocd_pending_model_slot(void) { return &pending_model; }

@@ -81,14 +81,14 @@ public final class ModelContext {
         guard objectContext.hasChanges else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
         try objectContext.save()
-        // The IDs the save's own notification carries; none when the context had nothing to write.
-        let saved = objectContext.takeSavedObjectIDs()
+        // The save's objects, as its own notification names them; none when it wrote nothing.
+        let saved = objectContext.takeSavedIdentifiers()
         NotificationCenter.default.post(
             name: Self.didSave, object: self,
             userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: PersistentIdentifier.identifiers(of: saved.inserted),
-                NotificationKey.updatedIdentifiers.rawValue: PersistentIdentifier.identifiers(of: saved.updated),
-                NotificationKey.deletedIdentifiers.rawValue: PersistentIdentifier.identifiers(of: saved.deleted),
+                NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
+                NotificationKey.updatedIdentifiers.rawValue: saved.updated,
+                NotificationKey.deletedIdentifiers.rawValue: saved.deleted,
             ])
     }
 
@@ -148,7 +148,10 @@ public final class ModelContext {
     /// - Complexity: O(n) in the models returned, after the store's query.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let objects = try objectContext.fetch(FetchTranslation.request(descriptor, coordinator: container.coordinator))
-        return ModelMaterialization.run { objects.compactMap { ($0 as? ModelManagedObject)?.model(as: T.self) } }
+        var models: [T] = []
+        models.reserveCapacity(objects.count)
+        for case let object as ModelManagedObject in objects { models.append(object.model(as: T.self)) }
+        return models
     }
 
     /// How many models `descriptor` describes, counted by the store.

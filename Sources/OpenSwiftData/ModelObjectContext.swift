@@ -7,28 +7,30 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
     // @unchecked Sendable as its superclass: used on the queue of the context that owns it.
     weak var owner: ModelContext?
 
-    /// The IDs of the last save's objects, as the save told them.
-    private var savedObjectIDs = SavedObjectIDs()
+    /// The identifiers of the last save's objects, made as the save told them.
+    private var savedIdentifiers = SavedIdentifiers()
 
-    struct SavedObjectIDs {
-        var inserted: Set<NSManagedObjectID> = []
-        var updated: Set<NSManagedObjectID> = []
-        var deleted: Set<NSManagedObjectID> = []
+    struct SavedIdentifiers {
+        var inserted: [PersistentIdentifier] = []
+        var updated: [PersistentIdentifier] = []
+        var deleted: [PersistentIdentifier] = []
     }
 
     override init(concurrencyType: NSManagedObjectContextConcurrencyType) {
         super.init(concurrencyType: concurrencyType)
-        savedObjectIDsHandler = { [unowned self] inserted, updated, deleted in
-            savedObjectIDs = SavedObjectIDs(inserted: inserted, updated: updated, deleted: deleted)
+        savedObjectsHandler = { [unowned self] inserted, updated, deleted in
+            savedIdentifiers = SavedIdentifiers(
+                inserted: PersistentIdentifier.identifiers(of: inserted), updated: PersistentIdentifier.identifiers(of: updated),
+                deleted: PersistentIdentifier.identifiers(of: deleted))
         }
     }
 
-    /// The IDs the last save told, forgotten here.
+    /// The identifiers of the last save's objects, forgotten here.
     ///
-    /// - Returns: The inserted, updated and deleted objects' IDs.
-    func takeSavedObjectIDs() -> SavedObjectIDs {
-        defer { savedObjectIDs = SavedObjectIDs() }
-        return savedObjectIDs
+    /// - Returns: The inserted, updated and deleted models' identifiers.
+    func takeSavedIdentifiers() -> SavedIdentifiers {
+        defer { savedIdentifiers = SavedIdentifiers() }
+        return savedIdentifiers
     }
 
     /// The managed object standing for `model` here: its own if it is already in this context,

@@ -35,37 +35,38 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
         }
     }
 
-    /// The identifiers of many objects, reading each store's identifier and entity's name once
-    /// for a run of IDs that share them (a save's million new objects share both).
+    /// The identifiers of a save's objects, reading each store's identifier and entity's name
+    /// once for a run of objects that share them (a save's million new objects share both), and
+    /// each saved object's row from the object itself, without making its ID.
     ///
-    /// - Parameter objectIDs: The objects' IDs.
-    /// - Returns: Their identifiers.
+    /// - Parameter objects: The objects, in their context while it lives.
+    /// - Returns: Their identifiers, in the same order.
     /// - Complexity: O(n).
-    static func identifiers(of objectIDs: some Collection<NSManagedObjectID>) -> [PersistentIdentifier] {
-        var store: (token: ObjectIdentifier, identifier: String?)?
+    static func identifiers(of objects: [NSManagedObject]) -> [PersistentIdentifier] {
+        var store: (address: UnsafeMutableRawPointer, identifier: String)?
         var entity: (description: NSEntityDescription, name: String)?
         var identifiers: [PersistentIdentifier] = []
-        identifiers.reserveCapacity(objectIDs.count)
-        for objectID in objectIDs {
-            let name: String
-            if let entity, entity.description === objectID.entity {
-                name = entity.name
-            } else {
-                name = objectID.entity.name ?? ""
-                entity = (objectID.entity, name)
-            }
-            guard let token = objectID.storeToken else {
-                identifiers.append(PersistentIdentifier(objectID))
+        identifiers.reserveCapacity(objects.count)
+        for object in objects {
+            guard let row = object.savedRow else {
+                identifiers.append(PersistentIdentifier(object.objectID))
                 continue
             }
-            let storeIdentifier: String?
-            if let store, store.token == token {
+            let name: String
+            if let entity, entity.description === object.entity {
+                name = entity.name
+            } else {
+                name = object.entity.name ?? ""
+                entity = (object.entity, name)
+            }
+            let storeIdentifier: String
+            if let store, store.address == row.store.toOpaque() {
                 storeIdentifier = store.identifier
             } else {
-                storeIdentifier = objectID.storeIdentifier
-                store = (token, storeIdentifier)
+                storeIdentifier = row.store.takeUnretainedValue().identifier
+                store = (row.store.toOpaque(), storeIdentifier)
             }
-            identifiers.append(PersistentIdentifier(entityName: name, storeIdentifier: storeIdentifier, key: .row(objectID.primaryKey)))
+            identifiers.append(PersistentIdentifier(entityName: name, storeIdentifier: storeIdentifier, key: .row(row.primaryKey)))
         }
         return identifiers
     }

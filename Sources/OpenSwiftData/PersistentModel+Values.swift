@@ -13,6 +13,8 @@ extension _ModelBacking {
     ///   - count: How many persisted properties the model has.
     ///   - value: The initial value.
     public mutating func _initialize<Value>(index: Int, of count: Int, to value: Value) {
+        // A fetched model starts with its managed object, whose values these are not.
+        guard case .detached = self else { return }
         setDetached(.other(value), at: index, of: count)
     }
 
@@ -23,6 +25,8 @@ extension _ModelBacking {
     ///   - count: How many persisted properties the model has.
     ///   - value: The initial value.
     @inlinable public mutating func _initialize<Value: _PersistedLeaf>(index: Int, of count: Int, to value: Value) {
+        // Before the value is boxed: a fetched model's initial values are dropped (`ModelMaterialization`).
+        guard case .detached = self else { return }
         setDetached(.leaf(value), at: index, of: count)
     }
 }
@@ -132,7 +136,7 @@ extension PersistentModel {
         case .detached(let values): return values.value(at: index)?.value as? [Related] ?? []
         case .managed(let object):
             let related = object._managedValue(slot: index, key: key, as: Set<NSManagedObject>.self)
-            return ModelMaterialization.run { related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) } }
+            return related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) }
         }
     }
 

@@ -3,6 +3,8 @@
 
 #include <stdbool.h>
 
+#pragma clang assume_nonnull begin
+
 /// Retains the Swift object at `object` unless its deinitialization has begun; returns whether it
 /// did. The Swift runtime's `swift_tryRetain`, which Swift code may not name itself: a context's
 /// registry holds objects weakly by address and must not hand out one on its way out.
@@ -17,5 +19,19 @@ void ocd_unowned_retain(void *object);
 /// Gives up what `ocd_unowned_retain` kept; the object's memory goes with the last such
 /// reference once it is deinitialized.
 void ocd_unowned_release(void *object);
+
+/// The model a fetch is making on this thread: its managed object and its class's metadata.
+typedef struct ocd_pending_model {
+    void *_Nullable object;
+    const void *_Nullable type;
+} ocd_pending_model;
+
+/// This thread's pending model (zeroed on each new thread). A model's class sets its storage
+/// before its initializer's body runs, in an initial value that cannot be given arguments: a
+/// thread-local is how the fetch tells it which managed object it stands for, and one read of
+/// it costs less than a Swift task-local's lookup a model.
+ocd_pending_model *ocd_pending_model_slot(void);
+
+#pragma clang assume_nonnull end
 
 #endif

@@ -189,6 +189,7 @@ extension NSManagedObjectContext {
             // context that guarantees its store, it keeps the ID made now (`managedObjectContext`).
             object.managedObjectContext = nil
         }
+        savedObjectsHandler?(inserted, updated, deleted)
         var userInfo: [AnyHashable: Any] = [
             NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: updatedSet, NSDeletedObjectsKey: deletedSet,
         ]
@@ -200,7 +201,6 @@ extension NSManagedObjectContext {
         let insertedIDs = insertedIDSet ?? sparseSet(inserted.lazy.map(\.objectID))
         let updatedIDs = sparseSet(updated.lazy.map(\.objectID))
         let deletedIDs = sparseSet(deleted.lazy.map(\.objectID))
-        savedObjectIDsHandler?(insertedIDs, updatedIDs, deletedIDs)
         NotificationCenter.default.post(
             name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self,
             userInfo: [NSInsertedObjectIDsKey: insertedIDs, NSUpdatedObjectIDsKey: updatedIDs, NSDeletedObjectIDsKey: deletedIDs])

@@ -100,10 +100,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
     /// Objects refreshed since the last objects-did-change notification.
     var eventRefreshed: [NSManagedObject] = []
-    /// Told the IDs of each save's inserted, updated and deleted objects, the sets the did-save
-    /// notification carries (OpenSwiftData's `didSave` names its models from them, rather than
-    /// building its own lists of a million objects again).
-    package var savedObjectIDsHandler: ((_ inserted: Set<NSManagedObjectID>, _ updated: Set<NSManagedObjectID>, _ deleted: Set<NSManagedObjectID>) -> Void)?
+    /// Told each save's inserted, updated and deleted objects once they are clean, before the
+    /// did-save notifications go (OpenSwiftData's `didSave` names its models from them). The
+    /// objects, in the order saved, rather than the notification's sets of IDs: read in order,
+    /// a million new objects' rows are found without a cache miss per ID, and nothing the save
+    /// releases on its second thread is kept for the main one to free.
+    package var savedObjectsHandler: ((_ inserted: [NSManagedObject], _ updated: [NSManagedObject], _ deleted: [NSManagedObject]) -> Void)?
     /// The generation of the stores this context reads (`setQueryGenerationFrom(_:)`).
     var queryGeneration = QueryGenerationState.unpinned
     /// Objects inserted in an earlier event and deleted since the last notification.

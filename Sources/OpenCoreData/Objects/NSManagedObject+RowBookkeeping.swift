@@ -79,6 +79,15 @@ extension NSManagedObject {
         set { setRowKey(newValue, version: version, storeBits: rowBookkeeping & Self.storeMask) }
     }
 
+    /// The store and key of the object's row, read without making the object's ID: nil while it
+    /// has no row, and for an object out of any context (its `objectID` names its row then). The
+    /// store is not retained, as in `storeReference`: use it while the object's context lives.
+    package var savedRow: (store: Unmanaged<NSPersistentStore>, primaryKey: Int64)? {
+        let key = primaryKey
+        guard key != 0, contextToken != nil, let store = storeReference else { return nil }
+        return (store, key)
+    }
+
     /// `Z_OPT` of the row the committed values came from.
     var version: Int64 {
         get {
