@@ -6,6 +6,10 @@ import OpenCoreData
 public enum _ModelBacking {
     /// Not in any context: the values set so far, by property name.
     case detached(DetachedValues)
+    /// Not in any context yet, its values already in the managed object it is inserted as: a
+    /// model of a class whose entity is known (`SchemaRegistry.unattachedEntity(for:)`) is made
+    /// this way, so that its insert moves no value and frees no storage.
+    case unattached(ModelManagedObject)
     /// In a context: the managed object that holds the values, and the row once saved.
     case managed(ModelManagedObject)
 
@@ -20,6 +24,7 @@ public enum _ModelBacking {
     /// - Returns: The storage the model starts with.
     public static func detached(for type: any PersistentModel.Type) -> _ModelBacking {
         if let object = ModelMaterialization.take(for: type) { return .managed(object) }
+        if let entity = SchemaRegistry.unattachedEntity(for: type) { return .unattached(ModelManagedObject(entity: entity, insertInto: nil)) }
         return .detached(DetachedValues.none)
     }
 
@@ -53,6 +58,14 @@ public enum _ModelBacking {
     var managedObject: ModelManagedObject? {
         guard case .managed(let object) = self else { return nil }
         return object
+    }
+
+    /// The managed object holding the model's values, in a context or not yet.
+    var valuesObject: ModelManagedObject? {
+        switch self {
+        case .managed(let object), .unattached(let object): object
+        case .detached: nil
+        }
     }
 }
 

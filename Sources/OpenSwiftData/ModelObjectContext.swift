@@ -44,9 +44,12 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         let values: DetachedValues
         switch model.persistentBackingData {
         case .managed(let object): return object
+        case .unattached(let object): return insert(unattached: object, of: model)
         case .detached(let detached): values = detached
         }
-        guard let plan = insertPlan(for: type(of: model)) else { return nil }
+        guard let plan = insertPlan(for: model) else { return nil }
+        // The class's next models start in an object of this entity (`SchemaRegistry`).
+        if plan.startsUnattached { SchemaRegistry.startUnattached(type(of: model), in: plan.entity) }
         let object = ModelManagedObject(entity: plan.entity, insertInto: self)
         object.owner = model
         // The shared empty storage never has a registrar (`_ModelObservationRegistrar`).
@@ -66,15 +69,44 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         return object
     }
 
+    /// Inserts a model that started unattached: its own object when that is of this context's
+    /// entity for the class, else a new one given the values (the model was made for another
+    /// container's model, whose entity this context cannot hold).
+    ///
+    /// - Parameters:
+    ///   - object: The object holding the model's values.
+    ///   - model: The model.
+    /// - Returns: The model's managed object here; nil for a class the schema does not have.
+    private func insert(unattached object: ModelManagedObject, of model: any PersistentModel) -> ModelManagedObject? {
+        guard let plan = insertPlan(for: model) else { return nil }
+        if object.entity === plan.entity {
+            insert(object)
+            object.owner = model
+            model.persistentBackingData = .managed(object)
+            return object
+        }
+        let copy = ModelManagedObject(entity: plan.entity, insertInto: self)
+        copy.owner = model
+        copy.observation.adopt(object.observation)
+        let attributes = object.entity.attributesByName
+        for property in plan.properties where attributes[property.name] != nil {
+            copy.setValue(object.value(forKey: property.name), forKey: property.name)
+        }
+        model.persistentBackingData = .managed(copy)
+        if plan.startsUnattached { SchemaRegistry.startUnattached(type(of: model), in: plan.entity) }
+        return copy
+    }
+
     /// Insert plans by model class, made on first use.
     private var insertPlans: [ObjectIdentifier: ModelInsertPlan] = [:]
 
-    private func insertPlan(for type: any PersistentModel.Type) -> ModelInsertPlan? {
+    private func insertPlan(for model: any PersistentModel) -> ModelInsertPlan? {
+        let type = type(of: model)
         let key = ObjectIdentifier(type)
         if let plan = insertPlans[key] { return plan }
         let info = ModelClassInfo.of(type)
         guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[info.entityName] else { return nil }
-        let plan = ModelInsertPlan(info: info, entity: entity)
+        let plan = ModelInsertPlan(info: info, entity: entity, model: model)
         insertPlans[key] = plan
         return plan
     }

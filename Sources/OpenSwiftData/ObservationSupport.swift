@@ -108,7 +108,7 @@ public struct _ModelObservationRegistrar: Sendable {
     /// the model's backing, except for a model still sharing the empty detached storage.
     private static func box(of model: some PersistentModel, making: Bool) -> RegistrarBox? {
         switch model.persistentBackingData {
-        case .managed(let object): return making ? object.observation.box : object.observation.existing
+        case .managed(let object), .unattached(let object): return making ? object.observation.box : object.observation.existing
         case .detached(let values) where values !== DetachedValues.none:
             return making ? values.observation.box : values.observation.existing
         case .detached: return making ? model.persistentBackingData.ownRegistrarBox() : nil

@@ -11,11 +11,20 @@ extension _ModelBacking {
     /// - Parameters:
     ///   - index: The property's place among the model's persisted properties.
     ///   - count: How many persisted properties the model has.
+    ///   - key: The property's name.
     ///   - value: The initial value.
-    public mutating func _initialize<Value>(index: Int, of count: Int, to value: Value) {
+    public mutating func _initialize<Value>(index: Int, of count: Int, key: String, to value: Value) {
+        switch self {
+        case .detached: setDetached(.other(value), at: index, of: count)
+        case .unattached(let object):
+            if case .direct = ValueCoding.strategy(for: Value.self) {
+                object._setManagedValue(value, slot: index, key: key)
+            } else {
+                object._setManagedValue(ValueCoding.storedValue(value), slot: index, key: key)
+            }
         // A fetched model starts with its managed object, whose values these are not.
-        guard case .detached = self else { return }
-        setDetached(.other(value), at: index, of: count)
+        case .managed: return
+        }
     }
 
     /// Sets the initial value of a property of a type Core Data holds as it is.
@@ -23,11 +32,15 @@ extension _ModelBacking {
     /// - Parameters:
     ///   - index: The property's place among the model's persisted properties.
     ///   - count: How many persisted properties the model has.
+    ///   - key: The property's name.
     ///   - value: The initial value.
-    @inlinable public mutating func _initialize<Value: _PersistedLeaf>(index: Int, of count: Int, to value: Value) {
-        // Before the value is boxed: a fetched model's initial values are dropped (`ModelMaterialization`).
-        guard case .detached = self else { return }
-        setDetached(.leaf(value), at: index, of: count)
+    @inlinable public mutating func _initialize<Value: _PersistedLeaf>(index: Int, of count: Int, key: String, to value: Value) {
+        switch self {
+        case .detached: setDetached(.leaf(value), at: index, of: count)
+        case .unattached(let object): Value._write(value, object, index, key)
+        // Dropped before it is boxed: a fetched model's values are its row's (`ModelMaterialization`).
+        case .managed: return
+        }
     }
 }
 
@@ -41,7 +54,7 @@ extension PersistentModel {
     public func _persistedValue<Value>(index: Int, key: String) -> Value {
         switch persistentBackingData {
         case .detached(let values): return values.value(at: index, key: key)
-        case .managed(let object):
+        case .managed(let object), .unattached(let object):
             if case .direct = ValueCoding.strategy(for: Value.self) { return object._managedValue(slot: index, key: key, as: Value.self) }
             let stored = object._managedValue(slot: index, key: key, as: Any?.self)
             if let value = ValueCoding.value(stored, as: Value.self) { return value }
@@ -59,7 +72,7 @@ extension PersistentModel {
     public func _setPersistedValue<Value>(_ value: Value, index: Int, key: String) {
         switch persistentBackingData {
         case .detached: persistentBackingData.setDetached(.other(value), at: index)
-        case .managed(let object):
+        case .managed(let object), .unattached(let object):
             if case .direct = ValueCoding.strategy(for: Value.self) {
                 object._setManagedValue(value, slot: index, key: key)
             } else {
@@ -79,7 +92,7 @@ extension PersistentModel {
     @inlinable public func _persistedValue<Value: _PersistedLeaf>(index: Int, key: String) -> Value {
         switch persistentBackingData {
         case .detached(let values): return values.value(at: index, key: key)
-        case .managed(let object): return Value._read(object, index, key)
+        case .managed(let object), .unattached(let object): return Value._read(object, index, key)
         }
     }
 
@@ -92,7 +105,7 @@ extension PersistentModel {
     @inlinable public func _setPersistedValue<Value: _PersistedLeaf>(_ value: Value, index: Int, key: String) {
         switch persistentBackingData {
         case .detached: persistentBackingData.setDetached(.leaf(value), at: index)
-        case .managed(let object):
+        case .managed(let object), .unattached(let object):
             Value._write(value, object, index, key)
             object.noteChange()
         }
@@ -107,7 +120,7 @@ extension PersistentModel {
     public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> Related? {
         switch persistentBackingData {
         case .detached(let values): return values.value(at: index)?.value as? Related
-        case .managed(let object):
+        case .managed(let object), .unattached(let object):
             return object._managedValue(slot: index, key: key, as: ModelManagedObject?.self)?.model(as: Related.self)
         }
     }
@@ -134,7 +147,7 @@ extension PersistentModel {
     public func _persistedValue<Related: PersistentModel>(index: Int, key: String) -> [Related] {
         switch persistentBackingData {
         case .detached(let values): return values.value(at: index)?.value as? [Related] ?? []
-        case .managed(let object):
+        case .managed(let object), .unattached(let object):
             let related = object._managedValue(slot: index, key: key, as: Set<NSManagedObject>.self)
             return related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) }
         }
@@ -149,7 +162,8 @@ extension PersistentModel {
     public func _setPersistedValue<Related: PersistentModel>(_ value: Related?, index: Int, key: String) {
         switch persistentBackingData {
         case .detached: persistentBackingData.setDetached(.other(value as Any), at: index)
-        case .managed(let object):
+        // Never unattached: a class with relationships starts detached (`ModelInsertPlan.startsUnattached`).
+        case .managed(let object), .unattached(let object):
             let related = value.flatMap { (object.managedObjectContext as? ModelObjectContext)?.managedObject(inserting: $0) }
             object._setManagedValue(related as NSManagedObject?, slot: index, key: key)
             object.noteChange()
@@ -175,7 +189,8 @@ extension PersistentModel {
     public func _setPersistedValue<Related: PersistentModel>(_ value: [Related], index: Int, key: String) {
         switch persistentBackingData {
         case .detached: persistentBackingData.setDetached(.other(value), at: index)
-        case .managed(let object):
+        // Never unattached, as above.
+        case .managed(let object), .unattached(let object):
             let context = object.managedObjectContext as? ModelObjectContext
             let related = Set(value.compactMap { context?.managedObject(inserting: $0) as NSManagedObject? })
             object._setManagedValue(related, slot: index, key: key)

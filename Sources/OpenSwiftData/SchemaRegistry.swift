@@ -17,5 +17,20 @@ enum SchemaRegistry {
     static func type(of entity: NSEntityDescription) -> (any PersistentModel.Type)? {
         types.withLock { $0[ObjectIdentifier(entity)] }
     }
+
+    /// The entity new models of a class start in, unattached (`_ModelBacking.unattached`), by
+    /// class: the one of the context that last inserted a model of it, for classes whose
+    /// models can (`ModelInsertPlan.startsUnattached`).
+    private static let unattachedEntities = Locked<[ObjectIdentifier: NSEntityDescription]>([:])
+
+    /// The entity a new model of `type` starts in; nil while it starts detached.
+    static func unattachedEntity(for type: any PersistentModel.Type) -> NSEntityDescription? {
+        unattachedEntities.withLock { $0[ObjectIdentifier(type)] }
+    }
+
+    /// Lets new models of `type` start in `entity` (the entity of a context that inserted one).
+    static func startUnattached(_ type: any PersistentModel.Type, in entity: NSEntityDescription) {
+        unattachedEntities.withLock { $0[ObjectIdentifier(type)] = entity }
+    }
 }
 

@@ -17,7 +17,7 @@ public struct PersistedPropertyMacro: AccessorMacro {
             """
             @storageRestrictions(accesses: persistentBackingData, initializes: _\(raw: name))
             init(initialValue) {
-                persistentBackingData._initialize(index: \(raw: index), of: \(raw: count), to: initialValue)
+                persistentBackingData._initialize(index: \(raw: index), of: \(raw: count), key: "\(raw: name)", to: initialValue)
                 _\(raw: name) = OpenSwiftData._PersistedStorage()
             }
             """,

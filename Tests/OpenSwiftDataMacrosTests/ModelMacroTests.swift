@@ -91,7 +91,7 @@ import Testing
                 var stops: [Stop] {
                     @storageRestrictions(accesses: persistentBackingData, initializes: _stops)
                     init(initialValue) {
-                        persistentBackingData._initialize(index: 2, of: 3, to: initialValue)
+                        persistentBackingData._initialize(index: 2, of: 3, key: "stops", to: initialValue)
                         _stops = OpenSwiftData._PersistedStorage()
                     }
                     get {

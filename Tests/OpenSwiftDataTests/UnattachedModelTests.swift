@@ -1,0 +1,112 @@
+import Foundation
+import Observation
+import Testing
+
+#if canImport(SwiftData)
+import SwiftData
+#else
+import OpenSwiftData
+#endif
+
+/// A model of attributes only, used by this suite alone.
+@Model final class Postcard {
+    var place: String
+    var stamps = 1
+    var isSent = false
+    var note: String?
+
+    init(place: String) { self.place = place }
+}
+
+/// A new model of a class whose entity is known starts in the managed object it is inserted
+/// as: what a user sees of it before and after the insert is what a detached model shows.
+@Suite struct UnattachedModelTests {
+    let folder = TemporaryDirectory()
+
+    func container(_ name: String) throws -> ModelContainer {
+        try ModelContainer(for: Postcard.self, configurations: ModelConfiguration(url: folder.file(name)))
+    }
+
+    /// Inserting one model of the class lets the next ones start in their object.
+    func contextThatInsertedOne(_ name: String = "cards.store") throws -> ModelContext {
+        let context = ModelContext(try container(name))
+        context.insert(Postcard(place: "Sintra"))
+        return context
+    }
+
+    @Test func aNewModelStartsInItsObjectAndIsSavedFromIt() throws {
+        let context = try contextThatInsertedOne()
+        let card = Postcard(place: "Évora")
+        guard case .unattached = card.persistentBackingData else {
+            Issue.record("a Postcard made after an insert is \(card.persistentBackingData)")
+            return
+        }
+        // Not in a context until inserted, with its initial and assigned values.
+        #expect(card.modelContext == nil && card.hasChanges && !card.isDeleted)
+        #expect(card.place == "Évora" && card.stamps == 1 && !card.isSent && card.note == nil)
+        card.note = "Greetings"
+        card.stamps = 3
+        context.insert(card)
+        #expect(card.modelContext === context && card.hasChanges)
+        try context.save()
+        #expect(!card.hasChanges)
+
+        let stored = try ModelContext(context.container).fetch(FetchDescriptor<Postcard>(predicate: #Predicate { $0.place == "Évora" }))
+        #expect(stored.count == 1)
+        #expect(stored.first?.note == "Greetings" && stored.first?.stamps == 3 && stored.first?.isSent == false)
+        // The inserted model is the one its context hands out for the row.
+        #expect(try context.fetch(FetchDescriptor<Postcard>()).contains { $0 === card })
+    }
+
+    @Test func aModelNeverInsertedHasNoContextOrRow() throws {
+        let context = try contextThatInsertedOne()
+        let card = Postcard(place: "Faro")
+        let other = Postcard(place: "Faro")
+        #expect(card.persistentModelID != other.persistentModelID)
+        context.delete(card)
+        #expect(context.insertedModelsArray.count == 1)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Postcard>()) == 1)
+        #expect(card.modelContext == nil && card.place == "Faro")
+    }
+
+    /// A model made while another container's entity was known goes into this container's
+    /// entity with every value, and its observers keep hearing it.
+    @Test func aModelMadeForAnotherContainerMovesIntoThisOne() throws {
+        _ = try contextThatInsertedOne("first.store")
+        let card = Postcard(place: "Tavira")
+        card.isSent = true
+        let changed = Flag()
+        withObservationTracking {
+            _ = card.note
+        } onChange: {
+            changed.set()
+        }
+        let context = ModelContext(try container("second.store"))
+        context.insert(card)
+        card.note = "Sunny"
+        #expect(changed.isSet)
+        try context.save()
+
+        let stored = try ModelContext(context.container).fetch(FetchDescriptor<Postcard>())
+        #expect(stored.map(\.place) == ["Tavira"])
+        #expect(stored.first?.isSent == true && stored.first?.note == "Sunny" && stored.first?.stamps == 1)
+        #expect(try context.fetch(FetchDescriptor<Postcard>()).first === card)
+    }
+
+    /// A class with relationships keeps starting detached: its models join a context through
+    /// the models they refer to.
+    @Test func aClassWithRelationshipsStartsDetached() throws {
+        let context = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: folder.file("trips.store"))))
+        context.insert(Trip(name: "Porto"))
+        let trip = Trip(name: "Braga")
+        guard case .detached = trip.persistentBackingData else {
+            Issue.record("a Trip starts as \(trip.persistentBackingData)")
+            return
+        }
+        let stop = Stop(place: "Guimarães", order: 1)
+        trip.stops = [stop]
+        context.insert(trip)
+        #expect(stop.modelContext === context && stop.trip === trip)
+    }
+}
