@@ -160,16 +160,14 @@ enum UserShapes {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         Heap.releaseFreeMemory()
-        let base = Heap.bytesInUse()
-        var peak = base
+        let sampler = HeapPeakSampler()
         let container = try ModelContainer(for: User.self, configurations: ModelConfiguration(url: folder.appendingPathComponent("users.store")))
         let create = try seconds {
             let context = ModelContext(container)
             for i in 0..<count { context.insert(User(name: "User \(i)", age: i % 90)) }
-            peak = max(peak, Heap.bytesInUse())
             try context.save()
-            peak = max(peak, Heap.bytesInUse())
         }
+        let peak = sampler.stop()
         let target = "User \(count / 2)"
         var found = 0
         let fetch = try seconds {
@@ -177,6 +175,6 @@ enum UserShapes {
             found = try ModelContext(container).fetch(descriptor).count
         }
         precondition(found == 1)
-        return "| \(count) users | \(String(format: "%.2f s", create)) | \(String(format: "%.0f MB", Double(peak - base) / 1_048_576)) | \(String(format: "%.1f ms", fetch * 1000)) |\n"
+        return "| \(count) users | \(String(format: "%.2f s", create)) | \(String(format: "%.0f MB", Double(peak) / 1_048_576)) | \(String(format: "%.1f ms", fetch * 1000)) |\n"
     }
 }

@@ -71,37 +71,3 @@ enum MappingMigrationBench {
                 + "100000: \(mb(peaks[1])) (SQLite's caches \(mb(sqlitePeaks[1]))), \(HistoryBench.ms(times[1])) ms")
     }
 }
-
-/// The heap's largest growth over its size when made, sampled every quarter millisecond on a
-/// thread of its own until `stop()`.
-final class HeapPeakSampler: @unchecked Sendable {
-    // @unchecked Sendable: `peak` and `running` are only touched under `lock`.
-    private let lock = NSLock()
-    private let baseline = Heap.bytesInUse()
-    private var peak = 0
-    private var running = true
-    private let done = DispatchSemaphore(value: 0)
-
-    init() {
-        peak = baseline
-        Thread.detachNewThread { [self] in
-            while lock.withLock({ running }) {
-                let now = Heap.bytesInUse()
-                lock.withLock { peak = max(peak, now) }
-                usleep(250)
-            }
-            done.signal()
-        }
-    }
-
-    /// Stops sampling and returns the peak growth in bytes.
-    func stop() -> Int {
-        let now = Heap.bytesInUse()
-        lock.withLock {
-            peak = max(peak, now)
-            running = false
-        }
-        done.wait()
-        return lock.withLock { peak - baseline }
-    }
-}

@@ -191,19 +191,18 @@ enum PublicShapes {
     private static func measureOnce(_ open: (URL) throws -> Session, url: URL) throws -> (seconds: Double, peak: Int, count: Int) {
         let session = try open(url)
         Heap.releaseFreeMemory()
-        let before = Heap.bytesInUse()
-        let sampler = PeakSampler()
+        let sampler = HeapPeakSampler()
         let clock = ContinuousClock()
         let start = clock.now
         let count = try session.run()
         let ran = clock.now
-        let peak = max(sampler.stop(), Heap.bytesInUse())
+        let growth = sampler.stop()
         let releasing = clock.now
         try session.release()
         let elapsed = start.duration(to: ran) + releasing.duration(to: clock.now)
         try session.close()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return (seconds, peak - before, count)
+        return (seconds, growth, count)
     }
 
     /// The table as Markdown.
@@ -225,32 +224,5 @@ enum PublicShapes {
                     + "\(grdbPeak.map(Report.megabytes) ?? "–") | \(peak(.kvc)) | \(peak(.typed)) | \(perObject) |")
         }
         return out.joined(separator: "\n")
-    }
-}
-
-/// Samples the heap's level every half millisecond on a thread of its own until stopped: a run
-/// that lets go as it goes (a save's sets, a loop of fetches) ends lower than it peaked.
-private final class PeakSampler: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` is atomic; `finished` is a semaphore.
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-
-    init() {
-        Heap.startPeak()
-        let thread = Thread { [self] in
-            while !stopped.load(ordering: .relaxed) {
-                Heap.samplePeak()
-                usleep(500)
-            }
-            finished.signal()
-        }
-        thread.start()
-    }
-
-    /// Stops sampling; returns the highest level seen.
-    func stop() -> Int {
-        stopped.store(true, ordering: .relaxed)
-        finished.wait()
-        return Heap.peakBytes
     }
 }
