@@ -94,6 +94,32 @@ import OpenSwiftData
         #expect(try context.fetch(FetchDescriptor<Postcard>()).first === card)
     }
 
+    /// Values Core Data does not hold as they are (a Codable struct as a composite attribute,
+    /// enums by raw value, an array of Codable values) are converted into the unattached object
+    /// as they are set and read back from it, before the insert and after.
+    @Test func convertedValuesGoIntoTheUnattachedObject() throws {
+        let context = ModelContext(try ModelContainer(for: Hotel.self, configurations: ModelConfiguration(url: folder.file("hotels.store"))))
+        let home = Address(street: "Rua Augusta 1", city: "Lisboa", postcode: nil, location: Location(latitude: 38.7, longitude: -9.1), kind: .boat)
+        context.insert(Hotel(name: "First", address: home))
+        let hotel = Hotel(name: "Second", address: home)
+        guard case .unattached = hotel.persistentBackingData else {
+            Issue.record("a Hotel made after an insert is \(hotel.persistentBackingData)")
+            return
+        }
+        hotel.transport = .plane
+        hotel.priority = .high
+        hotel.rooms = [Room(number: 12, beds: 2), Room(number: 14, beds: 1)]
+        hotel.tags = ["quiet", "central"]
+        #expect(hotel.address == home && hotel.transport == .plane && hotel.rooms.count == 2 && hotel.checkIn == nil)
+        context.insert(hotel)
+        try context.save()
+
+        let stored = try ModelContext(context.container).fetch(FetchDescriptor<Hotel>(predicate: #Predicate { $0.name == "Second" }))
+        let read = try #require(stored.first)
+        #expect(read.address == home && read.transport == .plane && read.priority == .high)
+        #expect(read.rooms == [Room(number: 12, beds: 2), Room(number: 14, beds: 1)] && read.tags == ["quiet", "central"])
+    }
+
     /// A class with relationships keeps starting detached: its models join a context through
     /// the models they refer to.
     @Test func aClassWithRelationshipsStartsDetached() throws {
