@@ -59,14 +59,6 @@ public enum _ModelBacking {
         guard case .managed(let object) = self else { return nil }
         return object
     }
-
-    /// The managed object holding the model's values, in a context or not yet.
-    var valuesObject: ModelManagedObject? {
-        switch self {
-        case .managed(let object), .unattached(let object): object
-        case .detached: nil
-        }
-    }
 }
 
 /// The values a model holds before it is inserted into a context, by the place of their

@@ -23,17 +23,18 @@ struct ModelInsertPlan {
     let properties: [Property]
     /// Whether new models of the class can start unattached (`_ModelBacking.unattached`), their
     /// values written into their managed object as they are set: when every persisted property
-    /// is an attribute of the entity and kept by the model's backing. A relationship needs the
-    /// context (its models join it), and a `let` keeps its value in the model itself.
+    /// is an attribute the model's backing keeps (a `var`: a `let` keeps its value in the model
+    /// itself) of a type Core Data holds as it is or by raw value. A relationship needs the
+    /// context (its models join it); a value encoded (a composite, JSON) or kept by reference (a
+    /// transformable) is held as given until the insert, as SwiftData holds it.
     let startsUnattached: Bool
 
-    /// The plan for inserting models of `model`'s class as objects of `entity`.
+    /// The plan for inserting models of a class as objects of `entity`.
     ///
     /// - Parameters:
     ///   - info: What the class persists.
     ///   - entity: The entity of the context's model for the class.
-    ///   - model: A model of the class, whose stored properties show which values it keeps itself.
-    init(info: ModelClassInfo, entity: NSEntityDescription, model: any PersistentModel) {
+    init(info: ModelClassInfo, entity: NSEntityDescription) {
         self.entity = entity
         let byName = entity.propertiesByName
         properties = info.properties.enumerated().map { index, property in
@@ -44,16 +45,22 @@ struct ModelInsertPlan {
                 }
             return Property(name: property.name, keypath: property.keypath, index: index, kind: kind)
         }
-        // A persisted `var` is stored as `_name` beside its accessors; a stored property of the
-        // persisted name is a `let`.
-        var stored: Set<String> = []
-        var mirror: Mirror? = Mirror(reflecting: model)
-        while let current = mirror {
-            stored.formUnion(current.children.compactMap(\.label))
-            mirror = current.superclassMirror
-        }
         startsUnattached = properties.allSatisfy { property in
-            byName[property.name] is NSAttributeDescription && !stored.contains(property.name)
+            guard byName[property.name] is NSAttributeDescription, Self.isSettable(property.keypath) else { return false }
+            switch ValueCoding.strategy(for: type(of: property.keypath).valueType) {
+            case .direct, .rawValue: return true
+            case .composite, .json, .transformable: return false
+            }
         }
+    }
+
+    /// Whether `keyPath` can set its value: a `var` of a class (`@Model`'s persisted `var`s are
+    /// computed properties with a setter), not a `let`.
+    private static func isSettable(_ keyPath: AnyKeyPath) -> Bool {
+        func root<Root>(_: Root.Type) -> Bool {
+            func value<Value>(_: Value.Type) -> Bool { keyPath is ReferenceWritableKeyPath<Root, Value> }
+            return _openExistential(type(of: keyPath).valueType, do: value)
+        }
+        return _openExistential(type(of: keyPath).rootType, do: root)
     }
 }

@@ -101,12 +101,15 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
     private var insertPlans: [ObjectIdentifier: ModelInsertPlan] = [:]
 
     private func insertPlan(for model: any PersistentModel) -> ModelInsertPlan? {
-        let type = type(of: model)
+        insertPlan(for: type(of: model))
+    }
+
+    private func insertPlan(for type: any PersistentModel.Type) -> ModelInsertPlan? {
         let key = ObjectIdentifier(type)
         if let plan = insertPlans[key] { return plan }
         let info = ModelClassInfo.of(type)
         guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[info.entityName] else { return nil }
-        let plan = ModelInsertPlan(info: info, entity: entity, model: model)
+        let plan = ModelInsertPlan(info: info, entity: entity)
         insertPlans[key] = plan
         return plan
     }

@@ -20,17 +20,28 @@ enum SchemaRegistry {
 
     /// The entity new models of a class start in, unattached (`_ModelBacking.unattached`), by
     /// class: the one of the context that last inserted a model of it, for classes whose
-    /// models can (`ModelInsertPlan.startsUnattached`).
-    private static let unattachedEntities = Locked<[ObjectIdentifier: NSEntityDescription]>([:])
+    /// models can (`ModelInsertPlan.startsUnattached`). Held weakly, with its model: an entry
+    /// whose container is gone is not used (its entity's reference to its model would dangle).
+    private static let unattachedEntities = Locked<[ObjectIdentifier: UnattachedEntity]>([:])
+
+    private struct UnattachedEntity {
+        weak var entity: NSEntityDescription?
+        weak var model: NSManagedObjectModel?
+    }
 
     /// The entity a new model of `type` starts in; nil while it starts detached.
     static func unattachedEntity(for type: any PersistentModel.Type) -> NSEntityDescription? {
-        unattachedEntities.withLock { $0[ObjectIdentifier(type)] }
+        unattachedEntities.withLock { entries in
+            guard let entry = entries[ObjectIdentifier(type)], entry.model != nil else { return nil }
+            return entry.entity
+        }
     }
 
-    /// Lets new models of `type` start in `entity` (the entity of a context that inserted one).
+    /// Lets new models of `type` start in `entity` (the entity of a context that inserted one,
+    /// whose model that context's coordinator holds).
     static func startUnattached(_ type: any PersistentModel.Type, in entity: NSEntityDescription) {
-        unattachedEntities.withLock { $0[ObjectIdentifier(type)] = entity }
+        let entry = UnattachedEntity(entity: entity, model: entity.managedObjectModel)
+        unattachedEntities.withLock { $0[ObjectIdentifier(type)] = entry }
     }
 }
 
