@@ -120,6 +120,11 @@ public final class ModelContainer: @unchecked Sendable {
         }
     }
 
+    deinit {
+        // New models stop starting in this container's entities, which may go with it.
+        SchemaRegistry.forgetUnattachedEntities(of: coordinator.managedObjectModel)
+    }
+
     /// A container over a coordinator a migration opened, for a stage's handler.
     init(schema: Schema, coordinator: NSPersistentStoreCoordinator) {
         self.schema = schema

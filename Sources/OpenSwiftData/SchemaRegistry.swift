@@ -20,28 +20,26 @@ enum SchemaRegistry {
 
     /// The entity new models of a class start in, unattached (`_ModelBacking.unattached`), by
     /// class: the one of the context that last inserted a model of it, for classes whose
-    /// models can (`ModelInsertPlan.startsUnattached`). Held weakly, with its model: an entry
-    /// whose container is gone is not used (its entity's reference to its model would dangle).
-    private static let unattachedEntities = Locked<[ObjectIdentifier: UnattachedEntity]>([:])
-
-    private struct UnattachedEntity {
-        weak var entity: NSEntityDescription?
-        weak var model: NSManagedObjectModel?
-    }
+    /// models can (`ModelInsertPlan.startsUnattached`). An entry goes with its container
+    /// (`forgetUnattachedEntities(of:)`), before the entity's model can: the entity's reference to
+    /// its model is not counted, and models made with it afterwards would reach a freed model.
+    private static let unattachedEntities = Locked<[ObjectIdentifier: NSEntityDescription]>([:])
 
     /// The entity a new model of `type` starts in; nil while it starts detached.
     static func unattachedEntity(for type: any PersistentModel.Type) -> NSEntityDescription? {
-        unattachedEntities.withLock { entries in
-            guard let entry = entries[ObjectIdentifier(type)], entry.model != nil else { return nil }
-            return entry.entity
-        }
+        unattachedEntities.withLock { $0[ObjectIdentifier(type)] }
     }
 
-    /// Lets new models of `type` start in `entity` (the entity of a context that inserted one,
-    /// whose model that context's coordinator holds).
+    /// Lets new models of `type` start in `entity`, the entity of a context that inserted one
+    /// (its container, which holds the entity's model, is alive).
     static func startUnattached(_ type: any PersistentModel.Type, in entity: NSEntityDescription) {
-        let entry = UnattachedEntity(entity: entity, model: entity.managedObjectModel)
-        unattachedEntities.withLock { $0[ObjectIdentifier(type)] = entry }
+        unattachedEntities.withLock { $0[ObjectIdentifier(type)] = entity }
+    }
+
+    /// Forgets the entities of `model`, whose container is going.
+    static func forgetUnattachedEntities(of model: NSManagedObjectModel) {
+        // Every entry's model is alive: its container removes it first.
+        unattachedEntities.withLock { entries in entries = entries.filter { $0.value.managedObjectModel !== model } }
     }
 }
 
