@@ -17,8 +17,9 @@ public enum _ModelBacking {
     /// model (whose storage is replaced by its managed object at once) allocates none.
     public static func detached() -> _ModelBacking { .detached(DetachedValues.none) }
 
-    /// A new model's storage, or, for a model a fetch is making (`ModelMaterialization`), its
-    /// managed object, so that the class's initial values are not stored.
+    /// A new model's storage: for a model a fetch is making (`ModelMaterialization`), its
+    /// managed object, so that the class's initial values are not stored; for a class whose
+    /// entity is known, an unattached managed object; else detached storage.
     ///
     /// - Parameter type: The model's class.
     /// - Returns: The storage the model starts with.

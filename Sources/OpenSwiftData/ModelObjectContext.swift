@@ -47,7 +47,7 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         case .unattached(let object): return insert(unattached: object, of: model)
         case .detached(let detached): values = detached
         }
-        guard let plan = insertPlan(for: model) else { return nil }
+        guard let plan = insertPlan(for: type(of: model)) else { return nil }
         // The class's next models start in an object of this entity (`SchemaRegistry`).
         if plan.startsUnattached { SchemaRegistry.startUnattached(type(of: model), in: plan.entity) }
         let object = ModelManagedObject(entity: plan.entity, insertInto: self)
@@ -78,7 +78,7 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
     ///   - model: The model.
     /// - Returns: The model's managed object here; nil for a class the schema does not have.
     private func insert(unattached object: ModelManagedObject, of model: any PersistentModel) -> ModelManagedObject? {
-        guard let plan = insertPlan(for: model) else { return nil }
+        guard let plan = insertPlan(for: type(of: model)) else { return nil }
         if object.entity === plan.entity {
             insert(object)
             object.owner = model
@@ -88,8 +88,10 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
         let copy = ModelManagedObject(entity: plan.entity, insertInto: self)
         copy.owner = model
         copy.observation.adopt(object.observation)
-        let attributes = object.entity.attributesByName
-        for property in plan.properties where attributes[property.name] != nil {
+        // Only what both entities have: the class's properties, in two models of it.
+        let given = object.entity.attributesByName
+        let taken = plan.entity.attributesByName
+        for property in plan.properties where given[property.name] != nil && taken[property.name] != nil {
             copy.setValue(object.value(forKey: property.name), forKey: property.name)
         }
         model.persistentBackingData = .managed(copy)
@@ -99,10 +101,6 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
 
     /// Insert plans by model class, made on first use.
     private var insertPlans: [ObjectIdentifier: ModelInsertPlan] = [:]
-
-    private func insertPlan(for model: any PersistentModel) -> ModelInsertPlan? {
-        insertPlan(for: type(of: model))
-    }
 
     private func insertPlan(for type: any PersistentModel.Type) -> ModelInsertPlan? {
         let key = ObjectIdentifier(type)
