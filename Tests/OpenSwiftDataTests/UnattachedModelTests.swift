@@ -44,8 +44,8 @@ import OpenSwiftData
 @Suite struct UnattachedModelTests {
     let folder = TemporaryDirectory()
 
-    func container(_ name: String) throws -> ModelContainer {
-        try ModelContainer(for: Postcard.self, configurations: ModelConfiguration(url: folder.file(name)))
+    func container(_ name: String, for type: any PersistentModel.Type = Postcard.self) throws -> ModelContainer {
+        try ModelContainer(for: type, configurations: ModelConfiguration(url: folder.file(name)))
     }
 
     /// Inserting one model of the class lets the next ones start in their object.
@@ -118,7 +118,7 @@ import OpenSwiftData
     /// Enums by raw value and values Core Data holds as they are go into the unattached object
     /// as they are set, read back from it before the insert, and are saved from it.
     @Test func enumsAndLeafValuesGoIntoTheUnattachedObject() throws {
-        let context = ModelContext(try ModelContainer(for: Parcel.self, configurations: ModelConfiguration(url: folder.file("parcels.store"))))
+        let context = ModelContext(try container("parcels.store", for: Parcel.self))
         context.insert(Parcel(label: "First"))
         let parcel = Parcel(label: "Second")
         guard case .unattached = parcel.persistentBackingData else {
@@ -146,7 +146,7 @@ import OpenSwiftData
     /// A class with values Core Data keeps encoded (a composite, JSON) starts detached: until the
     /// insert, a model holds what it was given, as SwiftData's does.
     @Test func aClassWithEncodedValuesStartsDetached() throws {
-        let context = ModelContext(try ModelContainer(for: Hotel.self, configurations: ModelConfiguration(url: folder.file("hotels.store"))))
+        let context = ModelContext(try container("hotels.store", for: Hotel.self))
         let home = Address(street: "Rua Augusta 1", city: "Lisboa", postcode: nil, location: Location(latitude: 38.7, longitude: -9.1), kind: .boat)
         context.insert(Hotel(name: "First", address: home))
         let hotel = Hotel(name: "Second", address: home)
@@ -167,7 +167,7 @@ import OpenSwiftData
     @Test func aGoneContainersEntityIsNotUsed() throws {
         weak var entity: AnyObject?
         do {
-            let container = try ModelContainer(for: Stamp.self, configurations: ModelConfiguration(url: folder.file("stamps.store")))
+            let container = try container("stamps.store", for: Stamp.self)
             ModelContext(container).insert(Stamp(value: 1))
             guard case .unattached(let object) = Stamp(value: 2).persistentBackingData else {
                 Issue.record("a Stamp made after an insert starts detached")
@@ -185,7 +185,7 @@ import OpenSwiftData
     /// A class with relationships keeps starting detached: its models join a context through
     /// the models they refer to.
     @Test func aClassWithRelationshipsStartsDetached() throws {
-        let context = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: folder.file("trips.store"))))
+        let context = ModelContext(try container("trips.store", for: Trip.self))
         context.insert(Trip(name: "Porto"))
         let trip = Trip(name: "Braga")
         guard case .detached = trip.persistentBackingData else {

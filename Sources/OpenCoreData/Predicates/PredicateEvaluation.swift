@@ -180,12 +180,8 @@ package enum PredicateEvaluator {
         }
     }
 
-    /// LIKE: `*` matches any run of characters, `?` exactly one, `\` escapes the next one.
-    static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
-        like(text, pattern, star: "*", one: "?", escape: "\\")
-    }
-
-    /// LIKE on any elements, with the wildcards and escape given as elements.
+    /// LIKE: `star` matches any run of elements, `one` exactly one, `escape` makes the next one
+    /// literal (`*`, `?` and `\` in a pattern).
     private static func like<T: RandomAccessCollection, P: RandomAccessCollection>(
         _ text: T, _ pattern: P, star: T.Element, one: T.Element, escape: T.Element
     ) -> Bool where T.Element == P.Element, T.Element: Equatable, T.Index == Int, P.Index == Int {
