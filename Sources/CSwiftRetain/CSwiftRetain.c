@@ -20,3 +20,35 @@ void ocd_unowned_release(void *object) { swift_unownedRelease(object); }
 static _Thread_local ocd_pending_model pending_model;
 
 ocd_pending_model *ocd_pending_model_slot(void) { return &pending_model; }
+
+static _Thread_local unsigned long observation_probe_hits;
+
+unsigned long *ocd_observation_probe_hits(void) { return &observation_probe_hits; }
+
+extern void swift_release(void *object);
+
+static _Thread_local void *spare_registrar;
+
+void *ocd_spare_registrar(void) { return spare_registrar; }
+
+#if defined(_WIN32)
+// No destructor for a thread's values here: a thread's last spare outlives it.
+void ocd_set_spare_registrar(void *object) { spare_registrar = object; }
+#else
+#include <pthread.h>
+
+// The same object under a key whose destructor releases it when the thread ends: C's
+// thread-locals have no destructors.
+static pthread_key_t spare_key;
+static pthread_once_t spare_key_once = PTHREAD_ONCE_INIT;
+
+static void release_spare(void *object) { swift_release(object); }
+
+static void make_spare_key(void) { (void)pthread_key_create(&spare_key, release_spare); }
+
+void ocd_set_spare_registrar(void *object) {
+    spare_registrar = object;
+    (void)pthread_once(&spare_key_once, make_spare_key);
+    (void)pthread_setspecific(spare_key, object);
+}
+#endif

@@ -48,11 +48,14 @@ public enum _ModelBacking {
     }
 
     /// Gives a detached model that shares the empty storage of models given no value storage of
-    /// its own, and returns its registrar's box: observing a model before it holds anything.
-    mutating func ownRegistrarBox() -> RegistrarBox {
+    /// its own, keeping `registrar` there: observing a model before it holds anything.
+    ///
+    /// - Parameter registrar: The model's registrar's box.
+    /// - Returns: The box kept.
+    mutating func ownRegistrarBox(installing registrar: RegistrarBox) -> RegistrarBox {
         let own = DetachedValues(count: 0)
         self = .detached(own)
-        return own.observation.box
+        return own.observation.box(installing: registrar)
     }
 
     /// The managed object, once the model is in a context.

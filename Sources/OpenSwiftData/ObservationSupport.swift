@@ -6,9 +6,10 @@ import Synchronization
 /// so that the model object itself is two words (a smaller allocation for every fetched model).
 ///
 /// The registrar itself (two allocations and a lock, about 130 bytes) is made when a property
-/// is first read: only a read can put the model in an observer's access list, so a model that
-/// was never read has no observers, and its changes (an initializer's assignments, an import's
-/// writes) skip the registrar. A fetched model that is never read costs none.
+/// is first read while Observation tracks reads (`ObservationProbe`): only such a read can put
+/// the model in an observer's access list, so a model never read that way has no observers, and
+/// its changes (an initializer's assignments, an import's writes) skip the registrar. A fetched
+/// model read only outside a tracking (a loop over a fetch's results) costs none.
 struct ObservationSlot: ~Copyable, Sendable {
     /// The registrar's box, retained, as an address; 0 until made. (An integer atomic: the
     /// generic lazy reference was looked up by the runtime on every access.)
@@ -27,10 +28,14 @@ struct ObservationSlot: ~Copyable, Sendable {
         return Unmanaged<RegistrarBox>.fromOpaque(address).takeUnretainedValue()
     }
 
-    /// The registrar's box, made on first use (once, whichever thread asks first).
-    var box: RegistrarBox {
+    /// The registrar's box: `candidate`, put here unless a box is here already (once, whichever
+    /// thread comes first).
+    ///
+    /// - Parameter candidate: The box to keep when there is none.
+    /// - Returns: The box here.
+    func box(installing candidate: RegistrarBox) -> RegistrarBox {
         if let box = existing { return box }
-        return install(Unmanaged.passRetained(RegistrarBox()))
+        return install(Unmanaged.passRetained(candidate))
     }
 
     /// Takes over `other`'s registrar, if it has one and this slot none: a model's observers
@@ -59,31 +64,40 @@ struct ObservationSlot: ~Copyable, Sendable {
 /// `@Transient` properties) make on it reach the registrar kept with the model's values
 /// (`ObservationSlot`). Of no size: the model object stays two words.
 public struct _ModelObservationRegistrar: Sendable {
-    public init() {}
+    @inlinable public init() {}
+
+    // The calls are inlined into the accessors `@Model` writes: a model without a registrar
+    // (every model an import makes, every fetched model read outside a tracking) then costs
+    // a look at its backing, with no generic call, no closure and no key path made.
 
     /// Tells observers that `keyPath` of `subject` was read.
     ///
     /// - Parameters:
     ///   - subject: The model read.
-    ///   - keyPath: The property read.
-    public func access<Subject: PersistentModel, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        Self.box(of: subject, making: true)?.registrar.access(subject, keyPath: keyPath)
+    ///   - keyPath: The property read; evaluated only when the read can be observed.
+    @inlinable
+    public func access<Subject: PersistentModel, Member>(_ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>) {
+        if let box = Self.existingBox(in: subject.persistentBackingData) { return box.registrar.access(subject, keyPath: keyPath()) }
+        // Read outside a tracking, a model without a registrar needs none: nothing registers.
+        guard let box = Self.boxForTrackedRead(of: subject) else { return }
+        box.registrar.access(subject, keyPath: keyPath())
     }
 
     /// Runs `mutation`, telling observers that `keyPath` of `subject` changes.
     ///
     /// - Parameters:
     ///   - subject: The model changed.
-    ///   - keyPath: The property changed.
+    ///   - keyPath: The property changed; evaluated only when the model can have observers.
     ///   - mutation: The change.
     /// - Returns: What `mutation` returns.
     /// - Throws: What `mutation` throws.
+    @inlinable
     public func withMutation<Subject: PersistentModel, Member, T>(
-        of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> T
+        of subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>, _ mutation: () throws -> T
     ) rethrows -> T {
-        // Never read, so never observed: nothing to tell.
-        guard let box = Self.box(of: subject, making: false) else { return try mutation() }
-        return try box.registrar.withMutation(of: subject, keyPath: keyPath, mutation)
+        // Never read while tracked, so never observed: nothing to tell.
+        guard let box = Self.existingBox(in: subject.persistentBackingData) else { return try mutation() }
+        return try box.registrar.withMutation(of: subject, keyPath: keyPath(), mutation)
     }
 
     /// Tells observers that `keyPath` of `subject` is about to change.
@@ -92,7 +106,7 @@ public struct _ModelObservationRegistrar: Sendable {
     ///   - subject: The model about to change.
     ///   - keyPath: The property about to change.
     public func willSet<Subject: PersistentModel, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        Self.box(of: subject, making: false)?.registrar.willSet(subject, keyPath: keyPath)
+        Self.existingBox(in: subject.persistentBackingData)?.registrar.willSet(subject, keyPath: keyPath)
     }
 
     /// Tells observers that `keyPath` of `subject` changed.
@@ -101,24 +115,33 @@ public struct _ModelObservationRegistrar: Sendable {
     ///   - subject: The model changed.
     ///   - keyPath: The property changed.
     public func didSet<Subject: PersistentModel, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        Self.box(of: subject, making: false)?.registrar.didSet(subject, keyPath: keyPath)
+        Self.existingBox(in: subject.persistentBackingData)?.registrar.didSet(subject, keyPath: keyPath)
     }
 
-    /// The box of `model`'s registrar, made when `making` and there is none. Read without writing
-    /// the model's backing, except for a model still sharing the empty detached storage.
-    private static func box(of model: some PersistentModel, making: Bool) -> RegistrarBox? {
+    /// The box of the registrar of the model whose backing is `backing`, if it has one.
+    @usableFromInline static func existingBox(in backing: _ModelBacking) -> RegistrarBox? {
+        switch backing {
+        case .managed(let object), .unattached(let object): object.observation.existing
+        case .detached(let values): values.observation.existing
+        }
+    }
+
+    /// The box of the registrar `model`, which has none, gets for a read inside a tracking
+    /// (`ObservationProbe`); nil outside one. Writes the model's backing only for a model still
+    /// sharing the empty detached storage.
+    @usableFromInline static func boxForTrackedRead(of model: some PersistentModel) -> RegistrarBox? {
+        guard let made = ObservationProbe.registrarForTrackedRead() else { return nil }
         switch model.persistentBackingData {
-        case .managed(let object), .unattached(let object): return making ? object.observation.box : object.observation.existing
-        case .detached(let values) where values !== DetachedValues.none:
-            return making ? values.observation.box : values.observation.existing
-        case .detached: return making ? model.persistentBackingData.ownRegistrarBox() : nil
+        case .managed(let object), .unattached(let object): return object.observation.box(installing: made)
+        case .detached(let values) where values !== DetachedValues.none: return values.observation.box(installing: made)
+        case .detached: return model.persistentBackingData.ownRegistrarBox(installing: made)
         }
     }
 }
 
 /// Holds a registrar where an atomic reference can point at it.
-final class RegistrarBox: Sendable {
-    let registrar = ObservationRegistrar()
+@usableFromInline final class RegistrarBox: Sendable {
+    @usableFromInline let registrar = ObservationRegistrar()
 }
 
 /// The storage `@_PersistedProperty` leaves behind a persisted property: nothing, but something

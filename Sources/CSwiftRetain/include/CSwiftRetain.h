@@ -32,6 +32,19 @@ typedef struct ocd_pending_model {
 /// it costs less than a Swift task-local's lookup a model.
 ocd_pending_model *ocd_pending_model_slot(void);
 
+/// How often this thread's Observation probe was hashed (zero on each new thread): the hash of
+/// the probe's key path is how a model learns, without a registrar of its own, that a read
+/// happens while Observation tracks accesses (`ObservationProbe` in OpenSwiftData).
+unsigned long *ocd_observation_probe_hits(void);
+
+/// This thread's spare Swift object (OpenSwiftData: the registrar a model's tracked read takes),
+/// retained; NULL when there is none.
+void *_Nullable ocd_spare_registrar(void);
+
+/// Makes `object` (retained, or NULL) this thread's spare, without releasing the one before:
+/// taking the spare is handing it over. A spare left when the thread ends is released then.
+void ocd_set_spare_registrar(void *_Nullable object);
+
 #pragma clang assume_nonnull end
 
 #endif
