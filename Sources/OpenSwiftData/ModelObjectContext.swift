@@ -101,14 +101,22 @@ final class ModelObjectContext: NSManagedObjectContext, @unchecked Sendable {
 
     /// Insert plans by model class, made on first use.
     private var insertPlans: [ObjectIdentifier: ModelInsertPlan] = [:]
+    /// The plan used last, by class: an import inserts models of one class after another, and
+    /// this saves each a hash and a dictionary probe.
+    private var lastInsertPlan: (type: ObjectIdentifier, plan: ModelInsertPlan)?
 
     private func insertPlan(for type: any PersistentModel.Type) -> ModelInsertPlan? {
         let key = ObjectIdentifier(type)
-        if let plan = insertPlans[key] { return plan }
+        if let last = lastInsertPlan, last.type == key { return last.plan }
+        if let plan = insertPlans[key] {
+            lastInsertPlan = (key, plan)
+            return plan
+        }
         let info = ModelClassInfo.of(type)
         guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[info.entityName] else { return nil }
         let plan = ModelInsertPlan(info: info, entity: entity)
         insertPlans[key] = plan
+        lastInsertPlan = (key, plan)
         return plan
     }
 

@@ -1,4 +1,5 @@
 import OpenCoreData
+import Synchronization
 
 /// The model class behind each entity of a schema's model, for the models a context lists without
 /// knowing their type (`insertedModelsArray`, the models a history change names).
@@ -23,7 +24,9 @@ enum SchemaRegistry {
     /// models can (`ModelInsertPlan.startsUnattached`). An entry goes with its container
     /// (`forgetUnattachedEntities(of:)`), before the entity's model can: the entity's reference to
     /// its model is not counted, and models made with it afterwards would reach a freed model.
-    private static let unattachedEntities = Locked<[ObjectIdentifier: NSEntityDescription]>([:])
+    // A `Mutex`: its lock and the lookup are compiled into the caller, where `Locked`'s generic
+    // `withLock` is a call through a closure into another module; every new model reads it.
+    private static let unattachedEntities = Mutex<[ObjectIdentifier: NSEntityDescription]>([:])
 
     /// The entity a new model of `type` starts in; nil while it starts detached.
     static func unattachedEntity(for type: any PersistentModel.Type) -> NSEntityDescription? {
