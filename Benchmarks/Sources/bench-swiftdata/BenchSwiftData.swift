@@ -23,10 +23,13 @@ struct BenchSwiftData: ParsableCommand {
         for count in rows {
             let data = DataSet(rows: count)
             var table = CaseTable(count: count)
-            for way in Way.allCases {
-                FileHandle.standardError.write(Data("\(count) rows, \(way.rawValue)…\n".utf8))
-                let results = try (0..<runs).map { run in try WayRun.measure(way, data: data, folder: folder.appendingPathComponent("\(way)-\(count)-\(run)")) }
-                table.add(way, results)
+            // The ways take turns within each run, so that a slower minute of the machine falls
+            // on all three, and each ratio is taken between neighbouring measurements.
+            for run in 0..<runs {
+                for way in Way.allCases {
+                    FileHandle.standardError.write(Data("\(count) rows, run \(run + 1), \(way.rawValue)…\n".utf8))
+                    table.add(way, try WayRun.measure(way, data: data, folder: folder.appendingPathComponent("\(way)-\(count)-\(run)")))
+                }
             }
             print(table.markdown(runs: runs))
         }
@@ -59,10 +62,15 @@ struct CaseTable {
 
     init(count: Int) { self.count = count }
 
-    mutating func add(_ way: Way, _ runs: [WayResult]) { results[way] = runs }
+    mutating func add(_ way: Way, _ result: WayResult) { results[way, default: []].append(result) }
 
     private func median(_ way: Way, _ value: (WayResult) -> Double) -> Double {
         Statistics.median((results[way] ?? []).map(value))
+    }
+
+    /// The median of the runs' ratios of `way` to `base`, each between measurements of one run.
+    private func ratio(_ way: Way, to base: Way, _ value: (WayResult) -> Double) -> Double {
+        Statistics.median(zip(results[way] ?? [], results[base] ?? []).map { value($0) / value($1) })
     }
 
     func markdown(runs: Int) -> String {
@@ -73,7 +81,7 @@ struct CaseTable {
             ("heap bytes per fetched object", \.bytesPerObject, "B"),
         ]
         var lines = [
-            "\(count) rows (median of \(runs)):", "",
+            "\(count) rows (median of \(runs); a ratio is the median of the runs' ratios):", "",
             "| case | raw SQLite | generated classes | OpenSwiftData | OpenSwiftData / generated | OpenSwiftData / raw |",
             "|---|---|---|---|---|---|",
         ]
@@ -82,9 +90,10 @@ struct CaseTable {
             let shown = { (x: Double) -> String in
                 x.isNaN ? "–" : unit == "ms" ? String(format: "%.1f ms", x * 1000) : unit == "B" ? String(format: "%.0f B", x) : String(format: "%.3f s", x)
             }
+            let toRaw = ratio(.swiftData, to: .raw, value)
             lines.append(
-                "| \(title) | \(shown(raw)) | \(shown(typed)) | \(shown(swiftData)) | \(String(format: "%.2f×", swiftData / typed)) | "
-                    + (raw.isNaN ? "–" : String(format: "%.2f×", swiftData / raw)) + " |")
+                "| \(title) | \(shown(raw)) | \(shown(typed)) | \(shown(swiftData)) | \(String(format: "%.2f×", ratio(.swiftData, to: .typed, value))) | "
+                    + (toRaw.isNaN ? "–" : String(format: "%.2f×", toRaw)) + " |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
