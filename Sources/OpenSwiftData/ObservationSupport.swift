@@ -34,8 +34,13 @@ struct ObservationSlot: ~Copyable, Sendable {
     /// - Parameter candidate: The box to keep when there is none.
     /// - Returns: The box here.
     func box(installing candidate: RegistrarBox) -> RegistrarBox {
-        if let box = existing { return box }
-        return install(Unmanaged.passRetained(candidate))
+        let offered = Unmanaged.passRetained(candidate)
+        let bits = UInt(bitPattern: offered.toOpaque())
+        let (exchanged, original) = made.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+        if exchanged { return candidate }
+        // A box was here first: keep it, drop the offer.
+        offered.release()
+        return Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: original)!).takeUnretainedValue()
     }
 
     /// Takes over `other`'s registrar, if it has one and this slot none: a model's observers
@@ -43,19 +48,8 @@ struct ObservationSlot: ~Copyable, Sendable {
     func adopt(_ other: borrowing ObservationSlot) {
         let bits = other.made.exchange(0, ordering: .acquiringAndReleasing)
         guard let address = UnsafeRawPointer(bitPattern: bits) else { return }
-        let (exchanged, _) = made.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
-        // A registrar was here first: the adopted one goes.
-        if !exchanged { Unmanaged<RegistrarBox>.fromOpaque(address).release() }
-    }
-
-    /// Puts `candidate` (retained) here unless a box is here already; returns the box here.
-    private func install(_ candidate: Unmanaged<RegistrarBox>) -> RegistrarBox {
-        let bits = UInt(bitPattern: candidate.toOpaque())
-        let (exchanged, original) = made.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
-        if exchanged { return candidate.takeUnretainedValue() }
-        // Another thread made one first: use it, drop ours.
-        candidate.release()
-        return Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: original)!).takeUnretainedValue()
+        // A registrar here first stays; the adopted one then goes.
+        _ = box(installing: Unmanaged<RegistrarBox>.fromOpaque(address).takeRetainedValue())
     }
 }
 
