@@ -199,6 +199,7 @@ extension NSManagedObject {
             return
         }
         if let row = cachedRow {
+            row.prefetch()
             // The row is already the slots; a prefetched to-many set must not be shared with
             // the committed snapshot.
             committed = committedSnapshot(of: row)

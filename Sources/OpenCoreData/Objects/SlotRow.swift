@@ -85,6 +85,12 @@ package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleBy
         }
     }
 
+    /// Starts loading the row's values into the cache when they live in a column block (a
+    /// fetched row), so that the reads that follow find them there (`ColumnBlock.prefetch(row:)`).
+    func prefetch() {
+        if case .columns(let block)? = backing { block.prefetch(row: Int(start)) }
+    }
+
     /// Whether `other` is this very row: the same values in the same storage, not just equal ones.
     func isSameRow(as other: SlotRow) -> Bool {
         guard start == other.start, length == other.length else { return false }
