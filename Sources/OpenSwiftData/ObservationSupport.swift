@@ -115,9 +115,28 @@ public struct _ModelObservationRegistrar: Sendable {
     /// The box of the registrar of the model whose backing is `backing`, if it has one.
     @usableFromInline static func existingBox(in backing: _ModelBacking) -> RegistrarBox? {
         switch backing {
-        case .managed(let object), .unattached(let object): object.observation.existing
+        case .managed(let object), .unattached(let object): existingBox(of: object)
         case .detached(let values): values.observation.existing
         }
+    }
+
+    /// The box of the registrar of the model whose managed object is `object`, if it has one.
+    @usableFromInline static func existingBox(of object: ModelManagedObject) -> RegistrarBox? {
+        object.observation.existing
+    }
+
+    /// Tells observers that `keyPath` of `subject`, whose managed object is `object`, was read:
+    /// `access(_:keyPath:)` for an accessor that has the object in hand already.
+    ///
+    /// - Parameters:
+    ///   - subject: The model read.
+    ///   - object: Its managed object.
+    ///   - keyPath: The property read; evaluated only when the read can be observed.
+    @inlinable static func access<Subject: PersistentModel, Member>(
+        _ subject: Subject, through object: ModelManagedObject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
+    ) {
+        guard let box = existingBox(of: object) ?? boxForTrackedRead(of: subject) else { return }
+        box.registrar.access(subject, keyPath: keyPath())
     }
 
     /// The box of the registrar `model`, which has none, gets for a read inside a tracking

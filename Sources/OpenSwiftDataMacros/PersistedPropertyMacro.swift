@@ -4,8 +4,9 @@ import SwiftSyntaxMacros
 
 /// `@_PersistedProperty(index, of: count)`, which `@Model` puts on each persisted `var`: turns the stored
 /// property into one whose value lives in the model's backing (the model until it is inserted,
-/// its managed object after), with Observation's access and mutation calls around it. Its
-/// initializer accessor initializes the `_name` storage `@Model` declares beside it.
+/// its managed object after), Observation told of each read and change by the same call (one look
+/// at the backing for both). Its initializer accessor initializes the `_name` storage `@Model`
+/// declares beside it.
 public struct PersistedPropertyMacro: AccessorMacro {
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
@@ -23,15 +24,12 @@ public struct PersistedPropertyMacro: AccessorMacro {
             """,
             """
             get {
-                _$observationRegistrar.access(self, keyPath: \\.\(raw: spelled))
-                return self._persistedValue(index: \(raw: index), key: "\(raw: name)")
+                self._persistedValue(index: \(raw: index), key: "\(raw: name)", observing: \\.\(raw: spelled))
             }
             """,
             """
             set {
-                _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: spelled)) {
-                    self._setPersistedValue(newValue, index: \(raw: index), key: "\(raw: name)")
-                }
+                self._setPersistedValue(newValue, index: \(raw: index), key: "\(raw: name)", observing: \\.\(raw: spelled))
             }
             """,
         ]

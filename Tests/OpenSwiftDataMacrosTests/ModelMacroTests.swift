@@ -95,13 +95,10 @@ import Testing
                         _stops = OpenSwiftData._PersistedStorage()
                     }
                     get {
-                        _$observationRegistrar.access(self, keyPath: \\.stops)
-                        return self._persistedValue(index: 2, key: "stops")
+                        self._persistedValue(index: 2, key: "stops", observing: \\.stops)
                     }
                     set {
-                        _$observationRegistrar.withMutation(of: self, keyPath: \\.stops) {
-                            self._setPersistedValue(newValue, index: 2, key: "stops")
-                        }
+                        self._setPersistedValue(newValue, index: 2, key: "stops", observing: \\.stops)
                     }
                 }
             }

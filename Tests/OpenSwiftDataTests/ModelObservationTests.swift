@@ -38,6 +38,39 @@ import OpenSwiftData
         expectNightsHeard(of: trip, notOtherChanges: { trip.budget = 100 })
     }
 
+    /// Each kind of property tells its observers of a change, before the model is inserted and
+    /// after it is saved: values Core Data holds as they are, a `Decimal`, a `Codable` struct,
+    /// an enum, an array of values, to-one and to-many relationships.
+    @Test func everyKindOfPropertyIsHeard() throws {
+        let container = try ModelContainer(for: Trip.self, Hotel.self, configurations: ModelConfiguration(url: folder.file("kinds.store")))
+        let context = ModelContext(container)
+        let address = Address(street: "Khreshchatyk 1", city: "Kyiv", location: Location(latitude: 50.45, longitude: 30.52), kind: .train)
+        let hotel = Hotel(name: "Dnipro", address: address)
+        let trip = Trip(name: "Kyiv", startDate: .now)
+        let stop = Stop(place: "Lviv", order: 1)
+        for models in [[], [hotel, trip, stop] as [any PersistentModel]] {
+            for model in models { context.insert(model) }
+            try context.save()
+            expectHeard(reading: { _ = hotel.name }, changing: { hotel.name += "!" })
+            expectHeard(reading: { _ = trip.price }, changing: { trip.price += 12.5 })
+            expectHeard(reading: { _ = hotel.address }, changing: { hotel.address.city += "!" })
+            expectHeard(reading: { _ = hotel.transport }, changing: { hotel.transport = hotel.transport == .boat ? .plane : .boat })
+            expectHeard(reading: { _ = hotel.tags }, changing: { hotel.tags.append("river") })
+            expectHeard(reading: { _ = trip.traveller }, changing: { trip.traveller = Traveller(name: "Olena") })
+            expectHeard(reading: { _ = trip.stops }, changing: { trip.stops = trip.stops.isEmpty ? [stop] : [] })
+        }
+        #expect(hotel.name == "Dnipro!!" && hotel.address.city == "Kyiv!!" && hotel.tags == ["river", "river"])
+    }
+
+    /// Observes what `read` reads: nothing is heard until `change` runs, then the change is.
+    private func expectHeard(reading read: () -> Void, changing change: () -> Void, sourceLocation: SourceLocation = #_sourceLocation) {
+        let changed = Flag()
+        withObservationTracking { read() } onChange: { changed.set() }
+        #expect(!changed.isSet, sourceLocation: sourceLocation)
+        change()
+        #expect(changed.isSet, sourceLocation: sourceLocation)
+    }
+
     /// Observes `trip`'s nights: `otherChanges` are not heard, a change of the nights is.
     private func expectNightsHeard(of trip: Trip, notOtherChanges otherChanges: () -> Void) {
         let changed = Flag()
