@@ -35,6 +35,33 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable {
         }
     }
 
+    /// The identifiers of a save's new objects, from the keys and runs the save recorded: each
+    /// run's store identifier and entity name are read once, and no object is touched but one
+    /// saved without a row.
+    ///
+    /// - Parameter saved: The save's new objects.
+    /// - Returns: Their identifiers, in the order saved.
+    /// - Complexity: O(n).
+    static func identifiers(of saved: SavedInserts) -> [PersistentIdentifier] {
+        var identifiers: [PersistentIdentifier] = []
+        identifiers.reserveCapacity(saved.keys.count)
+        var nextRun = 0
+        var names: (entity: String, store: String) = ("", "")
+        for (position, key) in saved.keys.enumerated() {
+            while nextRun < saved.runs.count, saved.runs[nextRun].start <= position {
+                let run = saved.runs[nextRun]
+                names = (run.entity.name ?? "", run.store.identifier)
+                nextRun += 1
+            }
+            if key == 0 {
+                identifiers.append(PersistentIdentifier(saved.objects[position].objectID))
+            } else {
+                identifiers.append(PersistentIdentifier(entityName: names.entity, storeIdentifier: names.store, key: .row(key)))
+            }
+        }
+        return identifiers
+    }
+
     /// The identifiers of a save's objects, reading each store's identifier and entity's name
     /// once for a run of objects that share them (a save's million new objects share both), and
     /// each saved object's row from the object itself, without making its ID.

@@ -166,6 +166,30 @@ import OpenSwiftData
         #expect(saved[3] == [added.persistentModelID] && saved[4] == [kept.persistentModelID] && saved[5] == [dropped.persistentModelID])
     }
 
+    /// Models of two classes inserted in turn: `didSave` names each with its own class, store
+    /// and row, in the order inserted.
+    @Test func didSaveNamesModelsOfSeveralClassesInsertedInTurn() throws {
+        let context = ModelContext(try container())
+        var models: [any PersistentModel] = []
+        for number in 1...6 {
+            let model: any PersistentModel = number.isMultiple(of: 2) ? Stop(place: "Stop \(number)", order: number) : Trip(name: "Trip \(number)")
+            context.insert(model)
+            models.append(model)
+        }
+        let inserted = Mutex<[PersistentIdentifier]>([])
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { note in
+            let identifiers = note.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? []
+            inserted.withLock { $0 = identifiers }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try context.save()
+
+        let named = inserted.withLock { $0 }
+        #expect(named == models.map(\.persistentModelID))
+        #expect(named.map(\.entityName) == ["Trip", "Stop", "Trip", "Stop", "Trip", "Stop"])
+        #expect(Set(named).count == 6 && named.allSatisfy { $0.storeIdentifier != nil })
+    }
+
     @Test func transactionSavesWhatItsBlockChanged() throws {
         let context = ModelContext(try container())
         let saved = Mutex<[PersistentIdentifier]>([])

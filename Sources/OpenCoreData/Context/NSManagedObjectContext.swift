@@ -104,8 +104,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// did-save notifications go (OpenSwiftData's `didSave` names its models from them). The
     /// objects, in the order saved, rather than the notification's sets of IDs: read in order,
     /// a million new objects' rows are found without a cache miss per ID, and nothing the save
-    /// releases on its second thread is kept for the main one to free.
-    package var savedObjectsHandler: ((_ inserted: [NSManagedObject], _ updated: [NSManagedObject], _ deleted: [NSManagedObject]) -> Void)?
+    /// releases on its second thread is kept for the main one to free. The new objects come with
+    /// their rows' keys (`SavedInserts`).
+    package var savedObjectsHandler: ((_ inserted: SavedInserts, _ updated: [NSManagedObject], _ deleted: [NSManagedObject]) -> Void)?
     /// The generation of the stores this context reads (`setQueryGenerationFrom(_:)`).
     var queryGeneration = QueryGenerationState.unpinned
     /// Objects inserted in an earlier event and deleted since the last notification.
