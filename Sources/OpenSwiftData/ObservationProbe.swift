@@ -25,48 +25,70 @@ enum ObservationProbe {
     ///
     /// - Returns: The registrar's box, to become the model's; nil when the read needs none.
     static func registrarForTrackedRead() -> RegistrarBox? {
+        // Every model read outside a tracking comes here: the spare is used without a retain
+        // and the probe's parts are one global (each lazy global is a `swift_once` call).
         let spare = spareBox()
-        guard !isUsable || moves(with: spare.registrar) else { return nil }
+        let tracked = spare._withUnsafeGuaranteedRef { probe.tracks($0.registrar) }
+        guard tracked else { return nil }
         // Taken: the spare's reference passes to the caller.
         ocd_set_spare_registrar(nil)
-        return Unmanaged.passUnretained(spare).takeRetainedValue()
+        return spare.takeRetainedValue()
     }
 
     /// This thread's spare box, made if there is none (retained by the thread's slot).
-    private static func spareBox() -> RegistrarBox {
-        if let address = ocd_spare_registrar() { return Unmanaged<RegistrarBox>.fromOpaque(address).takeUnretainedValue() }
-        let made = RegistrarBox()
-        ocd_set_spare_registrar(Unmanaged.passRetained(made).toOpaque())
+    private static func spareBox() -> Unmanaged<RegistrarBox> {
+        if let address = ocd_spare_registrar() { return Unmanaged<RegistrarBox>.fromOpaque(address) }
+        let made = Unmanaged.passRetained(RegistrarBox())
+        ocd_set_spare_registrar(made.toOpaque())
         return made
     }
 
-    /// The key path read: a subscript whose argument counts its hashes.
-    private static let keyPath = \ProbeSubject.[ProbeToken()]
+    /// The probe's parts, made once.
+    private static let probe = Probe()
+}
 
+/// What the probe reads, and whether reading it tells.
+private final class Probe: Sendable {
+    /// The root of the key path read: `access` wants an observable root.
+    let subject: ProbeSubject
+    /// The key path read: a subscript whose argument counts its hashes.
+    let keyPath: KeyPath<ProbeSubject, Int> & Sendable
     /// Whether the probe moves inside a tracking, for two reads of it in a row (checked once,
     /// with a registrar of its own: going, it ends the tracking installed on it). Not also
     /// checked outside one, where it should stay: the first check may run inside an app's own
     /// tracking. A probe that moved everywhere would only give every model read a registrar.
-    private static let isUsable: Bool = {
+    let isUsable: Bool
+
+    init() {
+        let (subject, keyPath) = (ProbeSubject(), \ProbeSubject.[ProbeToken()])
+        (self.subject, self.keyPath) = (subject, keyPath)
         let calibration = ObservationRegistrar()
         var moved = (false, false)
-        withObservationTracking { moved = (moves(with: calibration), moves(with: calibration)) } onChange: {}
-        return moved == (true, true)
-    }()
+        withObservationTracking {
+            moved = (Self.moves(calibration, subject, keyPath), Self.moves(calibration, subject, keyPath))
+        } onChange: {}
+        isUsable = moved == (true, true)
+    }
 
-    /// Reads the probe's key path of `registrar`; returns whether the probe was hashed.
-    private static func moves(with registrar: ObservationRegistrar) -> Bool {
+    /// Whether a read of `registrar` now would be recorded by a tracking: the probe moves when
+    /// read on it; always, when the probe cannot tell.
+    func tracks(_ registrar: ObservationRegistrar) -> Bool {
+        Self.moves(registrar, subject, keyPath) || !isUsable
+    }
+
+    /// Reads `keyPath` of `subject` on `registrar`; returns whether the probe was hashed.
+    private static func moves(
+        _ registrar: ObservationRegistrar, _ subject: ProbeSubject, _ keyPath: KeyPath<ProbeSubject, Int>
+    ) -> Bool {
         let hits = ocd_observation_probe_hits()
         let before = hits.pointee
-        registrar.access(ProbeSubject.shared, keyPath: keyPath)
+        registrar.access(subject, keyPath: keyPath)
         return hits.pointee != before
     }
 }
 
-/// The subject of the probe's key path: `access` wants an observable root.
+/// The subject of the probe's key path.
 private final class ProbeSubject: Observable, Sendable {
-    static let shared = ProbeSubject()
-
     subscript(token: ProbeToken) -> Int { 0 }
 }
 
