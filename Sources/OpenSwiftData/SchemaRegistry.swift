@@ -26,23 +26,47 @@ enum SchemaRegistry {
     /// its model is not counted, and models made with it afterwards would reach a freed model.
     // A `Mutex`: its lock and the lookup are compiled into the caller, where `Locked`'s generic
     // `withLock` is a call through a closure into another module; every new model reads it.
-    private static let unattachedEntities = Mutex<[ObjectIdentifier: NSEntityDescription]>([:])
+    private static let unattachedEntities = Mutex(UnattachedEntities())
 
     /// The entity a new model of `type` starts in; nil while it starts detached.
     static func unattachedEntity(for type: any PersistentModel.Type) -> NSEntityDescription? {
-        unattachedEntities.withLock { $0[ObjectIdentifier(type)] }
+        unattachedEntities.withLock { $0.entity(for: ObjectIdentifier(type)) }
     }
 
     /// Lets new models of `type` start in `entity`, the entity of a context that inserted one
     /// (its container, which holds the entity's model, is alive).
     static func startUnattached(_ type: any PersistentModel.Type, in entity: NSEntityDescription) {
-        unattachedEntities.withLock { $0[ObjectIdentifier(type)] = entity }
+        unattachedEntities.withLock { $0.set(entity, for: ObjectIdentifier(type)) }
     }
 
     /// Forgets the entities of `model`, whose container is going.
     static func forgetUnattachedEntities(of model: NSManagedObjectModel) {
         // Every entry's model is alive: its container removes it first.
-        unattachedEntities.withLock { entries in entries = entries.filter { $0.value.managedObjectModel !== model } }
+        unattachedEntities.withLock { $0.removeAll { $0.managedObjectModel === model } }
+    }
+}
+
+/// The unattached entities by class, with the last one looked up beside them: an import makes
+/// models of one class after another, and a comparison costs less than hashing the class.
+private struct UnattachedEntities {
+    private var byClass: [ObjectIdentifier: NSEntityDescription] = [:]
+    private var last: (type: ObjectIdentifier, entity: NSEntityDescription)?
+
+    mutating func entity(for type: ObjectIdentifier) -> NSEntityDescription? {
+        if let last, last.type == type { return last.entity }
+        guard let entity = byClass[type] else { return nil }
+        last = (type, entity)
+        return entity
+    }
+
+    mutating func set(_ entity: NSEntityDescription, for type: ObjectIdentifier) {
+        byClass[type] = entity
+        last = (type, entity)
+    }
+
+    mutating func removeAll(where shouldRemove: (NSEntityDescription) -> Bool) {
+        byClass = byClass.filter { !shouldRemove($0.value) }
+        if let last, shouldRemove(last.entity) { self.last = nil }
     }
 }
 
