@@ -239,6 +239,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard !object.flags.contains(.inserted) else { return }
         // Inserted, deleted, and inserted again (an undone delete): it is still in the list.
         let reinserted = object.flags.contains(.deleted) && owns(object)
+        let fromNoContext = object.contextToken == nil
         if reinserted {
             object.flags.remove(.deleted)
             pendingDeletions.removeAll { $0 === object }
@@ -248,7 +249,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // names its store by the old token's number: the store moves to its record first.
         if object.contextToken !== token { object.moveStoreToRecord() }
         object.contextToken = token
-        // Listed by this event as inserted, an object is not listed as updated too.
+        // Listed by this event as inserted, an object is not listed as updated too, nor is one
+        // given values before it joined a context (its values are all new).
+        if fromNoContext { object.flags.remove([.updated, .changedInEvent]) }
         object.flags.insert(reinserted ? .inserted : [.inserted, .insertedInEvent])
         if !reinserted {
             insertedList.append(object)

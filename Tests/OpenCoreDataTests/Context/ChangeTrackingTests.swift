@@ -52,6 +52,27 @@ import Testing
         }
     }
 
+    /// An object given values before it joins a context is inserted, not updated: the context
+    /// lists it once, and saving it writes its values.
+    @Test func anObjectGivenValuesBeforeItsInsertIsOnlyInserted() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.context.performAndWait {
+            let entity = try #require(stack.context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["TSPItem"])
+            let item = NSManagedObject(entity: entity, insertInto: nil)
+            item.setValue("before", forKey: "name")
+            item.setValue("before", forKey: "name")
+            stack.context.insert(item)
+            #expect(item.isInserted && !item.isUpdated)
+            #expect(stack.context.insertedObjects == [item] && stack.context.updatedObjects.isEmpty)
+            try stack.context.save()
+            #expect(!item.hasChanges)
+            stack.context.reset()
+            let fetched = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem"))
+            #expect(fetched.map { $0.value(forKey: "name") as? String } == ["before"])
+        }
+    }
+
     /// Setting a value equal to the current one changes nothing a user can see: a saved object
     /// stays clean, and no undo step is recorded, whether or not the object is new.
     @Test func anEqualValueChangesNothing() throws {
