@@ -54,13 +54,14 @@ struct ObservationSlot: ~Copyable, Sendable {
 }
 
 /// What `@Model` declares as a model's `_$observationRegistrar`, where Apple's declares
-/// Observation's registrar itself: the calls the generated accessors (and hand-written ones for
-/// `@Transient` properties) make on it reach the registrar kept with the model's values
-/// (`ObservationSlot`). Of no size: the model object stays two words.
+/// Observation's registrar itself: the calls made on it (by hand-written accessors of
+/// `@Transient` properties, and by the value functions the generated accessors call) reach the
+/// registrar kept with the model's values (`ObservationSlot`). Of no size: the model object
+/// stays two words.
 public struct _ModelObservationRegistrar: Sendable {
     @inlinable public init() {}
 
-    // The calls are inlined into the accessors `@Model` writes: a model without a registrar
+    // The calls are inlined into the accessors that make them: a model without a registrar
     // (every model an import makes, every fetched model read outside a tracking) then costs
     // a look at its backing, with no generic call, no closure and no key path made.
 

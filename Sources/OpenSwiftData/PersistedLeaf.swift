@@ -4,7 +4,7 @@ import OpenCoreData
 /// A property type Core Data holds as it is (strings, integers, floating point, Booleans, dates,
 /// data, identifiers, URLs), read and written through the managed object's typed accessors.
 ///
-/// The accessors `@Model` writes call `_persistedValue(index:key:)`; for a type conforming here
+/// The accessors `@Model` writes call `_persistedValue(index:key:observing:)`; for a type conforming here
 /// the compiler picks the overload that calls these, so a fetched model's property reads its
 /// slot with no boxing, casting or per-type lookup (what the general path pays on every access).
 public protocol _PersistedLeaf {

@@ -129,15 +129,12 @@ extension PersistentModel {
                 persistentBackingData.setDetached(.leaf(value), at: index)
             }
         case .managed(let object), .unattached(let object):
-            guard let box = _ModelObservationRegistrar.existingBox(of: object) else {
-                Value._write(value, object, index, key)
-                object.noteChange()
-                return
-            }
-            box.registrar.withMutation(of: self, keyPath: keyPath()) {
+            let write = {
                 Value._write(value, object, index, key)
                 object.noteChange()
             }
+            guard let box = _ModelObservationRegistrar.existingBox(of: object) else { return write() }
+            box.registrar.withMutation(of: self, keyPath: keyPath(), write)
         }
     }
 

@@ -213,7 +213,7 @@ extension NSManagedObjectContext {
     /// releases an object in a million-object save).
     ///
     /// - Parameter inserted: The save's new objects.
-    /// - Returns: Their rows, for `savedObjectsHandler`; nil when there is none.
+    /// - Returns: Their rows, for `savedObjectsHandler`; nil when no handler is set.
     /// - Complexity: O(*n*).
     private func registerSavedInserts(_ inserted: [NSManagedObject]) -> SavedInserts? {
         var table: PrimaryKeyTable?

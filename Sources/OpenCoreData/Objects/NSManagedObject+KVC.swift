@@ -272,11 +272,10 @@ extension NSManagedObject {
     @inline(__always)
     func setAttributeSlot(_ newValue: SlotValue, slot: Int, attribute: () -> NSAttributeDescription) {
         // An equal value changes nothing, and must not make a saved object updated or register
-        // an undo. An inserted object without undo manager has neither to fear, nor has an
-        // object in no context (a new one, not inserted yet): writing the value again costs less
-        // than comparing it.
+        // an undo. An inserted object without undo manager has neither to fear: writing the
+        // value again costs less than comparing it.
         let undoes = contextToken?.hasUndoManager == true
-        if contextToken != nil && !flags.contains(.inserted) || undoes, newValue.sameValue(as: slots[slot]) {
+        if !flags.contains(.inserted) || undoes, newValue.sameValue(as: slots[slot]) {
             return
         }
         if undoes { registerUndo(of: attribute()) }

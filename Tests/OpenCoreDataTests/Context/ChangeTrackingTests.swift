@@ -73,6 +73,21 @@ import Testing
         }
     }
 
+    /// An object deleted and saved has left its context; writing its own value again does not
+    /// make it updated.
+    @Test func aDeletedSavedObjectGivenItsOwnValueStaysUnchanged() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: TestModels.todo(), directory: directory)
+        try stack.context.performAndWait {
+            let item = try savedItem(stack)
+            stack.context.delete(item)
+            try stack.context.save()
+            #expect(item.managedObjectContext == nil && !item.hasChanges)
+            item.setValue("original", forKey: "name")
+            #expect(!item.isUpdated && !item.hasChanges)
+        }
+    }
+
     /// Setting a value equal to the current one changes nothing a user can see: a saved object
     /// stays clean, and no undo step is recorded, whether or not the object is new.
     @Test func anEqualValueChangesNothing() throws {
