@@ -46,17 +46,17 @@ enum SchemaRegistry {
     }
 }
 
-/// The unattached entities by class, with the last one looked up beside them: an import makes
-/// models of one class after another, and a comparison costs less than hashing the class.
+/// The unattached entities by class, with the last one set beside them: an import makes models
+/// of one class after another, and a comparison costs less than hashing the class. A lookup
+/// only reads: the thread sanitizer does not see the `Mutex`'s lock, and a memo each lookup
+/// wrote showed as a race between model actors making models at once.
 private struct UnattachedEntities {
     private var byClass: [ObjectIdentifier: NSEntityDescription] = [:]
     private var last: (type: ObjectIdentifier, entity: NSEntityDescription)?
 
-    mutating func entity(for type: ObjectIdentifier) -> NSEntityDescription? {
+    func entity(for type: ObjectIdentifier) -> NSEntityDescription? {
         if let last, last.type == type { return last.entity }
-        guard let entity = byClass[type] else { return nil }
-        last = (type, entity)
-        return entity
+        return byClass[type]
     }
 
     mutating func set(_ entity: NSEntityDescription, for type: ObjectIdentifier) {
