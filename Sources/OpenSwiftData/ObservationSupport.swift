@@ -140,6 +140,23 @@ public struct _ModelObservationRegistrar: Sendable {
         box.registrar.access(subject, keyPath: keyPath())
     }
 
+    /// Runs `mutation`, telling observers that `keyPath` of `subject`, whose managed object is
+    /// `object`, changes: `withMutation(of:keyPath:_:)` for an accessor that has the object in
+    /// hand already.
+    ///
+    /// - Parameters:
+    ///   - subject: The model changed.
+    ///   - object: Its managed object.
+    ///   - keyPath: The property changed; evaluated only when the model can have observers.
+    ///   - mutation: The change.
+    @inlinable static func withMutation<Subject: PersistentModel, Member>(
+        of subject: Subject, through object: ModelManagedObject, keyPath: @autoclosure () -> KeyPath<Subject, Member>,
+        _ mutation: () -> Void
+    ) {
+        guard let box = existingBox(of: object) else { return mutation() }
+        box.registrar.withMutation(of: subject, keyPath: keyPath(), mutation)
+    }
+
     /// The box of the registrar `model`, which has none, gets for a read inside a tracking
     /// (`ObservationProbe`); nil outside one. Writes the model's backing only for a model still
     /// sharing the empty detached storage.

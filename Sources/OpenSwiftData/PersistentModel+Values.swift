@@ -1,4 +1,3 @@
-import Observation
 import OpenCoreData
 
 // What the accessors `@_PersistedProperty` writes call: a persisted property's value, from the
@@ -129,12 +128,10 @@ extension PersistentModel {
                 persistentBackingData.setDetached(.leaf(value), at: index)
             }
         case .managed(let object), .unattached(let object):
-            let write = {
+            _ModelObservationRegistrar.withMutation(of: self, through: object, keyPath: keyPath()) {
                 Value._write(value, object, index, key)
                 object.noteChange()
             }
-            guard let box = _ModelObservationRegistrar.existingBox(of: object) else { return write() }
-            box.registrar.withMutation(of: self, keyPath: keyPath(), write)
         }
     }
 
