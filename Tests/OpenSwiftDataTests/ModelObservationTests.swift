@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import Synchronization
 import Testing
 
 #if canImport(SwiftData)
@@ -60,6 +61,49 @@ import OpenSwiftData
             expectHeard(reading: { _ = trip.stops }, changing: { trip.stops = trip.stops.isEmpty ? [stop] : [] })
         }
         #expect(hotel.name == "Dnipro!!" && hotel.address.city == "Kyiv!!" && hotel.tags == ["river", "river"])
+    }
+
+    /// A model that starts in its unattached object (its class's entity known from an earlier
+    /// insert) tells its observers of a change before its insert and after its save.
+    @Test func anUnattachedModelIsHeard() throws {
+        let context = ModelContext(try ModelContainer(for: Parcel.self, configurations: ModelConfiguration(url: folder.file("parcels.store"))))
+        context.insert(Parcel(label: "first"))
+        let parcel = Parcel(label: "second")
+        guard case .unattached = parcel.persistentBackingData else {
+            Issue.record("a Parcel made after an insert is \(parcel.persistentBackingData)")
+            return
+        }
+        for inserting in [false, true] {
+            if inserting {
+                context.insert(parcel)
+                try context.save()
+            }
+            expectHeard(reading: { _ = parcel.label }, changing: { parcel.label += "!" })
+            expectHeard(reading: { _ = parcel.weight }, changing: { parcel.weight += 1.5 })
+            expectHeard(reading: { _ = parcel.transport }, changing: { parcel.transport = parcel.transport == .boat ? .plane : .boat })
+            expectHeard(reading: { _ = parcel.priority }, changing: { parcel.priority = parcel.priority == .high ? .low : .high })
+            expectHeard(reading: { _ = parcel.code }, changing: { parcel.code = UUID() })
+            expectHeard(reading: { _ = parcel.rating }, changing: { parcel.rating += 1 })
+        }
+        #expect(parcel.label == "second!!" && parcel.weight == 3 && parcel.rating == 2 && parcel.priority == .low)
+    }
+
+    /// Observation tells of a change before it is made (a `willSet`, as in SwiftData): the
+    /// observer reads the old value, new, inserted and saved.
+    @Test func anObserverReadsTheValueBeforeTheChange() throws {
+        let context = ModelContext(try container())
+        let trip = Trip(name: "Narvik", startDate: .now)
+        let box = Unchecked(trip)
+        for stage in 0..<3 {
+            if stage == 1 { context.insert(trip) }
+            if stage == 2 { try context.save() }
+            let seen = SeenNights()
+            let before = trip.nights
+            withObservationTracking { _ = trip.nights } onChange: { seen.record(box.value.nights) }
+            trip.nights = before + 10
+            #expect(seen.value == before)
+            #expect(trip.nights == before + 10)
+        }
     }
 
     /// Observes what `read` reads: nothing is heard until `change` runs, then the change is.
@@ -153,6 +197,13 @@ import OpenSwiftData
     var text = ""
 
     init() {}
+}
+
+/// What an observer read, kept across threads.
+private final class SeenNights: Sendable {
+    private let seen = Mutex<Int?>(nil)
+    var value: Int? { seen.withLock { $0 } }
+    func record(_ nights: Int) { seen.withLock { $0 = nights } }
 }
 
 /// An observable that is not a model.
