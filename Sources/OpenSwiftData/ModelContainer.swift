@@ -87,13 +87,17 @@ public final class ModelContainer: @unchecked Sendable {
         schema = givenSchema
         self.migrationPlan = migrationPlan
         self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        // Before the coordinator uses the model, which may then no longer change.
+        let names = try StoreConfigurations.names(for: self.configurations, in: givenSchema)
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
-        for configuration in self.configurations {
-            try addStore(for: configuration)
+        for (configuration, name) in zip(self.configurations, names) {
+            try addStore(for: configuration, configurationName: name)
         }
     }
 
-    private func addStore(for configuration: ModelConfiguration) throws {
+    /// Opens `configuration`'s store, keeping the entities of the Core Data configuration `name`
+    /// (every entity for nil).
+    private func addStore(for configuration: ModelConfiguration, configurationName name: String?) throws {
         var options: [AnyHashable: Any] = [
             NSPersistentHistoryTrackingKey: true as NSNumber,
             NSMigratePersistentStoresAutomaticallyOption: true as NSNumber,
@@ -103,16 +107,16 @@ public final class ModelContainer: @unchecked Sendable {
         if let migrationPlan { options[NSPersistentStoreStagedMigrationManagerOptionKey] = migrationPlan.stagedMigrationManager() }
         do {
             if configuration.isStoredInMemoryOnly {
-                try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options)
+                try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: name, at: nil, options: options)
             } else if configuration.isPostgreSQL {
                 guard LinkedStoreTypes.ensureRegistered("PostgreSQL", installerClassName: "OpenCoreDataPostgreSQL.PostgreSQLLinkedStoreInstaller") else {
                     throw SwiftDataError.loadIssueModelContainer.because(
                         "\(configuration.redactedLocation): a postgres:// store needs the OpenCoreDataPostgreSQL product linked into the app")
                 }
-                try coordinator.addPersistentStore(ofType: "PostgreSQL", configurationName: nil, at: configuration.url, options: options)
+                try coordinator.addPersistentStore(ofType: "PostgreSQL", configurationName: name, at: configuration.url, options: options)
             } else {
                 try FileManager.default.createDirectory(at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url, options: options)
+                try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: name, at: configuration.url, options: options)
             }
         } catch {
             if let error = error as? SwiftDataError { throw error }

@@ -159,7 +159,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     package private(set) var hasDerivedAttributes = false
 
     /// Whether a coordinator uses the model, so that it may no longer change.
-    var isFrozen: Bool {
+    package var isFrozen: Bool {
         freezeLock.lock()
         defer { freezeLock.unlock() }
         return frozenEntitiesByName != nil
