@@ -46,9 +46,18 @@ extension SaveWrite {
     /// write the object's values over it, the store trump and rollback policies give the object
     /// the row's values. Returns the positions of the objects that need no insert.
     func resolveConstraintsBeforeInsert(_ writer: any StoreWriter) throws -> Set<Int> {
-        guard policy != .errorMergePolicyType else { return [] }
+        // Without a constraint there is nothing to collide with: the pass below would make the
+        // row values of every new object for nothing (a tenth of a million-object save).
+        guard policy != .errorMergePolicyType, store.persistentStoreCoordinator?.managedObjectModel.hasUniquenessConstraints ?? true else {
+            return []
+        }
         var takenOver = Set<Int>()
+        // New objects come in runs of one entity: whether it is constrained is asked once a run.
+        var last: (entity: NSEntityDescription, isConstrained: Bool)?
         for (position, object) in inserted.enumerated() {
+            let entity = object.entity
+            if last?.entity !== entity { last = (entity, Self.isConstrained(entity)) }
+            guard last?.isConstrained == true else { continue }
             let values = rowValues(of: object)
             guard let existing = try existingRow(matching: object, values: values, writer),
                 let row = try writer.currentRow(entity: object.entity, primaryKey: existing)
@@ -73,6 +82,16 @@ extension SaveWrite {
             }
         }
         return takenOver
+    }
+
+    /// Whether `entity` or an entity it inherits from has a uniqueness constraint.
+    private static func isConstrained(_ entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = entity
+        while let checked = current {
+            if !checked.uniquenessConstraints.isEmpty { return true }
+            current = checked.superentity
+        }
+        return false
     }
 
     private func existingRow(matching object: NSManagedObject, values: RowValues, _ writer: any StoreWriter) throws -> Int64? {

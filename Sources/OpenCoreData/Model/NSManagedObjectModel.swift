@@ -157,6 +157,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private(set) var hasOrderedRelationships = false
     /// Whether any entity has a derived attribute, whose values a save reads back from the store.
     package private(set) var hasDerivedAttributes = false
+    /// Whether any entity has a uniqueness constraint: a save under a merge policy looks for the
+    /// rows its new objects would collide with only when the model has one.
+    package private(set) var hasUniquenessConstraints = false
 
     /// Whether a coordinator uses the model, so that it may no longer change.
     package var isFrozen: Bool {
@@ -188,6 +191,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         hasJoinTables = relationships.contains { !$0.isTransient && $0.isManyToMany }
         hasOrderedRelationships = relationships.contains { $0.isOrdered }
         hasDerivedAttributes = ordered.contains { $0.declaredProperties.contains { $0 is NSDerivedAttributeDescription } }
+        hasUniquenessConstraints = ordered.contains { !$0.uniquenessConstraints.isEmpty }
         frozenEntitiesByName = Dictionary(
             entities.compactMap { e in e.name.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
     }
