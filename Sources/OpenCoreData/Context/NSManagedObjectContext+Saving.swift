@@ -413,8 +413,12 @@ final class SaveWrite {
         permanentIDs = nil
         // Positions of the new objects of each hierarchy, hierarchies in order of first appearance.
         var groups: [(root: NSEntityDescription, positions: [Int])] = []
+        // And where each run of one entity begins, for the IDs made on another thread.
+        var runs: [PermanentIDs.EntityRun] = []
         for (position, object) in inserted.enumerated() where object.hasTemporaryID {
-            let root = object.entity.layout!.root
+            let entity = object.entity
+            if runs.last?.entity !== entity { runs.append(PermanentIDs.EntityRun(start: position, entity: entity)) }
+            let root = entity.layout!.root
             if let last = groups.indices.last, groups[last].root === root {
                 groups[last].positions.append(position)
             } else if let index = groups.firstIndex(where: { $0.root === root }) {
@@ -429,7 +433,7 @@ final class SaveWrite {
         }
         var conflicts: [NSMergeConflict] = []
         let takenOver = try resolveConstraintsBeforeInsert(writer)
-        if takenOver.isEmpty { permanentIDs = PermanentIDs.start(objects: inserted, keys: insertedKeys, identity: store.identity) }
+        if takenOver.isEmpty { permanentIDs = PermanentIDs.start(runs: runs, keys: insertedKeys, identity: store.identity) }
         for (position, object) in inserted.enumerated() where !takenOver.contains(position) {
             let key = object.primaryKey != 0 ? object.primaryKey : insertedKeys[position]
             try writer.insert(entity: object.entity, primaryKey: key, values: rowValues(of: object))
