@@ -12,10 +12,23 @@ enum SQLiteFileCheck {
     /// or trigger. Such a file (left by `destroyPersistentStore`, or by a process killed while it
     /// created the store) is taken as a new store rather than refused for its missing metadata.
     static func isEmptyDatabase(atPath path: String, timeout: Double = 0) -> Bool {
-        let header = Data(SQLiteFileHeader.read(path, count: 16) ?? [])
-        guard header == Data("SQLite format 3\0".utf8) else { return false }
+        guard mayBeDatabase(atPath: path) else { return false }
         let objects = try? reading(path, timeout: timeout) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
         return objects == 0
+    }
+
+    /// Whether the file at `path` may be a SQLite database: its header says so, or its first
+    /// bytes are zero and a write-ahead log is beside it.
+    ///
+    /// A checkpoint (SQLite folding the log into the file) first grows the file to its new size,
+    /// then writes the pages: a process killed in between leaves a file whose first page is
+    /// zeros, while the log still holds every page. SQLite reads them from the log, as the open
+    /// that follows will; refusing the file for its header made a store whose creation was cut
+    /// short there unusable.
+    private static func mayBeDatabase(atPath path: String) -> Bool {
+        let header = Data(SQLiteFileHeader.read(path, count: 16) ?? [])
+        if header == Data("SQLite format 3\0".utf8) { return true }
+        return header.count == 16 && header.allSatisfy { $0 == 0 } && hasContent(atPath: path + "-wal")
     }
 
     /// Runs `body` on a read-only connection to the file at `path`. A process killed while it
@@ -54,8 +67,7 @@ enum SQLiteFileCheck {
                 NSFileReadNoPermissionError, "The store file at \(path) can't be read.",
                 userInfo: [NSFilePathErrorKey: path])
         }
-        let header = Data(SQLiteFileHeader.read(path, count: 16) ?? [])
-        guard header == Data("SQLite format 3\0".utf8) else {
+        guard mayBeDatabase(atPath: path) else {
             throw notAStore(path, reason: "it is not a SQLite database", sqliteCode: 26)
         }
         do {

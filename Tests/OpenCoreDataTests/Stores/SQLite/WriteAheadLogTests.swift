@@ -61,6 +61,38 @@ import Testing
 
     /// The log header written before a pool opens holds the format's fields in its order
     /// (sqlite.org/fileformat2.html): magic for big-endian checksums, page size, salts.
+    /// A store whose log was being folded in when its process was killed opens from the log:
+    /// a checkpoint grows the file before it writes the pages, so the file may be zeros where
+    /// its header goes while the log holds every page. Zeros without a log stay refused.
+    @Test func aStoreKilledWhileFoldingItsLogInOpensFromTheLog() throws {
+        let folder = TemporaryDirectory()
+        let first = try TestStack(model: TestModels.todo(), directory: folder)
+        try addItem(first, "milk")
+        try addItem(first, "eggs")
+        // The files as the kill leaves them, copied while the store is open (nothing folded in
+        // yet): the log as written, the file grown to its size with nothing written.
+        let killed = folder.file("Killed.sqlite")
+        try FileManager.default.copyItem(atPath: first.url.path + "-wal", toPath: killed.path + "-wal")
+        let size = (try FileManager.default.attributesOfItem(atPath: first.url.path)[.size] as? NSNumber)?.intValue ?? 0
+        try Data(count: max(size, 4096)).write(to: killed)
+
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: killed)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let names = try context.performAndWait {
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "TSPItem")).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(names.sorted() == ["eggs", "milk"])
+        try coordinator.remove(store)
+
+        let zeros = folder.file("Zeros.sqlite")
+        try Data(count: 4096).write(to: zeros)
+        let refusing = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
+        #expect(performing: { try refusing.addPersistentStore(type: .sqlite, at: zeros) }, throws: { ($0 as NSError).code == NSFileReadCorruptFileError })
+        #expect(try Data(contentsOf: zeros) == Data(count: 4096))
+    }
+
     @Test func theEmptyLogHeaderHoldsTheFormatsFields() throws {
         let header = SQLiteWriteAheadLog.emptyLogHeader(pageSize: 4096, salts: (0x1234_5678, 0x9ABC_DEF0))
         #expect(header.count == 32)
