@@ -187,8 +187,32 @@ extension PersistentModel {
         index: Int, key: String, observing keyPath: @autoclosure () -> KeyPath<Self, [Related]>
     ) -> [Related] {
         _ModelObservationRegistrar().access(self, keyPath: keyPath())
+        return relatedModels(index: index, key: key) ?? []
+    }
+
+    /// The models a to-many relationship declared as an optional array leads to (models written
+    /// for CloudKit declare every relationship optional), the read told to Observation: before the
+    /// insert, what was set (nil included); after, the related models, as Core Data keeps a
+    /// to-many relationship (never nil).
+    ///
+    /// - Parameters:
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The relationship's name.
+    ///   - keyPath: The property, for Observation; made only when the read can be observed.
+    /// - Returns: The related models, or nil before the insert when nil was set.
+    public func _persistedValue<Related: PersistentModel>(
+        index: Int, key: String, observing keyPath: @autoclosure () -> KeyPath<Self, [Related]?>
+    ) -> [Related]? {
+        _ModelObservationRegistrar().access(self, keyPath: keyPath())
+        return relatedModels(index: index, key: key)
+    }
+
+    /// The models a to-many relationship leads to; nil for a model not yet inserted that holds
+    /// none (or nil) for it.
+    private func relatedModels<Related: PersistentModel>(index: Int, key: String) -> [Related]? {
         switch persistentBackingData {
-        case .detached(let values): return values.value(at: index)?.value as? [Related] ?? []
+        // An optional array set to nil is kept as an `Optional` in `Any`: the cast gives nil.
+        case .detached(let values): return values.value(at: index)?.value as? [Related]
         case .managed(let object), .unattached(let object):
             let related = object._managedValue(slot: index, key: key, as: Set<NSManagedObject>.self)
             return related.compactMap { ($0 as? ModelManagedObject)?.model(as: Related.self) }
@@ -245,16 +269,35 @@ extension PersistentModel {
     public func _setPersistedValue<Related: PersistentModel>(
         _ value: [Related], index: Int, key: String, observing keyPath: @autoclosure () -> KeyPath<Self, [Related]>
     ) {
-        _ModelObservationRegistrar().withMutation(of: self, keyPath: keyPath()) {
-            switch persistentBackingData {
-            case .detached: persistentBackingData.setDetached(.other(value), at: index)
-            // Never unattached, as above.
-            case .managed(let object), .unattached(let object):
-                let context = object.managedObjectContext as? ModelObjectContext
-                let related = Set(value.compactMap { context?.managedObject(inserting: $0) as NSManagedObject? })
-                object._setManagedValue(related, slot: index, key: key)
-                object.noteChange()
-            }
+        _ModelObservationRegistrar().withMutation(of: self, keyPath: keyPath()) { setRelatedModels(value, index: index, key: key) }
+    }
+
+    /// Sets a to-many relationship declared as an optional array, the change told to
+    /// Observation; nil empties it once the model is in a context (Core Data keeps no nil
+    /// to-many relationship).
+    ///
+    /// - Parameters:
+    ///   - value: The related models, or nil.
+    ///   - index: The property's place among the entity's properties.
+    ///   - key: The relationship's name.
+    ///   - keyPath: The property, for Observation; made only when the model can have observers.
+    public func _setPersistedValue<Related: PersistentModel>(
+        _ value: [Related]?, index: Int, key: String, observing keyPath: @autoclosure () -> KeyPath<Self, [Related]?>
+    ) {
+        _ModelObservationRegistrar().withMutation(of: self, keyPath: keyPath()) { setRelatedModels(value, index: index, key: key) }
+    }
+
+    /// Sets a to-many relationship to `value`; models not yet in a context join this model's.
+    private func setRelatedModels<Related: PersistentModel>(_ value: [Related]?, index: Int, key: String) {
+        switch persistentBackingData {
+        // Kept until the insert copies it (`ModelObjectContext`): the array itself, or nil.
+        case .detached: persistentBackingData.setDetached(.other(value.map { $0 as Any } ?? (value as Any)), at: index)
+        // Never unattached, as above.
+        case .managed(let object), .unattached(let object):
+            let context = object.managedObjectContext as? ModelObjectContext
+            let related = Set((value ?? []).compactMap { context?.managedObject(inserting: $0) as NSManagedObject? })
+            object._setManagedValue(related, slot: index, key: key)
+            object.noteChange()
         }
     }
 }

@@ -144,10 +144,18 @@ extension PredicateExpressions.OptionalFlatMap: ConvertiblePredicateExpression {
         let unwrapped = try converter.expression(wrapped)
         let transform = self.transform
         let node = try converter.with(variable.key, as: .expression(unwrapped)) { try $0.node(transform) }
-        if case .predicate(let predicate) = node { return .optionalPredicate(predicate, unwrapped: unwrapped) }
-        return node
+        guard case .predicate(let predicate) = node else { return node }
+        // An array of objects is a to-many relationship, which Core Data never holds as nil
+        // (models written for CloudKit declare it optional all the same): the condition is the
+        // transform's, with no test for nil, which a store cannot run on a to-many key path.
+        if Wrapped.self is any ArrayOfObjects.Type { return .predicate(predicate) }
+        return .optionalPredicate(predicate, unwrapped: unwrapped)
     }
 }
+
+/// An array of class instances: in a predicate, the value of a to-many relationship.
+private protocol ArrayOfObjects {}
+extension Array: ArrayOfObjects where Element: AnyObject {}
 
 /// `[a, b].contains($0.x)` → `x IN {a, b}`; `$0.tags.contains(tag)` → `tag IN tags`.
 extension PredicateExpressions.SequenceContains: ConvertiblePredicateExpression {
