@@ -176,15 +176,7 @@ import OpenSwiftData
             context.insert(model)
             models.append(model)
         }
-        let inserted = Mutex<[PersistentIdentifier]>([])
-        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { note in
-            let identifiers = note.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? []
-            inserted.withLock { $0 = identifiers }
-        }
-        defer { NotificationCenter.default.removeObserver(observer) }
-        try context.save()
-
-        let named = inserted.withLock { $0 }
+        let named = try insertedIdentifiers(announcedBy: context) { try context.save() }
         #expect(named == models.map(\.persistentModelID))
         #expect(named.map(\.entityName) == ["Trip", "Stop", "Trip", "Stop", "Trip", "Stop"])
         #expect(Set(named).count == 6 && named.allSatisfy { $0.storeIdentifier != nil })
@@ -192,17 +184,12 @@ import OpenSwiftData
 
     @Test func transactionSavesWhatItsBlockChanged() throws {
         let context = ModelContext(try container())
-        let saved = Mutex<[PersistentIdentifier]>([])
-        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { note in
-            let inserted = note.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? []
-            saved.withLock { $0 = inserted }
-        }
-        defer { NotificationCenter.default.removeObserver(observer) }
-        try context.transaction {
-            context.insert(Trip(name: "Tallinn"))
+        let inserted = try insertedIdentifiers(announcedBy: context) {
+            try context.transaction {
+                context.insert(Trip(name: "Tallinn"))
+            }
         }
         #expect(!context.hasChanges)
-        let inserted = saved.withLock { $0 }
         #expect(inserted.count == 1 && inserted.first?.entityName == "Trip")
         #expect(try ModelContext(try container()).fetchCount(FetchDescriptor<Trip>()) == 1)
     }

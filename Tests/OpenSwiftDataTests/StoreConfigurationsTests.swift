@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 import Testing
 
 #if canImport(SwiftData)
@@ -64,15 +63,7 @@ import OpenSwiftData
             context.insert(model)
             models.append(model)
         }
-        let inserted = Mutex<[PersistentIdentifier]>([])
-        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { note in
-            let identifiers = note.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? []
-            inserted.withLock { $0 = identifiers }
-        }
-        defer { NotificationCenter.default.removeObserver(observer) }
-        try context.save()
-
-        let named = inserted.withLock { $0 }
+        let named = try insertedIdentifiers(announcedBy: context) { try context.save() }
         #expect(named == models.map(\.persistentModelID))
         #expect(named.map(\.entityName) == ["Trip", "Person", "Trip", "Person", "Trip", "Person"])
         let stores = named.map(\.storeIdentifier)
