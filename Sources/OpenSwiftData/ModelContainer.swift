@@ -81,14 +81,16 @@ public final class ModelContainer: @unchecked Sendable {
     /// - Parameters:
     ///   - givenSchema: The models.
     ///   - migrationPlan: The versions and stages a store written by an older version goes through.
-    ///   - configurations: Where to store them; the default store when empty.
-    /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened or migrated.
+    ///   - configurations: Where to store them; the default store when empty. A configuration with
+    ///     a schema of its own keeps only those models, in its own store.
+    /// - Throws: `SwiftDataError.loadIssueModelContainer` when a store cannot be opened or migrated,
+    ///   or a configuration's schema cannot be kept (`StoreConfigurations`).
     public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [ModelConfiguration]) throws {
         schema = givenSchema
         self.migrationPlan = migrationPlan
         self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         // Before the coordinator uses the model, which may then no longer change.
-        let names = try StoreConfigurations.names(for: self.configurations, in: givenSchema)
+        let names = try StoreConfigurations.names(for: self.configurations, in: givenSchema, migrating: migrationPlan != nil)
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: givenSchema.managedObjectModel)
         for (configuration, name) in zip(self.configurations, names) {
             try addStore(for: configuration, configurationName: name)

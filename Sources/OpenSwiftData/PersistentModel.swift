@@ -4,7 +4,7 @@ import OpenCoreData
 
 /// A class whose instances SwiftData stores: what `@Model` makes of a class. The macro writes the
 /// requirements; the extensions give every model its identity, its context and its state.
-public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, _RelationshipDestination {
     /// Makes a model standing for a stored object, without the class's own initializers (a
     /// fetch makes its models this way).
     ///

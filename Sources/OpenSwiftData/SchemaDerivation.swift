@@ -42,7 +42,7 @@ extension Array: ModelArrayType where Element: PersistentModel {
 /// Derives the entities of `@Model` classes, and the Core Data model they make, as SwiftData
 /// does (docs/compatibility.md, SwiftData): entity = class name; every listed property persisted;
 /// a model or optional model property a to-one relationship (optional when the property is),
-/// an array of models a to-many (not optional), nullify by default; inverses as `@Relationship`
+/// an array of models a to-many (optional only as an optional array), nullify by default; inverses as `@Relationship`
 /// names them, else inferred when exactly one relationship on each side points at the other;
 /// `.unique` a uniqueness constraint; the initial value the default.
 struct SchemaDerivation {

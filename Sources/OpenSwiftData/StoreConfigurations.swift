@@ -16,16 +16,19 @@ enum StoreConfigurations {
     /// - Parameters:
     ///   - configurations: The container's configurations.
     ///   - schema: The container's schema, whose model is not yet in use by this container.
+    ///   - migrating: Whether the container has a migration plan.
     /// - Returns: One name or nil per configuration.
     /// - Throws: `SwiftDataError.loadIssueModelContainer` when a configuration's schema has a model
-    ///   the container's does not, or when the container's schema is already in use by another
-    ///   container that stores a configuration of that name with other models.
+    ///   the container's does not, when a migration plan would have to migrate a configuration of
+    ///   its own (its stages' models have no such configuration), or when the container's schema
+    ///   is in use by another container and has no configuration of that name and those models.
     /// - Complexity: O(*c* × *e*) for *c* configurations and *e* entities.
-    static func names(for configurations: [ModelConfiguration], in schema: Schema) throws -> [String?] {
+    static func names(for configurations: [ModelConfiguration], in schema: Schema, migrating: Bool) throws -> [String?] {
         let model = schema.managedObjectModel
         let every = Set(schema.entities.map(\.name))
         var names: [String?] = []
-        var taken: Set<String> = []
+        // Core Data's name for every entity is never a configuration of its own.
+        var taken: Set<String> = ["PF_DEFAULT_CONFIGURATION_NAME"]
         for configuration in configurations {
             guard let own = configuration.schema.map({ Set($0.entities.map(\.name)) }), own != every else {
                 names.append(nil)
@@ -35,8 +38,12 @@ enum StoreConfigurations {
                 throw SwiftDataError.loadIssueModelContainer.because(
                     "The configuration '\(configuration.name)' stores \(stranger), which the container's schema does not have.")
             }
-            // Two configurations may share a name (both unnamed, say); their stores still keep
-            // their own models.
+            if migrating {
+                throw SwiftDataError.loadIssueModelContainer.because(
+                    "The configuration '\(configuration.name)' keeps models of its own, which a migration plan cannot migrate yet: give the container one configuration for the whole schema.")
+            }
+            // Two configurations may share a name (two stores given the same name and other
+            // files); their stores still keep their own models.
             var name = configuration.name
             var suffix = 2
             while taken.contains(name) {
@@ -53,11 +60,9 @@ enum StoreConfigurations {
     /// Gives `model` the configuration `name` of the entities named `entities`; a model already in
     /// use (the schema of another container too) must have it already.
     private static func define(_ name: String, entities: Set<String>, in model: NSManagedObjectModel) throws {
-        if let existing = model.entities(forConfigurationName: name), Set(existing.compactMap(\.name)) == entities { return }
-        guard !model.isFrozen else {
+        guard model.defineConfiguration(name, entities: entities.sorted().compactMap { model.entitiesByName[$0] }) else {
             throw SwiftDataError.loadIssueModelContainer.because(
-                "The schema is in use by another container whose configuration '\(name)' stores other models; give this container a schema of its own.")
+                "The schema is in use by another container and has no configuration '\(name)' of these models; give this container a schema of its own.")
         }
-        model.setEntities(entities.sorted().compactMap { model.entitiesByName[$0] }, forConfigurationName: name)
     }
 }

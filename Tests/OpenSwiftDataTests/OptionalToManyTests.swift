@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 
 #if canImport(SwiftData)
@@ -65,24 +66,60 @@ import OpenSwiftData
         #expect(withSoWhat.map(\.title) == ["Kind of Blue"])
         let long = try reader.fetchCount(FetchDescriptor<Album>(predicate: #Predicate { ($0.tracks?.count ?? 0) > 1 }))
         #expect(long == 1)
+        let coalesced = try reader.fetchCount(FetchDescriptor<Album>(predicate: #Predicate { album in
+            album.tracks?.contains { $0.name == "Freddie Freeloader" } ?? false
+        }))
+        #expect(coalesced == 0)
 
         reader.delete(read)
         try reader.save()
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Track>()) == 0)
     }
 
+    /// nil set before the insert reads nil until then; after, the relationship reads as its
+    /// (no) models, and nil empties it, its inverse cleared.
     @Test func nilTracksAreNoTracks() throws {
         let container = try container()
         let context = ModelContext(container)
         let album = Album(title: "Silence")
         album.tracks = nil
+        #expect(album.tracks == nil)
         context.insert(album)
         try context.save()
+        #expect(album.tracks?.isEmpty == true)
+
         let reader = ModelContext(container)
         let read = try #require(try reader.fetch(FetchDescriptor<Album>()).first)
-        #expect(read.tracks?.isEmpty ?? true)
-        read.tracks = [Track(name: "4′33″")]
+        #expect(read.tracks?.isEmpty == true)
+        let track = Track(name: "4′33″")
+        read.tracks = [track]
         try reader.save()
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Track>()) == 1)
+        #expect(track.album === read)
+
+        read.tracks = nil
+        #expect(read.tracks?.isEmpty == true && track.album == nil)
+        try reader.save()
+        let third = ModelContext(container)
+        #expect(try third.fetch(FetchDescriptor<Album>()).first?.tracks?.isEmpty == true)
+    }
+
+    /// A change of the optional array is heard by an observer of it, before and after the insert.
+    @Test func aChangeOfTheTracksIsHeard() throws {
+        let context = ModelContext(try container())
+        let album = Album(title: "Giant Steps")
+        for inserting in [false, true] {
+            if inserting {
+                context.insert(album)
+                try context.save()
+            }
+            let heard = Flag()
+            withObservationTracking { _ = album.tracks } onChange: { heard.set() }
+            album.title += "!"
+            #expect(!heard.isSet)
+            album.tracks?.append(Track(name: inserting ? "Naima" : "Cousin Mary"))
+            #expect(heard.isSet)
+        }
+        #expect(album.tracks?.count == 2)
     }
 }

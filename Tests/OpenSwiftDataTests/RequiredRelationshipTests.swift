@@ -41,7 +41,7 @@ import OpenSwiftData
         let ferry = try #require(schema.entities.first { $0.name == "Ferry" })
         let home = try #require(ferry.relationships.first { $0.name == "home" })
         #expect(home.isToOneRelationship && !home.isOptional && home.deleteRule == .nullify)
-        #expect(home.destination == "Harbour")
+        #expect(home.destination == "Harbour" && home.inverseName == nil)
         // The Harbour entity comes with it: the relationship's destination is in the schema.
         #expect(schema.entities.contains { $0.name == "Harbour" })
     }

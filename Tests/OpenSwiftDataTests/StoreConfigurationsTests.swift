@@ -20,9 +20,12 @@ import OpenSwiftData
         return try ModelContainer(for: Schema([Trip.self, Person.self]), configurations: trips, people)
     }
 
-    /// The rows of `table` in `file`; nil when the file has no such table.
+    /// The rows of `table` in `file`, which must exist; nil when it has no such table.
     func rows(of table: String, in file: String) throws -> Int? {
-        let queue = try DatabaseQueue(path: folder.file(file).path)
+        try #require(FileManager.default.fileExists(atPath: folder.file(file).path))
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: folder.file(file).path, configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { db in
             guard try db.tableExists(table) else { return nil }
@@ -88,6 +91,17 @@ import OpenSwiftData
         #expect(try rows(of: "ZPERSON", in: "all.store") == 1)
     }
 
+    /// A migration plan cannot migrate a configuration of its own (its stages' models have no
+    /// such configuration): the container is refused, and no file is made.
+    @Test func aMigrationPlanWithAConfigurationOfItsOwnIsRefused() {
+        let trips = ModelConfiguration("trips", schema: Schema([Trip.self]), url: folder.file("planned-trips.store"))
+        let people = ModelConfiguration("people", schema: Schema([Person.self]), url: folder.file("planned-people.store"))
+        #expect(throws: SwiftDataError.self) {
+            try ModelContainer(for: Schema([Trip.self, Person.self]), migrationPlan: NoStages.self, configurations: trips, people)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("planned-trips.store").path))
+    }
+
     /// A configuration storing a model the container's schema does not have is refused, and no
     /// file is made for it.
     @Test func aConfigurationOfAModelOutsideTheSchemaIsRefused() {
@@ -95,4 +109,15 @@ import OpenSwiftData
         #expect(throws: SwiftDataError.self) { try ModelContainer(for: Schema([Trip.self]), configurations: people) }
         #expect(!FileManager.default.fileExists(atPath: folder.file("strangers.store").path))
     }
+}
+
+/// A plan of one version and no stage.
+private enum NoStages: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [OnlyVersion.self] }
+    static var stages: [MigrationStage] { [] }
+}
+
+private enum OnlyVersion: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Trip.self, Person.self] }
 }

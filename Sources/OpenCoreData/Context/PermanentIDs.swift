@@ -28,7 +28,9 @@ final class PermanentIDs: @unchecked Sendable {
 
     /// A run of new objects of one entity: the position of its first.
     struct EntityRun {
+        /// The position of the run's first object among the save's new objects.
         let start: Int
+        /// The entity of every object of the run.
         let entity: NSEntityDescription
     }
 

@@ -162,10 +162,29 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     package private(set) var hasUniquenessConstraints = false
 
     /// Whether a coordinator uses the model, so that it may no longer change.
-    package var isFrozen: Bool {
+    var isFrozen: Bool {
         freezeLock.lock()
         defer { freezeLock.unlock() }
         return frozenEntitiesByName != nil
+    }
+
+    /// Gives the model the configuration `name` of `entities` unless a coordinator uses it, in
+    /// one step with that check (containers may be made on several threads from one schema).
+    ///
+    /// - Parameters:
+    ///   - name: The configuration's name.
+    ///   - entities: Its entities, of this model.
+    /// - Returns: Whether the model now has that configuration with exactly those entities:
+    ///   false when it is in use and has none of that name, or one of other entities.
+    package func defineConfiguration(_ name: String, entities: [NSEntityDescription]) -> Bool {
+        freezeLock.lock()
+        defer { freezeLock.unlock() }
+        if let existing = configurationEntities[name] {
+            return Set(existing.map(ObjectIdentifier.init)) == Set(entities.map(ObjectIdentifier.init))
+        }
+        guard frozenEntitiesByName == nil else { return false }
+        configurationEntities[name] = entities
+        return true
     }
 
     func assertMutable() {

@@ -122,11 +122,20 @@ extension PredicateExpressions.Negation: ConvertiblePredicateExpression {
 
 extension PredicateExpressions.NilCoalesce: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
-        if case .optionalPredicate(let predicate, let unwrapped) = try converter.node(lhs) {
+        switch try converter.node(lhs) {
+        case .optionalPredicate(let predicate, let unwrapped):
             // `optional.flatMap { condition } ?? flag`: the condition, or the flag for nil.
             return .predicate(try PredicateConverter.optionalCondition(predicate, unwrapped, equals: true, orNil: converter.constantBool(rhs)))
+        case .predicate(let predicate):
+            // `relationship?.contains { … } ?? flag`: a to-many relationship is never nil (see
+            // `OptionalFlatMap`), so the flag never applies.
+            _ = try converter.constantBool(rhs)
+            return .predicate(predicate)
+        case .expression(let value):
+            return .coalescing(value, default: try converter.expression(rhs))
+        case .coalescing:
+            throw PredicateConverter.Unsupported(description: "'??' of '??'")
         }
-        return .coalescing(try converter.expression(lhs), default: try converter.expression(rhs))
     }
 }
 
@@ -145,17 +154,19 @@ extension PredicateExpressions.OptionalFlatMap: ConvertiblePredicateExpression {
         let transform = self.transform
         let node = try converter.with(variable.key, as: .expression(unwrapped)) { try $0.node(transform) }
         guard case .predicate(let predicate) = node else { return node }
-        // An array of objects is a to-many relationship, which Core Data never holds as nil
+        // An array of models is a to-many relationship, which Core Data never holds as nil
         // (models written for CloudKit declare it optional all the same): the condition is the
         // transform's, with no test for nil, which a store cannot run on a to-many key path.
-        if Wrapped.self is any ArrayOfObjects.Type { return .predicate(predicate) }
+        // An array attribute of other objects (a transformable `[NSString]?`) may be nil: its
+        // test stays.
+        if Wrapped.self is any ArrayOfModels.Type { return .predicate(predicate) }
         return .optionalPredicate(predicate, unwrapped: unwrapped)
     }
 }
 
-/// An array of class instances: in a predicate, the value of a to-many relationship.
-private protocol ArrayOfObjects {}
-extension Array: ArrayOfObjects where Element: AnyObject {}
+/// An array of models: in a predicate, the value of a to-many relationship.
+private protocol ArrayOfModels {}
+extension Array: ArrayOfModels where Element: _RelationshipDestination {}
 
 /// `[a, b].contains($0.x)` → `x IN {a, b}`; `$0.tags.contains(tag)` → `tag IN tags`.
 extension PredicateExpressions.SequenceContains: ConvertiblePredicateExpression {

@@ -59,11 +59,10 @@ import Testing
         #expect(names.sorted() == ["bread", "eggs", "milk"])
     }
 
-    /// The log header written before a pool opens holds the format's fields in its order
-    /// (sqlite.org/fileformat2.html): magic for big-endian checksums, page size, salts.
     /// A store whose log was being folded in when its process was killed opens from the log:
     /// a checkpoint grows the file before it writes the pages, so the file may be zeros where
-    /// its header goes while the log holds every page. Zeros without a log stay refused.
+    /// its header goes while the log holds every page. Zeros without a log, or beside a log
+    /// that does not hold the first page, stay refused, neither file changed.
     @Test func aStoreKilledWhileFoldingItsLogInOpensFromTheLog() throws {
         let folder = TemporaryDirectory()
         let first = try TestStack(model: TestModels.todo(), directory: folder)
@@ -86,13 +85,21 @@ import Testing
         #expect(names.sorted() == ["eggs", "milk"])
         try coordinator.remove(store)
 
-        let zeros = folder.file("Zeros.sqlite")
-        try Data(count: 4096).write(to: zeros)
-        let refusing = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
-        #expect(performing: { try refusing.addPersistentStore(type: .sqlite, at: zeros) }, throws: { ($0 as NSError).code == NSFileReadCorruptFileError })
-        #expect(try Data(contentsOf: zeros) == Data(count: 4096))
+        // Beside the zeros: no log; a log of its header alone (no frame); a log of other bytes.
+        let log = try Data(contentsOf: URL(fileURLWithPath: first.url.path + "-wal"))
+        for (name, beside) in [("Zeros", nil), ("Headless", log.prefix(32)), ("Junk", Data(repeating: 0xAB, count: 8192))] as [(String, Data?)] {
+            let zeros = folder.file("\(name).sqlite")
+            try Data(count: 4096).write(to: zeros)
+            if let beside { try beside.write(to: URL(fileURLWithPath: zeros.path + "-wal")) }
+            let refusing = NSPersistentStoreCoordinator(managedObjectModel: TestModels.todo())
+            #expect(performing: { try refusing.addPersistentStore(type: .sqlite, at: zeros) }, throws: { ($0 as NSError).code == NSFileReadCorruptFileError })
+            #expect(try Data(contentsOf: zeros) == Data(count: 4096), "\(name)")
+            if let beside { #expect(try Data(contentsOf: URL(fileURLWithPath: zeros.path + "-wal")) == beside, "\(name)") }
+        }
     }
 
+    /// The log header written before a pool opens holds the format's fields in its order
+    /// (sqlite.org/fileformat2.html): magic for big-endian checksums, page size, salts.
     @Test func theEmptyLogHeaderHoldsTheFormatsFields() throws {
         let header = SQLiteWriteAheadLog.emptyLogHeader(pageSize: 4096, salts: (0x1234_5678, 0x9ABC_DEF0))
         #expect(header.count == 32)
