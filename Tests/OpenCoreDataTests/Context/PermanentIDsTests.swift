@@ -46,6 +46,56 @@ import Testing
         #expect(names == ["Item 0", "Item \(Self.count / 2)", "Item \(Self.count - 1)"])
     }
 
+    /// Dogs and cats: one hierarchy under Animal, one key sequence.
+    private static func pets() -> NSManagedObjectModel {
+        let animal = TestModels.entity("Animal", [TestModels.attribute("name", .stringAttributeType)])
+        let dog = TestModels.entity("Dog")
+        let cat = TestModels.entity("Cat")
+        animal.subentities = [dog, cat]
+        let model = NSManagedObjectModel()
+        model.entities = [animal, dog, cat]
+        return model
+    }
+
+    /// New objects of two entities of one hierarchy in turn: the IDs made on the other thread from
+    /// runs of one entity (those the did-save notification carries) name each object's own entity.
+    @Test func objectsOfSeveralEntitiesInTurnGetIDsOfTheirOwnEntity() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(model: Self.pets(), directory: directory)
+        let context = stack.context
+        let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, object: context)
+        // One hierarchy: its objects share a key sequence, so a wrong entity makes no duplicate ID.
+        let kinds = ["Dog", "Dog", "Cat", "Dog", "Cat", "Cat"]
+        let (ids, entities) = try context.performAndWait {
+            let objects = (0..<Self.count).map { index in
+                let object = NSEntityDescription.insertNewObject(forEntityName: kinds[index % kinds.count], into: context)
+                object.setValue("Pet \(index)", forKey: "name")
+                return object
+            }
+            try context.save()
+            return (objects.map(\.objectID), objects.map { $0.entity.name })
+        }
+        #expect(ids.allSatisfy { !$0.isTemporaryID })
+        #expect(ids.map(\.entity.name) == entities)
+        #expect(Set(ids).count == Self.count)
+        let note = try #require(recorder.notifications.last)
+        let notified = try #require(note.userInfo?[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID>)
+        #expect(notified == Set(ids))
+        // IDs of one hierarchy compare by key: their entities and URIs must agree too.
+        func named(_ ids: some Sequence<NSManagedObjectID>) -> Set<String> {
+            Set(ids.map { "\($0.entity.name ?? "") \($0.uriRepresentation().absoluteString)" })
+        }
+        #expect(named(notified).symmetricDifference(named(ids)).isEmpty)
+        let reader = try stack.reopened()
+        let read = try reader.context.performAndWait {
+            try [0, 2, 3, 8, 2_000, Self.count - 1].map { index in
+                let object = try reader.context.existingObject(with: ids[index])
+                return "\(object.entity.name ?? "") \(object.value(forKey: "name") as? String ?? "")"
+            }
+        }
+        #expect(read == [0, 2, 3, 8, 2_000, Self.count - 1].map { "\(kinds[$0 % kinds.count]) Pet \($0)" })
+    }
+
     /// Objects given their keys before the save (`obtainPermanentIDs`) get no key from the save;
     /// the notification still lists every new object.
     @Test func objectsWithKeysAlreadyAreInTheNotificationToo() throws {
