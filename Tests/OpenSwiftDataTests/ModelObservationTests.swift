@@ -106,15 +106,6 @@ import OpenSwiftData
         }
     }
 
-    /// Observes what `read` reads: nothing is heard until `change` runs, then the change is.
-    private func expectHeard(reading read: () -> Void, changing change: () -> Void, sourceLocation: SourceLocation = #_sourceLocation) {
-        let changed = Flag()
-        withObservationTracking { read() } onChange: { changed.set() }
-        #expect(!changed.isSet, sourceLocation: sourceLocation)
-        change()
-        #expect(changed.isSet, sourceLocation: sourceLocation)
-    }
-
     /// Observes `trip`'s nights: `otherChanges` are not heard, a change of the nights is.
     private func expectNightsHeard(of trip: Trip, notOtherChanges otherChanges: () -> Void) {
         let changed = Flag()

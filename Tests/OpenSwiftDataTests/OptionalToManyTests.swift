@@ -113,12 +113,9 @@ import OpenSwiftData
                 context.insert(album)
                 try context.save()
             }
-            let heard = Flag()
-            withObservationTracking { _ = album.tracks } onChange: { heard.set() }
-            album.title += "!"
-            #expect(!heard.isSet)
-            album.tracks?.append(Track(name: inserting ? "Naima" : "Cousin Mary"))
-            #expect(heard.isSet)
+            expectHeard(reading: { _ = album.tracks }, notChanging: { album.title += "!" }) {
+                album.tracks?.append(Track(name: inserting ? "Naima" : "Cousin Mary"))
+            }
         }
         #expect(album.tracks?.count == 2)
     }

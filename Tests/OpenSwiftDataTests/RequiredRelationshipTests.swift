@@ -80,12 +80,9 @@ import OpenSwiftData
                 context.insert(ferry)
                 try context.save()
             }
-            let heard = Flag()
-            withObservationTracking { _ = ferry.home } onChange: { heard.set() }
-            ferry.name += "!"
-            #expect(!heard.isSet)
-            ferry.home = Harbour(name: inserting ? "Mariehamn" : "Stockholm")
-            #expect(heard.isSet)
+            expectHeard(reading: { _ = ferry.home }, notChanging: { ferry.name += "!" }) {
+                ferry.home = Harbour(name: inserting ? "Mariehamn" : "Stockholm")
+            }
         }
         #expect(ferry.home.name == "Mariehamn" && ferry.name == "Viking Grace!!")
     }

@@ -28,32 +28,7 @@ enum SQLiteFileCheck {
     private static func mayBeDatabase(atPath path: String) -> Bool {
         let header = Data(SQLiteFileHeader.read(path, count: 16) ?? [])
         if header == Data("SQLite format 3\0".utf8) { return true }
-        return header.count == 16 && header.allSatisfy { $0 == 0 } && logHoldsFirstPage(atPath: path + "-wal")
-    }
-
-    /// Whether the write-ahead log at `path` is one (its magic number) and has a frame of the
-    /// database's first page from its current run (the header's salts): only then does SQLite
-    /// find the database in it. Anything else beside a file of zeros is not looked into, since
-    /// a connection that recovers a log folds it into the file when it closes.
-    ///
-    /// - Complexity: O(*f*) for the log's *f* frames (one 24-byte read each).
-    private static func logHoldsFirstPage(atPath path: String) -> Bool {
-        guard let log = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? log.close() }
-        func word(_ bytes: Data, _ offset: Int) -> UInt32 {
-            bytes.dropFirst(offset).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
-        }
-        guard let header = try? log.read(upToCount: 32), header.count == 32,
-            word(header, 0) & 0xFFFF_FFFE == 0x377F_0682
-        else { return false }
-        let pageSize = Int(word(header, 8) == 1 ? 65_536 : word(header, 8))
-        guard pageSize >= 512, pageSize.nonzeroBitCount == 1 else { return false }
-        var offset: UInt64 = 32
-        while (try? log.seek(toOffset: offset)) != nil, let frame = try? log.read(upToCount: 24), frame.count == 24 {
-            if word(frame, 0) == 1, word(frame, 8) == word(header, 16), word(frame, 12) == word(header, 20) { return true }
-            offset += 24 + UInt64(pageSize)
-        }
-        return false
+        return header.count == 16 && header.allSatisfy { $0 == 0 } && SQLiteWriteAheadLog.holdsFirstPage(logAt: path + "-wal")
     }
 
     /// Runs `body` on a read-only connection to the file at `path`. A process killed while it

@@ -51,6 +51,31 @@ enum SQLiteWriteAheadLog {
         return (words + [s0, s1]).flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } }
     }
 
+    /// Whether the write-ahead log at `path` is one (its magic number) and has a frame of the
+    /// database's first page from its current run (the header's salts): only then does SQLite
+    /// find the database in it. Anything else beside a file of zeros is not looked into, since
+    /// a connection that recovers a log folds it into the file when it closes.
+    ///
+    /// - Complexity: O(*f*) for the log's *f* frames (one 24-byte read each).
+    static func holdsFirstPage(logAt path: String) -> Bool {
+        func word(_ bytes: some Collection<UInt8>, _ offset: Int) -> UInt32 {
+            bytes.dropFirst(offset).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        guard let header = SQLiteFileHeader.read(path, count: 32), header.count == 32,
+            word(header, 0) & 0xFFFF_FFFE == 0x377F_0682,
+            let log = FileHandle(forReadingAtPath: path)
+        else { return false }
+        defer { try? log.close() }
+        let pageSize = Int(word(header, 8) == 1 ? 65_536 : word(header, 8))
+        guard pageSize >= 512, pageSize.nonzeroBitCount == 1 else { return false }
+        var offset: UInt64 = 32
+        while (try? log.seek(toOffset: offset)) != nil, let frame = try? log.read(upToCount: 24), frame.count == 24 {
+            if word(frame, 0) == 1, word(frame, 8) == word(header, 16), word(frame, 12) == word(header, 20) { return true }
+            offset += 24 + UInt64(pageSize)
+        }
+        return false
+    }
+
     private static func databaseHeader(_ path: String) -> [UInt8]? {
         SQLiteFileHeader.read(path, count: 100)
     }
