@@ -15,6 +15,10 @@ extern void swift_unownedRelease(void *object);
 
 void ocd_unowned_retain(void *object) { (void)swift_unownedRetain(object); }
 
+extern void *swift_nonatomic_unownedRetain(void *object);
+
+void ocd_unowned_retain_unshared(void *object) { (void)swift_nonatomic_unownedRetain(object); }
+
 void ocd_unowned_release(void *object) { swift_unownedRelease(object); }
 
 static _Thread_local ocd_pending_model pending_model;

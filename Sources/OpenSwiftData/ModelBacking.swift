@@ -132,7 +132,7 @@ public final class ModelManagedObject: NSManagedObject {
     func model<Model: PersistentModel>(as type: Model.Type) -> Model {
         if let owner = ownerReference.model(as: Model.self) { return owner }
         let made = ModelMaterialization.make(Model.self, standingFor: self)
-        ownerReference.set(made)
+        ownerReference.set(madeAt: Unmanaged.passUnretained(made).toOpaque())
         return made
     }
 

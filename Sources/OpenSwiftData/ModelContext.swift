@@ -148,10 +148,22 @@ public final class ModelContext {
     /// - Complexity: O(n) in the models returned, after the store's query.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let objects = try objectContext.fetch(FetchTranslation.request(descriptor, coordinator: container.coordinator))
-        var models: [T] = []
-        models.reserveCapacity(objects.count)
-        for case let object as ModelManagedObject in objects { models.append(object.model(as: T.self)) }
-        return models
+        return Array(unsafeUninitializedCapacity: objects.count) { models, count in
+            objects.withUnsafeBufferPointer { objects in
+                // Read as addresses and borrowed from the array, which holds them: iterating the
+                // objects themselves retains and releases each (two atomic steps a model).
+                let addresses = UnsafeRawBufferPointer(objects)
+                for offset in stride(from: 0, to: addresses.count, by: MemoryLayout<NSManagedObject>.stride) {
+                    let address = addresses.load(fromByteOffset: offset, as: UnsafeRawPointer.self)
+                    Unmanaged<NSManagedObject>.fromOpaque(address)._withUnsafeGuaranteedRef { object in
+                        guard type(of: object) == ModelManagedObject.self else { return }
+                        let model = unsafeDowncast(object, to: ModelManagedObject.self).model(as: T.self)
+                        (models.baseAddress.unsafelyUnwrapped + count).initialize(to: model)
+                        count += 1
+                    }
+                }
+            }
+        }
     }
 
     /// How many models `descriptor` describes, counted by the store.

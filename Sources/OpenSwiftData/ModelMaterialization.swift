@@ -22,7 +22,15 @@ enum ModelMaterialization {
         let outer = slot.pointee
         slot.pointee = ocd_pending_model(object: Unmanaged.passUnretained(object).toOpaque(), type: address(of: type))
         defer { slot.pointee = outer }
-        return Model(backingData: .managed(object))
+        // No backing is passed (each would cost a retain and a release of `object`): the
+        // initial value of `persistentBackingData` takes it from the slot.
+        let model = Model(_materializing: _ModelMaterializing())
+        if slot.pointee.object != nil {
+            // Not taken: a class whose backing starts otherwise than `@Model` writes it.
+            slot.pointee.object = nil
+            model.persistentBackingData = .managed(object)
+        }
+        return model
     }
 
     /// The managed object a model of `type` under construction on this thread stands for,

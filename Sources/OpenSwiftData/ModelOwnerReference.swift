@@ -32,6 +32,17 @@ struct ModelOwnerReference: ~Copyable {
         return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
     }
 
+    /// Refers to the model at `new`, made on this thread and not yet handed to anyone, from now
+    /// on: its count is raised without an atomic step (no other thread can reach it yet).
+    ///
+    /// - Parameter new: The address of the model just made.
+    mutating func set(madeAt new: UnsafeMutableRawPointer) {
+        ocd_unowned_retain_unshared(new)
+        // A model being destroyed on another thread may still be here.
+        if let address { ocd_unowned_release(address) }
+        address = new
+    }
+
     /// Refers to `model` from now on (nil for none).
     mutating func set(_ model: (any PersistentModel)?) {
         let new = model.map { Unmanaged.passUnretained($0 as AnyObject).toOpaque() }

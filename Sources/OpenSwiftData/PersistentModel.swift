@@ -11,6 +11,12 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     /// - Parameter backingData: Where the model's values live.
     init(backingData: _ModelBacking)
 
+    /// Makes a model for a fetched object: `init(backingData:)` without the backing, which the
+    /// model's initial `persistentBackingData` takes from the fetch (`@Model` writes it).
+    ///
+    /// - Parameter materializing: Made only by a fetch.
+    init(_materializing materializing: _ModelMaterializing)
+
     /// Where the model's values live: in the model before it is inserted, in its context after.
     var persistentBackingData: _ModelBacking { get set }
 
@@ -23,7 +29,19 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     static var _$indices: [[AnyKeyPath]] { get }
 }
 
+/// What only a fetch making a model passes to `PersistentModel.init(_materializing:)`.
+public struct _ModelMaterializing {
+    init() {}
+}
+
 extension PersistentModel {
+    /// A model whose backing a fetch gives it after it is made.
+    ///
+    /// - Parameter materializing: Made only by a fetch.
+    public init(_materializing materializing: _ModelMaterializing) {
+        self.init(backingData: .detached())
+    }
+
     public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
     public static var _$indices: [[AnyKeyPath]] { [] }
 

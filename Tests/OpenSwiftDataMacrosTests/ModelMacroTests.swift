@@ -58,6 +58,11 @@ import Testing
                     persistentBackingData = backingData
                 }
 
+                public required init(_materializing: OpenSwiftData._ModelMaterializing) {
+                    _name = OpenSwiftData._PersistedStorage()
+                    _stops = OpenSwiftData._PersistedStorage()
+                }
+
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
                     [
                         OpenSwiftData.Schema.PropertyMetadata(name: "name", keypath: \\Trip.name, defaultValue: nil, metadata: OpenSwiftData.Schema.Attribute(.unique)),
@@ -128,6 +133,9 @@ import Testing
                     persistentBackingData = backingData
                 }
 
+                public required init(_materializing: OpenSwiftData._ModelMaterializing) {
+                }
+
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
                     [
                         OpenSwiftData.Schema.PropertyMetadata(name: "code", keypath: \\Tag.code, defaultValue: nil, metadata: nil)
@@ -166,6 +174,9 @@ import Testing
 
                 public required init(backingData: OpenSwiftData._ModelBacking) {
                     persistentBackingData = backingData
+                }
+
+                public required init(_materializing: OpenSwiftData._ModelMaterializing) {
                 }
 
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {

@@ -16,6 +16,10 @@ bool ocd_try_retain(void *object);
 /// without the side table a `weak` reference would give every model.
 void ocd_unowned_retain(void *object);
 
+/// `ocd_unowned_retain` without the atomic step, for an object no other thread can reach yet
+/// (one just made on this thread): its counts are then changed by this thread alone.
+void ocd_unowned_retain_unshared(void *object);
+
 /// Gives up what `ocd_unowned_retain` kept; the object's memory goes with the last such
 /// reference once it is deinitialized.
 void ocd_unowned_release(void *object);
