@@ -58,6 +58,26 @@ public enum _ModelBacking {
         return own.observation.box(installing: registrar)
     }
 
+    /// The managed object the model's values are in (inserted or unattached), not retained: it
+    /// stays valid while the backing holds it. Nil before the model has one.
+    @inlinable public var _heldObject: Unmanaged<ModelManagedObject>? {
+        switch self {
+        case .managed(let object), .unattached(let object): Unmanaged.passUnretained(object)
+        case .detached: nil
+        }
+    }
+
+    /// The value of a model without a managed object (`_heldObject` is nil).
+    ///
+    /// - Parameters:
+    ///   - index: The property's place among the model's persisted properties.
+    ///   - key: The property's name.
+    /// - Returns: The value.
+    @usableFromInline func _detachedValue<Value>(at index: Int, key: String) -> Value {
+        guard case .detached(let values) = self else { preconditionFailure("The storage of a model changed while '\(key)' was read.") }
+        return values.value(at: index, key: key)
+    }
+
     /// The managed object, once the model is in a context.
     var managedObject: ModelManagedObject? {
         guard case .managed(let object) = self else { return nil }
