@@ -64,7 +64,11 @@ import Testing
         in stack: TestStack, sourceLocation: SourceLocation
     ) throws {
         if let store = stack.store as? SQLiteStore {
-            var compiler = SQLPredicateCompiler(entity: T.entity(), alias: "t0", store: store, dialect: SQLiteDialect(), names: SQLAliases())
+            // The stack's own entity: `T.entity()` may answer from the model of a test running
+            // beside this one, which need not have a store yet (nor a table layout).
+            let model = try #require(stack.context.persistentStoreCoordinator?.managedObjectModel)
+            let entity = try #require(model.entitiesByName[T.entity().name ?? ""])
+            var compiler = SQLPredicateCompiler(entity: entity, alias: "t0", store: store, dialect: SQLiteDialect(), names: SQLAliases())
             #expect(throws: Never.self, "compiles to SQL: \(converted)", sourceLocation: sourceLocation) { _ = try compiler.compile(converted) }
         }
         try stack.context.performAndWait {
