@@ -59,7 +59,8 @@ public enum _ModelBacking {
     }
 
     /// The managed object the model's values are in (inserted or unattached), not retained: it
-    /// stays valid while the backing holds it. Nil before the model has one.
+    /// stays valid while the model's stored backing holds it (`@Model` stores it; a backing
+    /// computed afresh on each read would not keep it). Nil before the model has one.
     @inlinable public var _heldObject: Unmanaged<ModelManagedObject>? {
         switch self {
         case .managed(let object), .unattached(let object): Unmanaged.passUnretained(object)
@@ -151,8 +152,12 @@ public final class ModelManagedObject: NSManagedObject {
     /// initializer) when there is none.
     func model<Model: PersistentModel>(as type: Model.Type) -> Model {
         if let owner = ownerReference.model(as: Model.self) { return owner }
-        let made = ModelMaterialization.make(Model.self, standingFor: self)
-        ownerReference.set(madeAt: Unmanaged.passUnretained(made).toOpaque())
+        let (made, isUnshared) = ModelMaterialization.make(Model.self, standingFor: self)
+        if isUnshared {
+            ownerReference.set(madeAt: Unmanaged.passUnretained(made).toOpaque())
+        } else {
+            ownerReference.set(made)
+        }
         return made
     }
 

@@ -1,13 +1,15 @@
 import CSwiftRetain
 
-/// Makes the models for fetched objects without filling detached storage first.
+/// Makes the model for a managed object that has none (a fetch's results, a relationship's
+/// destination, a batch) without filling detached storage first.
 ///
-/// `init(backingData:)` cannot skip the class's initial values: Swift runs every property's
-/// initial value before an initializer's body, and each stores itself in the model's backing,
-/// which is still the storage a new model starts with (detached storage, an allocation filled
-/// and thrown away for each fetched model). While `make` runs, the backing a model of the
-/// expected class starts with is already its managed object, told through a thread-local
-/// (`ocd_pending_model_slot`), so the initial values are dropped as they come.
+/// Swift runs every property's initial value before an initializer's body, and each stores
+/// itself in the model's backing, which is still the storage a new model starts with (detached
+/// storage, an allocation filled and thrown away for each model). While `make` runs, the backing
+/// a model of the expected class starts with is already its managed object, told through a
+/// thread-local (`ocd_pending_model_slot`), so the initial values are dropped as they come. The
+/// model is made by `init(_materializing:)`, which `@Model` writes without the backing
+/// parameter of `init(backingData:)`: passing the object in cost a retain and a release of it.
 enum ModelMaterialization {
     /// A model of `type` standing for `object`; the model's storage starts as `object`
     /// (`_ModelBacking.detached(for:)` takes it).
@@ -15,22 +17,30 @@ enum ModelMaterialization {
     /// - Parameters:
     ///   - type: The model's class.
     ///   - object: The managed object it stands for.
-    /// - Returns: The model.
-    static func make<Model: PersistentModel>(_ type: Model.Type, standingFor object: ModelManagedObject) -> Model {
+    /// - Returns: The model, and whether it was made by the initializer `@Model` writes, which
+    ///   hands the model to no one: only then may its counts be changed without atomic steps.
+    static func make<Model: PersistentModel>(_ type: Model.Type, standingFor object: ModelManagedObject) -> (model: Model, isUnshared: Bool) {
         let slot = ocd_pending_model_slot()
         // Restored after: an initial value of the class's could itself make a model.
         let outer = slot.pointee
         slot.pointee = ocd_pending_model(object: Unmanaged.passUnretained(object).toOpaque(), type: address(of: type))
         defer { slot.pointee = outer }
-        // No backing is passed (each would cost a retain and a release of `object`): the
-        // initial value of `persistentBackingData` takes it from the slot.
         let model = Model(_materializing: _ModelMaterializing())
-        if slot.pointee.object != nil {
-            // Not taken: a class whose backing starts otherwise than `@Model` writes it.
-            slot.pointee.object = nil
+        // The default `init(_materializing:)` of a class written without `@Model` clears the
+        // slot's type (`disown()`), so that its own code cannot take the object.
+        let isUnshared = slot.pointee.type != nil
+        // A class written without `@Model`, or a model of the same class made (and given the
+        // object) by an initial value before this one's backing was: the backing is set here.
+        if model.persistentBackingData._heldObject?.toOpaque() != Unmanaged.passUnretained(object).toOpaque() {
             model.persistentBackingData = .managed(object)
         }
-        return model
+        return (model, isUnshared)
+    }
+
+    /// Stops the model under construction on this thread from taking the pending object, and
+    /// marks it as made by an initializer other than `@Model`'s (which may hand it to others).
+    static func disown() {
+        ocd_pending_model_slot().pointee.type = nil
     }
 
     /// The managed object a model of `type` under construction on this thread stands for,

@@ -11,10 +11,11 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     /// - Parameter backingData: Where the model's values live.
     init(backingData: _ModelBacking)
 
-    /// Makes a model for a fetched object: `init(backingData:)` without the backing, which the
-    /// model's initial `persistentBackingData` takes from the fetch (`@Model` writes it).
+    /// Makes the model for a managed object that has none (a fetched one, a relationship's
+    /// destination): `init(backingData:)` without the backing, which the model's initial
+    /// `persistentBackingData` takes from the thread's pending object (`@Model` writes it).
     ///
-    /// - Parameter materializing: Made only by a fetch.
+    /// - Parameter materializing: Made only by OpenSwiftData, as it makes a model.
     init(_materializing materializing: _ModelMaterializing)
 
     /// Where the model's values live: in the model before it is inserted, in its context after.
@@ -29,16 +30,20 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     static var _$indices: [[AnyKeyPath]] { get }
 }
 
-/// What only a fetch making a model passes to `PersistentModel.init(_materializing:)`.
+/// What only OpenSwiftData passes to `PersistentModel.init(_materializing:)`, as it makes the
+/// model for a managed object.
 public struct _ModelMaterializing {
     init() {}
 }
 
 extension PersistentModel {
-    /// A model whose backing a fetch gives it after it is made.
+    /// For a class written without `@Model`: made by its `init(backingData:)`, given its backing
+    /// after (`ModelMaterialization.make`), which also treats it as possibly seen by other
+    /// threads (its own code runs).
     ///
-    /// - Parameter materializing: Made only by a fetch.
+    /// - Parameter materializing: Made only by OpenSwiftData, as it makes a model.
     public init(_materializing materializing: _ModelMaterializing) {
+        ModelMaterialization.disown()
         self.init(backingData: .detached())
     }
 

@@ -6,8 +6,9 @@ import SwiftSyntaxMacros
 /// `@Model`: makes a class a `PersistentModel`. It puts `@_PersistedProperty` on each persisted
 /// `var` (every stored property not `@Transient`) and adds its `_name` storage of no size (what
 /// the property's initializer accessor initializes, so that every initializer must still set the
-/// property, as when it was stored); it adds the backing storage, the Observation
-/// registrar (a view of the one kept with the values) and the initializer a fetch makes models with, and lists the persisted properties in
+/// property, as when it was stored); it adds the backing storage, the Observation registrar (a
+/// view of the one kept with the values) and the two initializers OpenSwiftData makes models
+/// with (`init(backingData:)`, `init(_materializing:)`), and lists the persisted properties in
 /// `schemaMetadata` (name, key path, initial value, what `@Attribute` or `@Relationship` says),
 /// from which the Core Data model is derived as SwiftData derives it.
 public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
