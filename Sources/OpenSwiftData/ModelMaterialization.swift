@@ -26,15 +26,16 @@ enum ModelMaterialization {
         slot.pointee = ocd_pending_model(object: Unmanaged.passUnretained(object).toOpaque(), type: address(of: type))
         defer { slot.pointee = outer }
         let model = Model(_materializing: _ModelMaterializing())
-        // The default `init(_materializing:)` of a class written without `@Model` clears the
-        // slot's type (`disown()`), so that its own code cannot take the object.
-        let isUnshared = slot.pointee.type != nil
-        // A class written without `@Model`, or a model of the same class made (and given the
-        // object) by an initial value before this one's backing was: the backing is set here.
+        // Taken by the backing's initial value of `@Model`'s initializer: nothing to check (a
+        // look at the backing would cost a retain and a release).
+        if slot.pointee.type != nil, slot.pointee.object == nil { return (model, true) }
+        // A class written without `@Model` (its default `init(_materializing:)` clears the
+        // type, `disown()`), or the object taken by a model of the same class that an initial
+        // value made first (`take` clears the type): the backing is set here.
         if model.persistentBackingData._heldObject?.toOpaque() != Unmanaged.passUnretained(object).toOpaque() {
             model.persistentBackingData = .managed(object)
         }
-        return (model, isUnshared)
+        return (model, false)
     }
 
     /// Stops the model under construction on this thread from taking the pending object, and
@@ -47,9 +48,15 @@ enum ModelMaterialization {
     /// taken once; nil outside `make`.
     static func take(for type: Any.Type) -> ModelManagedObject? {
         let slot = ocd_pending_model_slot()
-        // `make`'s caller holds the object until `make` returns.
-        guard let object = slot.pointee.object, slot.pointee.type == address(of: type) else { return nil }
+        guard slot.pointee.type == address(of: type) else { return nil }
+        guard let object = slot.pointee.object else {
+            // Taken already, by a model of the same class an initial value made: the model
+            // `make` is making gets its backing from `make`.
+            slot.pointee.type = nil
+            return nil
+        }
         slot.pointee.object = nil
+        // `make`'s caller holds the object until `make` returns.
         return Unmanaged<ModelManagedObject>.fromOpaque(object).takeUnretainedValue()
     }
 
