@@ -153,11 +153,7 @@ public final class ModelManagedObject: NSManagedObject {
     func model<Model: PersistentModel>(as type: Model.Type) -> Model {
         if let owner = ownerReference.model(as: Model.self) { return owner }
         let (made, isUnshared) = ModelMaterialization.make(Model.self, standingFor: self)
-        if isUnshared {
-            ownerReference.set(madeAt: Unmanaged.passUnretained(made).toOpaque())
-        } else {
-            ownerReference.set(made)
-        }
+        ownerReference.set(address: Unmanaged.passUnretained(made).toOpaque(), isUnshared: isUnshared)
         return made
     }
 

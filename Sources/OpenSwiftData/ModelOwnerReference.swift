@@ -32,22 +32,21 @@ struct ModelOwnerReference: ~Copyable {
         return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
     }
 
-    /// Refers to the model at `new`, made on this thread and not yet handed to anyone, from now
-    /// on: its count is raised without an atomic step (no other thread can reach it yet).
-    ///
-    /// - Parameter new: The address of the model just made.
-    mutating func set(madeAt new: UnsafeMutableRawPointer) {
-        ocd_unowned_retain_unshared(new)
-        // A model being destroyed on another thread may still be here.
-        if let address { ocd_unowned_release(address) }
-        address = new
-    }
-
     /// Refers to `model` from now on (nil for none).
     mutating func set(_ model: (any PersistentModel)?) {
-        let new = model.map { Unmanaged.passUnretained($0 as AnyObject).toOpaque() }
+        set(address: model.map { Unmanaged.passUnretained($0 as AnyObject).toOpaque() }, isUnshared: false)
+    }
+
+    /// Refers to the model at `new` from now on (nil for none).
+    ///
+    /// - Parameters:
+    ///   - new: The model's address.
+    ///   - isUnshared: Whether the model was just made on this thread and handed to no one: its
+    ///     count is then raised without an atomic step (no other thread can reach it yet).
+    mutating func set(address new: UnsafeMutableRawPointer?, isUnshared: Bool) {
         if new == address { return }
-        if let new { ocd_unowned_retain(new) }
+        if let new { isUnshared ? ocd_unowned_retain_unshared(new) : ocd_unowned_retain(new) }
+        // A model being destroyed on another thread may still be here.
         if let address { ocd_unowned_release(address) }
         address = new
     }

@@ -61,7 +61,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 \(raw: (initialized + ["persistentBackingData = backingData"]).joined(separator: "\n"))
             }
             """,
-            // A fetch's: the initial backing is the fetched object already (`ModelMaterialization`).
+            // For a stored row: the initial backing is its managed object already (`ModelMaterialization`).
             "public required init(_materializing: OpenSwiftData._ModelMaterializing) {\(raw: initialized.map { "\n" + $0 }.joined())\n}",
             "public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] { \(raw: list) }",
         ]
