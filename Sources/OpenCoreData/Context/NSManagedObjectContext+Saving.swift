@@ -149,7 +149,10 @@ extension NSManagedObjectContext {
         for write in writes {
             // Made from these same keys: every position with a key has its ID.
             let made = write.permanentIDs?.wait()
-            for (position, (object, key)) in zip(write.inserted, write.insertedKeys).enumerated() where key != 0 {
+            let keys = write.insertedKeys
+            write.inserted.forEachBorrowed { position, object in
+                let key = keys[position]
+                guard key != 0 else { return }
                 let temporary = object.temporaryID
                 object.assignPermanentID(store: write.store, primaryKey: key)
                 if let made, let id = made.ids[position] { object.rememberPermanentID(id) }
@@ -181,7 +184,7 @@ extension NSManagedObjectContext {
         deletedList.removeAll()
         resetEvent()
         if !permanentIDs.isEmpty { propagatePermanentIDs(permanentIDs) }
-        for object in inserted { object.didSave() }
+        inserted.forEachBorrowed { _, object in object.didSave() }
         for object in updated { object.didSave() }
         for object in deleted {
             object.didSave()
@@ -225,14 +228,14 @@ extension NSManagedObjectContext {
         // Under the lock throughout: nothing here releases an object (a new object has no
         // committed values to replace) or runs the app's code.
         registry.withLock {
-            for (position, object) in inserted.enumerated() {
+            inserted.forEachBorrowed { position, object in
                 object.flags = []
                 object.version = 1
                 object.committed = object.committedSnapshot(of: object.slots)
                 guard object.primaryKey > 0, let store = object.store else {
                     registry[object.registryKey] = object
                     saved?.keys.append(0)
-                    continue
+                    return
                 }
                 let entity = ObjectIdentifier(object.entity)
                 if table == nil || entity != tableEntity || ObjectIdentifier(store) != tableStore {
@@ -314,7 +317,7 @@ extension NSManagedObjectContext {
         func collect(_ body: () throws -> Void) {
             do { try body() } catch let error as NSError { errors += CoreDataError.separated(error) }
         }
-        for object in inserted { collect { try object.validateForInsert() } }
+        inserted.forEachBorrowed { _, object in collect { try object.validateForInsert() } }
         for object in updated { collect { try object.validateForUpdate() } }
         for object in deleted { collect { try object.validateForDelete() } }
         if let error = CoreDataError.combining(errors) { throw error }
@@ -415,7 +418,8 @@ final class SaveWrite {
         var groups: [(root: NSEntityDescription, positions: [Int])] = []
         // And where each run of one entity begins, for the IDs made on another thread.
         var runs: [PermanentIDs.EntityRun] = []
-        for (position, object) in inserted.enumerated() where object.hasTemporaryID {
+        inserted.forEachBorrowed { position, object in
+            guard object.hasTemporaryID else { return }
             let entity = object.entity
             if runs.last?.entity !== entity { runs.append(PermanentIDs.EntityRun(start: position, entity: entity)) }
             let root = entity.layout!.root
@@ -434,7 +438,8 @@ final class SaveWrite {
         var conflicts: [NSMergeConflict] = []
         let takenOver = try resolveConstraintsBeforeInsert(writer)
         if takenOver.isEmpty { permanentIDs = PermanentIDs.start(runs: runs, keys: insertedKeys, identity: store.identity) }
-        for (position, object) in inserted.enumerated() where !takenOver.contains(position) {
+        try inserted.forEachBorrowed { position, object in
+            guard !takenOver.contains(position) else { return }
             let key = object.primaryKey != 0 ? object.primaryKey : insertedKeys[position]
             try writer.insert(entity: object.entity, primaryKey: key, values: rowValues(of: object))
         }

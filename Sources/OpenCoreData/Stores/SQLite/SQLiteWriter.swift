@@ -359,33 +359,43 @@ final class SQLiteWriter: StoreWriter {
     private func bind(
         _ plan: [StoreColumnWrite], _ values: RowValues, _ statement: OpaquePointer, from first: Int32, text: SQLiteTextBuffers? = nil
     ) {
-        for (offset, write) in plan.enumerated() {
-            let index = first + Int32(offset)
-            let value = write.value(of: values.slots[write.slot])
-            switch write.kind {
-            case .attribute(let attribute):
-                if let text, case .string(let string) = value {
-                    text.bindText(string, to: statement, at: index)
-                } else if case .data(let data) = value, data.count > SQLiteExternalData.threshold, attribute.allowsExternalBinaryDataStorage,
-                    let name = external?.store(data)
-                {
-                    let reference = SQLiteExternalData.reference(to: name)
-                    _ = reference.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), SQLiteBind.transient) }
-                } else {
-                    SQLiteBind.bind(value, attribute: attribute, to: statement, at: index)
-                }
-            case .foreignKey:
-                if case .reference(let reference) = value {
-                    sqlite3_bind_int64(statement, index, reference.primaryKey)
-                } else {
-                    sqlite3_bind_null(statement, index)
-                }
-            case .entityNumber:
-                if case .reference(let reference) = value, let entity = store.entity(number: reference.entityNumber) {
-                    sqlite3_bind_int64(statement, index, Int64(store.storeNumber(entity)))
-                } else {
-                    sqlite3_bind_null(statement, index)
-                }
+        // Through a buffer, so that each write is borrowed: a `for in` copied it out, retaining
+        // its attribute, column name and path for every value of every row a save writes.
+        plan.withUnsafeBufferPointer { plan in
+            guard let base = plan.baseAddress else { return }
+            for offset in plan.indices {
+                bind((base + offset).pointee, at: first + Int32(offset), values, statement, text: text)
+            }
+        }
+    }
+
+    /// Binds one column of a row at parameter `index`.
+    @inline(__always)
+    private func bind(_ write: borrowing StoreColumnWrite, at index: Int32, _ values: RowValues, _ statement: OpaquePointer, text: SQLiteTextBuffers?) {
+        let value = write.value(of: values.slots[write.slot])
+        switch write.kind {
+        case .attribute(let attribute):
+            if let text, case .string(let string) = value {
+                text.bindText(string, to: statement, at: index)
+            } else if case .data(let data) = value, data.count > SQLiteExternalData.threshold, attribute.allowsExternalBinaryDataStorage,
+                let name = external?.store(data)
+            {
+                let reference = SQLiteExternalData.reference(to: name)
+                _ = reference.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), SQLiteBind.transient) }
+            } else {
+                SQLiteBind.bind(value, attribute: attribute, to: statement, at: index)
+            }
+        case .foreignKey:
+            if case .reference(let reference) = value {
+                sqlite3_bind_int64(statement, index, reference.primaryKey)
+            } else {
+                sqlite3_bind_null(statement, index)
+            }
+        case .entityNumber:
+            if case .reference(let reference) = value, let entity = store.entity(number: reference.entityNumber) {
+                sqlite3_bind_int64(statement, index, Int64(store.storeNumber(entity)))
+            } else {
+                sqlite3_bind_null(statement, index)
             }
         }
     }

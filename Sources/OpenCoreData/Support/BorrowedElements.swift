@@ -1,0 +1,18 @@
+extension Array where Element: AnyObject {
+    /// Calls `body` with each element and its position, the element borrowed from the array.
+    ///
+    /// A `for in` loop copies each element out of the array: when the body calls code the
+    /// optimizer cannot see through, the copy stays, a retain and a release (two atomic
+    /// operations) per element. A save walks its million inserted objects several times.
+    ///
+    /// - Parameter body: Called once per element, in order, with its position and the element.
+    /// - Throws: What `body` throws; the walk stops there.
+    /// - Complexity: O(*n*) calls of `body`.
+    @inline(__always)
+    func forEachBorrowed(_ body: (Int, Element) throws -> Void) rethrows {
+        try withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for position in buffer.indices { try body(position, (base + position).pointee) }
+        }
+    }
+}
