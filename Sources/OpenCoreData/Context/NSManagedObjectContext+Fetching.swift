@@ -284,8 +284,8 @@ extension NSManagedObjectContext {
             // Joined to the token before it is registered: the token's registry is the one it
             // leaves when it goes.
             let object = NSManagedObject.materialize(
-                entity: entity, store: store, primaryKey: row.primaryKey, version: row.version, objectClass: objectClass,
-                token: token)
+                entity: entity, store: .passUnretained(store), primaryKey: row.primaryKey, version: row.version,
+                objectClass: objectClass, token: .passUnretained(token))
             object.cachedRow = row.values
             return object
         }

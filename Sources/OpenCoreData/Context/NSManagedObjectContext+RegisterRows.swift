@@ -65,6 +65,9 @@ extension NSManagedObjectContext {
 /// context's queue uses it.
 struct RowRegistrar {
     let store: NSPersistentStore
+    /// `store`, which this registrar keeps alive, for objects that refer to it unretained: read
+    /// from `store` in a mutating method, it was retained and released per row.
+    private let storeReference: Unmanaged<NSPersistentStore>
     /// Whether new objects take their row's values at once rather than as a fault's cached row.
     let filling: Bool
     let refresh: Bool
@@ -80,6 +83,7 @@ struct RowRegistrar {
 
     init(store: NSPersistentStore, filling: Bool, refresh: Bool, staging: PrimaryKeyTable? = nil) {
         self.store = store
+        self.storeReference = .passUnretained(store)
         self.filling = filling
         self.refresh = refresh
         self.staging = staging
@@ -121,8 +125,8 @@ struct RowRegistrar {
         let slot = staging == nil ? table.unsafelyUnwrapped.slot(for: primaryKey) : table.unsafelyUnwrapped.existingSlot(for: primaryKey)
         if let slot, let object = PrimaryKeyTable.object(in: slot) { return (object, false) }
         let object = NSManagedObject.materialize(
-            entity: consume entity, store: store, primaryKey: primaryKey, version: row.version, objectClass: lookup.objectClass,
-            token: context.token)
+            entity: consume entity, store: storeReference, primaryKey: primaryKey, version: row.version,
+            objectClass: lookup.objectClass, token: .passUnretained(context.token))
         if let staging {
             // The operation holds its staged objects until they are registered.
             staging.slot(for: primaryKey).pointee = .passUnretained(object)

@@ -370,7 +370,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if objectID.isTemporaryID {
             // Only a child context can meet a temporary ID it does not know: an object its parent inserted.
             precondition(parent != nil, "No object with temporary ID \(objectID) is registered in this context.")
-            let object = NSManagedObject.materialize(entity: objectID.entity, store: nil, primaryKey: 0, token: token)
+            let object = NSManagedObject.materialize(entity: objectID.entity, store: nil, primaryKey: 0, token: .passUnretained(token))
             object.temporaryID = objectID
             registry[objectID.key] = object
             return object
@@ -469,7 +469,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func registerFault(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) -> NSManagedObject {
-        let object = NSManagedObject.materialize(entity: entity, store: store, primaryKey: primaryKey, token: token)
+        let object = NSManagedObject.materialize(
+            entity: entity, store: .passUnretained(store), primaryKey: primaryKey, token: .passUnretained(token))
         registry[ObjectKey(store: ObjectIdentifier(store), root: Int32(entity.layout!.root.layout!.entityNumber), primaryKey: primaryKey, temporary: nil)] = object
         return object
     }

@@ -48,6 +48,13 @@ extension NSManagedObject {
         return Unmanaged<RowBookkeepingRecord>.fromOpaque(address).takeUnretainedValue()
     }
 
+    /// Whether the object has a record, read from the word alone (`bookkeepingRecord` makes a
+    /// reference, which a comparison with nil retains and releases).
+    private var hasBookkeepingRecord: Bool {
+        let bits = rowBookkeeping
+        return bits & Self.inlineTag == 0 && bits & Self.addressMask != 0
+    }
+
     /// The record, made from what the word holds if the object has none yet.
     private func makeBookkeepingRecord() -> RowBookkeepingRecord {
         if let record = bookkeepingRecord { return record }
@@ -120,9 +127,20 @@ extension NSManagedObject {
     ///   - primaryKey: The row's key.
     ///   - version: The row's `Z_OPT` the object's committed values have.
     func setRow(store: NSPersistentStore, primaryKey: Int64, version: Int64) {
-        let reference = Unmanaged.passUnretained(store)
-        if bookkeepingRecord == nil, let token = contextToken {
-            let number = token.storeNumber(of: reference)
+        setRow(storeReference: .passUnretained(store), primaryKey: primaryKey, version: version)
+    }
+
+    /// `setRow(store:primaryKey:version:)` with the store unretained, as the object keeps it: a
+    /// fetch registering a million rows of one store passed it retained, and read the token
+    /// retained, two retains and releases per row (perf, fetch-all).
+    ///
+    /// - Parameters:
+    ///   - reference: The store of the row; the caller keeps it alive.
+    ///   - primaryKey: The row's key.
+    ///   - version: The row's `Z_OPT` the object's committed values have.
+    func setRow(storeReference reference: Unmanaged<NSPersistentStore>, primaryKey: Int64, version: Int64) {
+        if !hasBookkeepingRecord, let token = contextToken.map(Unmanaged.passUnretained) {
+            let number = token._withUnsafeGuaranteedRef { $0.storeNumber(of: reference) }
             if number != 0 {
                 setRowKey(primaryKey, version: version, storeBits: UInt64(number) << Self.storeShift)
                 return

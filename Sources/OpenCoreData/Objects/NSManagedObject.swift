@@ -134,13 +134,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// many rows (the lookup takes a lock). `entity` is consumed: the caller's reference becomes
     /// the object's, saving an atomic retain and release per fetched row.
     /// The object joins `token`'s context first: its store is numbered among the token's.
+    /// Store and token come unretained (the caller keeps them alive): passed as references, each
+    /// cost a retain and a release per fetched row.
     static func materialize(
-        entity: consuming NSEntityDescription, store: NSPersistentStore?, primaryKey: Int64, version: Int64 = 0,
-        objectClass: NSManagedObject.Type? = nil, token: ContextToken
+        entity: consuming NSEntityDescription, store: Unmanaged<NSPersistentStore>?, primaryKey: Int64, version: Int64 = 0,
+        objectClass: NSManagedObject.Type? = nil, token: Unmanaged<ContextToken>
     ) -> NSManagedObject {
         let object = (objectClass ?? entity.managedObjectClass).init(entity: entity, insertInto: nil)
-        object.contextToken = token
-        if let store { object.setRow(store: store, primaryKey: primaryKey, version: version) }
+        object.contextToken = token.takeUnretainedValue()
+        if let store { object.setRow(storeReference: store, primaryKey: primaryKey, version: version) }
         object.faultState = .fault
         return object
     }
