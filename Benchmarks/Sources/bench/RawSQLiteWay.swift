@@ -34,9 +34,14 @@ final class RawSQLiteWay: BenchmarkWay {
         db.close()
     }
 
+    /// The columns every read selects.
+    static let columns = "SELECT Z_PK, ZNAME, ZCREATEDAT, ZDONE FROM ZTSPITEM"
+    /// The date predicate's condition; `?` is `DataSet.predicateDate`.
+    static let dateFilter = " WHERE ZDONE = 0 AND ZCREATEDAT > ?"
+
     func run(_ benchCase: BenchCase) throws -> Int {
-        let columns = "SELECT Z_PK, ZNAME, ZCREATEDAT, ZDONE FROM ZTSPITEM"
-        let dateFilter = " WHERE ZDONE = 0 AND ZCREATEDAT > ?"
+        let columns = Self.columns
+        let dateFilter = Self.dateFilter
         switch benchCase {
         case .insert, .typedInsert:
             return try insertAll()
@@ -121,17 +126,32 @@ final class RawSQLiteWay: BenchmarkWay {
     }
 
     private func fetchItems(_ sql: String, date: Date? = nil) throws -> [Item] {
+        try Self.rows(of: sql, date: date, in: db, make: Self.item)
+    }
+
+    /// The rows `sql` selects, each made into an element by `make`.
+    ///
+    /// - Parameters:
+    ///   - sql: The query; `?` stands for `date` when one is given.
+    ///   - date: The value bound to the first parameter, if any.
+    ///   - db: The database to read.
+    ///   - make: Makes an element of the row the statement is on.
+    /// - Returns: The elements, in the order of the rows.
+    /// - Throws: SQLite's error.
+    static func rows<Element>(
+        of sql: String, date: Date?, in db: RawDatabase, make: (OpaquePointer) -> Element
+    ) throws -> [Element] {
         let statement = try db.prepare(sql)
         defer { sqlite3_finalize(statement) }
         if let date { sqlite3_bind_double(statement, 1, date.timeIntervalSinceReferenceDate) }
-        var items: [Item] = []
+        var elements: [Element] = []
         while try db.stepRow(statement) {
-            items.append(item(statement))
+            elements.append(make(statement))
         }
-        return items
+        return elements
     }
 
-    private func item(_ statement: OpaquePointer) -> Item {
+    private static func item(_ statement: OpaquePointer) -> Item {
         Item(
             primaryKey: sqlite3_column_int64(statement, 0),
             name: RawDatabase.text(statement, 1),
@@ -154,7 +174,7 @@ final class RawSQLiteWay: BenchmarkWay {
         var count = 0
         var bytes = 0
         while try db.stepRow(statement) {
-            bytes &+= item(statement).name.utf8.count
+            bytes &+= Self.item(statement).name.utf8.count
             count += 1
         }
         precondition(bytes > 0)
