@@ -268,7 +268,9 @@ package final class SlotRowBuilder {
     /// Appends the next value of the row begun last.
     @inline(__always)
     package func append(_ value: SlotValue) {
-        block.unsafelyUnwrapped.write(value, column: column)
+        // Borrowed: read from the field, the block was retained and released around every
+        // value written, a third of the reading thread's time in a million-row fetch (perf).
+        Unmanaged.passUnretained(block.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.write(value, column: column) }
         column &+= 1
     }
 
