@@ -3,7 +3,7 @@ import Foundation
 import GRDBSQLite
 
 /// Runs cases: a fresh copy of a template store per run, the ways interleaved run by run so that
-/// the machine's drift hits all three alike, the wall time of `run` only.
+/// the machine's drift hits them all alike, the wall time of `run` only.
 final class Harness {
     /// OpenCoreData third, as the table's columns have always had it; GRDB's fastest reading
     /// style fourth; the floor of an object per row (read by the report below the table) last.

@@ -32,7 +32,9 @@ final class RawObjectsWay: BenchmarkWay {
         db = try RawDatabase(url: databaseURL)
     }
 
-    /// The reads that make objects: the cases issue 43 sets fetch targets for.
+    /// The reads that keep an object per row: issue 43's fetch cases and the predicates it sets
+    /// targets for, and fetch-sorted (issue 25's target). Not iterate-batched, whose raw way
+    /// keeps nothing.
     static func supports(_ benchCase: BenchCase) -> Bool {
         [.fetchAll, .typedRead, .fetchSorted, .predicateDate, .predicateLikeCaseless, .predicateContains].contains(benchCase)
     }
