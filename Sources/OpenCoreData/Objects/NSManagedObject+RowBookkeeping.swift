@@ -39,21 +39,21 @@ extension NSManagedObject {
     private static var versionLimit: Int64 { 1 << 16 }
     private static var keyLimit: Int64 { 1 << 40 }
 
+    /// The record's address, when the object has one: the word without its tags, unless it is
+    /// the inline form.
+    private var recordAddress: UnsafeRawPointer? {
+        let bits = rowBookkeeping
+        return bits & Self.inlineTag == 0 ? UnsafeRawPointer(bitPattern: UInt(bits & Self.addressMask)) : nil
+    }
+
     /// The record, when the object has one.
     private var bookkeepingRecord: RowBookkeepingRecord? {
-        let bits = rowBookkeeping
-        guard bits & Self.inlineTag == 0, let address = UnsafeRawPointer(bitPattern: UInt(bits & Self.addressMask)) else {
-            return nil
-        }
-        return Unmanaged<RowBookkeepingRecord>.fromOpaque(address).takeUnretainedValue()
+        recordAddress.map { Unmanaged<RowBookkeepingRecord>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// Whether the object has a record, read from the word alone (`bookkeepingRecord` makes a
     /// reference, which a comparison with nil retains and releases).
-    private var hasBookkeepingRecord: Bool {
-        let bits = rowBookkeeping
-        return bits & Self.inlineTag == 0 && bits & Self.addressMask != 0
-    }
+    private var hasBookkeepingRecord: Bool { recordAddress != nil }
 
     /// The record, made from what the word holds if the object has none yet.
     private func makeBookkeepingRecord() -> RowBookkeepingRecord {
@@ -69,11 +69,7 @@ extension NSManagedObject {
 
     /// Lets go of the record; only `deinit` calls it.
     func releaseBookkeepingRecord() {
-        let bits = rowBookkeeping
-        guard bits & Self.inlineTag == 0, let address = UnsafeRawPointer(bitPattern: UInt(bits & Self.addressMask)) else {
-            return
-        }
-        Unmanaged<RowBookkeepingRecord>.fromOpaque(address).release()
+        if let address = recordAddress { Unmanaged<RowBookkeepingRecord>.fromOpaque(address).release() }
     }
 
     /// The permanent identity's key, 0 while the object has none.

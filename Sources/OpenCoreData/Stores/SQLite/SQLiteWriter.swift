@@ -359,14 +359,9 @@ final class SQLiteWriter: StoreWriter {
     private func bind(
         _ plan: [StoreColumnWrite], _ values: RowValues, _ statement: OpaquePointer, from first: Int32, text: SQLiteTextBuffers? = nil
     ) {
-        // Through a buffer, so that each write is borrowed: a `for in` copied it out, retaining
-        // its attribute, column name and path for every value of every row a save writes.
-        plan.withUnsafeBufferPointer { plan in
-            guard let base = plan.baseAddress else { return }
-            for offset in plan.indices {
-                bind((base + offset).pointee, at: first + Int32(offset), values, statement, text: text)
-            }
-        }
+        // Borrowed: a `for in` copied each write out, retaining its attribute, column name and
+        // path for every value of every row a save writes.
+        plan.forEachBorrowed { offset, write in bind(write, at: first + Int32(offset), values, statement, text: text) }
     }
 
     /// Binds one column of a row at parameter `index`.
