@@ -187,17 +187,29 @@ extension NSManagedObjectContext {
         let refresh = request.shouldRefreshRefetchedObjects
         for store in parent == nil ? try readers(for: request, entity: entity, coordinator: coordinator) : [] {
             var fetched: [NSManagedObject] = []
-            // New objects register as faults carrying their rows and are filled below, once the
-            // read is over: registration runs chunk by chunk while the store reads the next rows,
-            // inside its read, where `awakeFromFetch` (the subclass's code, which may read the
-            // store) must not run.
-            var registrar = RowRegistrar(store: store, filling: false, refresh: refresh)
+            // Registration runs chunk by chunk while the store reads the next rows, inside its
+            // read, where `awakeFromFetch` (the subclass's code, which may read the store) must
+            // not run: it runs once the read is over. Objects asked for filled take their values
+            // as they are made, while they are in the cache: filling them in a pass of its own
+            // after the read cost 80 ns an object (perf, fetch-all of a million rows). With
+            // prefetching, they stay faults until the related objects are in.
+            let fillsAtOnce = !request.returnsObjectsAsFaults && !batching && prefetching.isEmpty
+            var registrar = RowRegistrar(store: store, filling: fillsAtOnce, awakening: .afterRead, refresh: refresh)
             // A sorted fetch's rows come in the query's order before objects are made of them,
             // so that the objects lie in memory in the order of the array the app holds: filling
             // and letting go of them (each deinitializing as the array goes) walk memory forward.
-            try store.fetchRows(storeQuery) { rows in registerRows(&rows, with: &registrar, into: &fetched) }
+            do {
+                try store.fetchRows(storeQuery) { rows in registerRows(&rows, with: &registrar, into: &fetched) }
+            } catch {
+                // The objects made so far stay registered: those already filled are owed their
+                // `awakeFromFetch` as much as after a read that succeeds.
+                if fillsAtOnce { finishFilling(fetched, registeredBefore: registrar.registeredBefore, firingFaults: false) }
+                throw error
+            }
             if batching {
                 assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
+            } else if fillsAtOnce {
+                finishFilling(fetched, registeredBefore: registrar.registeredBefore)
             } else {
                 if !prefetching.isEmpty { try prefetch(prefetching, of: fetched, entity: entity, store: store) }
                 if !request.returnsObjectsAsFaults { fetched.forEach { $0.fireFault() } }

@@ -33,6 +33,10 @@ extension NSManagedObjectContext {
         }
         for index in existing { update(fetched[start + index], from: &rows[index], refresh: registrar.refresh) }
         guard registrar.filling else { return }
+        if registrar.awakening == .afterRead {
+            registrar.noteRegisteredBefore(existing, from: start)
+            return
+        }
         var next = existing.makeIterator()
         var skip = next.next()
         for index in rows.indices {
@@ -41,6 +45,36 @@ extension NSManagedObjectContext {
                 continue
             }
             if fetched[start + index].faultState == .filled { fetched[start + index].awakeFromFetch() }
+        }
+    }
+
+    /// What a read that filled its new objects as it registered them (`RowRegistrar.Awakening.afterRead`)
+    /// owes them once it is over: `awakeFromFetch` for each new object that took its values, and
+    /// its values for every other object still a fault.
+    ///
+    /// - Parameters:
+    ///   - fetched: The read's objects, in order.
+    ///   - registeredBefore: The positions in `fetched` of objects registered before the read,
+    ///     ascending (`RowRegistrar.registeredBefore`).
+    ///   - firingFaults: Whether the faults among them are filled too; a read that failed leaves
+    ///     them faults, and awakens only the objects that took values.
+    /// - Complexity: O(*n*) for the *n* objects, plus filling the faults among them.
+    func finishFilling(_ fetched: [NSManagedObject], registeredBefore: [Int], firingFaults: Bool = true) {
+        var next = registeredBefore.makeIterator()
+        var skip = next.next()
+        // Unretained: the array holds each object. A copy of each, or a call of the overridable
+        // method on it, was a retain and a release, most of this walk's time over a million.
+        fetched.forEachUnretained { index, object in
+            object._withUnsafeGuaranteedRef { object in
+                if index == skip {
+                    skip = next.next()
+                    if firingFaults { object.fireFault() }
+                } else if object.faultState == .filled {
+                    object.awakeFromFetch()
+                } else if firingFaults {
+                    object.fireFault()
+                }
+            }
         }
     }
 
@@ -68,9 +102,22 @@ struct RowRegistrar {
     /// `store`, which this registrar keeps alive, for objects that refer to it unretained: read
     /// from `store` in a mutating method, it was retained and released per row.
     private let storeReference: Unmanaged<NSPersistentStore>
+    /// When new objects that took their row's values run `awakeFromFetch`.
+    enum Awakening {
+        /// After each chunk, outside the registry's lock.
+        case afterEachChunk
+        /// Once the whole read is over, by the caller (`finishFilling(_:registeredBefore:)`): a
+        /// chunk registers inside the store's read, where the app's code must not run.
+        case afterRead
+    }
+
     /// Whether new objects take their row's values at once rather than as a fault's cached row.
     let filling: Bool
+    let awakening: Awakening
     let refresh: Bool
+    /// With `Awakening.afterRead`, the positions, among the objects registered so far, of those
+    /// registered before the read (which took no values at registration), ascending.
+    private(set) var registeredBefore: [Int] = []
     /// Where new objects go instead of the registry, when given: an asynchronous fetch registers
     /// them once every row is in (`AsynchronousFetchOperation`), so that a cancellation has
     /// nothing to take back.
@@ -81,13 +128,26 @@ struct RowRegistrar {
     private var table: PrimaryKeyTable?
     private var tableRoot: Int32 = -1
 
-    init(store: NSPersistentStore, filling: Bool, refresh: Bool, staging: PrimaryKeyTable? = nil) {
+    init(
+        store: NSPersistentStore, filling: Bool, awakening: Awakening = .afterEachChunk, refresh: Bool,
+        staging: PrimaryKeyTable? = nil
+    ) {
         self.store = store
         self.storeReference = .passUnretained(store)
         self.filling = filling
+        self.awakening = awakening
         self.refresh = refresh
         self.staging = staging
         self.lookup = EntityLookup(store: store)
+    }
+
+    /// Notes the objects of a chunk that were registered before the read.
+    ///
+    /// - Parameters:
+    ///   - positions: Their positions in the chunk, ascending.
+    ///   - start: The chunk's first position among the objects registered so far.
+    mutating func noteRegisteredBefore(_ positions: [Int], from start: Int) {
+        registeredBefore.append(contentsOf: positions.lazy.map { start + $0 })
     }
 
     /// The object for `row`, and whether it was created (and registered, or staged) for it,

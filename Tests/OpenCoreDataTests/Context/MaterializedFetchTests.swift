@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import OpenCoreData
+
+/// A vehicle that counts its `awakeFromFetch` calls and notes what it could read in the first.
+final class AwakeCountingVehicle: NSManagedObject {
+    private(set) var awakenings = 0
+    private(set) var wasFaultWhenAwoken: Bool?
+    private(set) var nameWhenAwoken: String?
+
+    override func awakeFromFetch() {
+        super.awakeFromFetch()
+        awakenings += 1
+        if wasFaultWhenAwoken == nil {
+            wasFaultWhenAwoken = isFault
+            nameWhenAwoken = value(forKey: "name") as? String
+        }
+    }
+}
+
+/// A fetch with `returnsObjectsAsFaults = false` fills its new objects as it registers them, and
+/// runs `awakeFromFetch` for each once its read is over, also when the read fails part way.
+@Suite struct MaterializedFetchTests {
+    /// More vehicles than one chunk of the store's read holds (`SQLiteStore.rowsPerChunk`).
+    static let count = SQLiteStore.rowsPerChunk + 100
+
+    /// `DamagedStoreTests.model()`, its vehicles of `AwakeCountingVehicle`: the hierarchy's rows
+    /// carry their entity's number, which the read checks.
+    static func model() -> NSManagedObjectModel {
+        let model = DamagedStoreTests.model()
+        model.entitiesByName["Vehicle"]!.managedObjectClassName = String(reflecting: AwakeCountingVehicle.self)
+        return model
+    }
+
+    /// A store of `count` vehicles named `v1`, `v2`…, in key order; `damage` runs on the closed
+    /// file before it is opened again.
+    static func store(in folder: TemporaryDirectory, damage: ((Database) throws -> Void)? = nil) throws -> TestStack {
+        let stack = try TestStack(model: model(), directory: folder)
+        try stack.context.performAndWait {
+            for number in 1...count {
+                NSEntityDescription.insertNewObject(forEntityName: "Vehicle", into: stack.context).setValue("v\(number)", forKey: "name")
+            }
+            try stack.context.save()
+        }
+        guard let damage else { return stack }
+        try stack.coordinator.remove(stack.store)
+        try DatabaseQueue(path: stack.url.path).writeWithoutTransaction { try damage($0) }
+        return try TestStack(model: stack.coordinator.managedObjectModel, directory: folder)
+    }
+
+    static func request(asFaults: Bool, predicate: NSPredicate? = nil) -> NSFetchRequest<AwakeCountingVehicle> {
+        let request = NSFetchRequest<AwakeCountingVehicle>(entityName: "Vehicle")
+        request.returnsObjectsAsFaults = asFaults
+        request.predicate = predicate
+        return request
+    }
+
+    @Test func everyObjectAwakesOnceWithItsValues() throws {
+        let folder = TemporaryDirectory()
+        let stack = try Self.store(in: folder)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = stack.coordinator
+        try context.performAndWait {
+            // Some registered before, as faults that have not awoken.
+            let held = try context.fetch(Self.request(asFaults: true, predicate: NSPredicate(format: "name ENDSWITH '7'")))
+            #expect(!held.isEmpty && held.allSatisfy { $0.isFault && $0.awakenings == 0 })
+
+            let vehicles = try context.fetch(Self.request(asFaults: false))
+            #expect(vehicles.count == Self.count)
+            #expect(vehicles.allSatisfy { !$0.isFault && $0.awakenings == 1 && $0.wasFaultWhenAwoken == false })
+            #expect(vehicles.map(\.nameWhenAwoken) == (1...Self.count).map { "v\($0)" })
+            #expect(held.allSatisfy { $0.awakenings == 1 })
+
+            // Fetched again, registered objects do not awake again.
+            _ = try context.fetch(Self.request(asFaults: false))
+            #expect(vehicles.allSatisfy { $0.awakenings == 1 })
+        }
+    }
+
+    @Test func aReadThatFailsPartWayAwakensTheObjectsItFilled() throws {
+        let folder = TemporaryDirectory()
+        let damagedKey = SQLiteStore.rowsPerChunk + 50
+        let stack = try Self.store(in: folder) { db in
+            try db.execute(sql: "UPDATE ZVEHICLE SET Z_ENT = 99 WHERE Z_PK = ?", arguments: [damagedKey])
+        }
+        let context = stack.context
+        try context.performAndWait {
+            // Keeps what the failed read registered, so that it can be looked at.
+            context.retainsRegisteredObjects = true
+            let error = try #require(throws: NSError.self) { try context.fetch(Self.request(asFaults: false)) }
+            #expect(error.code == NSFileReadCorruptFileError, "\(error)")
+            let registered = context.registeredObjects.compactMap { $0 as? AwakeCountingVehicle }
+            // The first chunk was registered before the read met the damaged row.
+            #expect(registered.count >= SQLiteStore.rowsPerChunk)
+            #expect(registered.allSatisfy { !$0.isFault && $0.awakenings == 1 && $0.nameWhenAwoken != nil })
+        }
+    }
+}
