@@ -70,6 +70,25 @@ final class ColumnBlock {
         columns[column].write(value, at: count, capacity: capacity)
     }
 
+    /// Writes the next row's integer for `column`: `write(.int(number), column:)` without the
+    /// `SlotValue` (a store's read writes most values this way).
+    @inline(__always)
+    func writeInteger(_ number: Int64, column: Int) {
+        columns[column].writeInteger(number, at: count, capacity: capacity)
+    }
+
+    /// Writes the next row's double for `column`, or its date when `isDate`.
+    @inline(__always)
+    func writeDouble(_ number: Double, isDate: Bool, column: Int) {
+        columns[column].writeDouble(number, isDate: isDate, at: count, capacity: capacity)
+    }
+
+    /// Writes the next row's string for `column`.
+    @inline(__always)
+    func writeString(_ string: String, column: Int) {
+        columns[column].writeString(string, at: count, capacity: capacity)
+    }
+
     /// Counts the row whose values were written last.
     @inline(__always)
     func finishRow() { count += 1 }
@@ -221,13 +240,7 @@ struct BlockColumn {
             initializeEmpty(row)
             return
         case (.integer(let bytes), .int(let number)) where BlockColumnForm.integerBytes(number) <= bytes:
-            let cells = storage.unsafelyUnwrapped
-            switch bytes {
-            case 1: cells.storeBytes(of: Int8(truncatingIfNeeded: number), toByteOffset: row, as: Int8.self)
-            case 2: cells.storeBytes(of: Int16(truncatingIfNeeded: number), toByteOffset: row &* 2, as: Int16.self)
-            case 4: cells.storeBytes(of: Int32(truncatingIfNeeded: number), toByteOffset: row &* 4, as: Int32.self)
-            default: cells.storeBytes(of: number, toByteOffset: row &* 8, as: Int64.self)
-            }
+            storeInteger(number, bytes: bytes, at: row)
         case (.bool, .bool(let flag)):
             storage.unsafelyUnwrapped.storeBytes(of: flag, toByteOffset: row, as: Bool.self)
         case (.double, .double(let number)):
@@ -244,6 +257,49 @@ struct BlockColumn {
             write(value, at: row, capacity: capacity)
             return
         }
+        markPresent(row)
+    }
+
+    /// `write(.int(number), at:capacity:)`, without making and matching a `SlotValue` when the
+    /// column's form takes the integer as it is.
+    @inline(__always)
+    mutating func writeInteger(_ number: Int64, at row: Int, capacity: Int) {
+        guard case .integer(let bytes) = form, bytes == 8 || BlockColumnForm.integerBytes(number) <= bytes else {
+            return write(.int(number), at: row, capacity: capacity)
+        }
+        storeInteger(number, bytes: bytes, at: row)
+        markPresent(row)
+    }
+
+    /// Stores `number`, which fits in `bytes`, in the cell of `row` of an integer column.
+    @inline(__always)
+    private func storeInteger(_ number: Int64, bytes: Int, at row: Int) {
+        let cells = storage.unsafelyUnwrapped
+        switch bytes {
+        case 1: cells.storeBytes(of: Int8(truncatingIfNeeded: number), toByteOffset: row, as: Int8.self)
+        case 2: cells.storeBytes(of: Int16(truncatingIfNeeded: number), toByteOffset: row &* 2, as: Int16.self)
+        case 4: cells.storeBytes(of: Int32(truncatingIfNeeded: number), toByteOffset: row &* 4, as: Int32.self)
+        default: cells.storeBytes(of: number, toByteOffset: row &* 8, as: Int64.self)
+        }
+    }
+
+    /// `write(.double(number))`, or `write(.date(…))` of `number` seconds since the reference
+    /// date when `isDate`, without the `SlotValue` when the column's form is that kind.
+    @inline(__always)
+    mutating func writeDouble(_ number: Double, isDate: Bool, at row: Int, capacity: Int) {
+        guard form == (isDate ? .date : .double) else {
+            let value: SlotValue = isDate ? .date(Date(timeIntervalSinceReferenceDate: number)) : .double(number)
+            return write(value, at: row, capacity: capacity)
+        }
+        storage.unsafelyUnwrapped.storeBytes(of: number, toByteOffset: row &* 8, as: Double.self)
+        markPresent(row)
+    }
+
+    /// `write(.string(string))`, without the `SlotValue` when the column's form is strings.
+    @inline(__always)
+    mutating func writeString(_ string: String, at row: Int, capacity: Int) {
+        guard case .string = form else { return write(.string(string), at: row, capacity: capacity) }
+        storage.unsafelyUnwrapped.assumingMemoryBound(to: String.self).advanced(by: row).initialize(to: string)
         markPresent(row)
     }
 

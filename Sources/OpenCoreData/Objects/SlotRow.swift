@@ -274,6 +274,30 @@ package final class SlotRowBuilder {
         column &+= 1
     }
 
+    /// Appends the next value of the row begun last: an integer (`append(.int(number))`).
+    @inline(__always)
+    package func appendInteger(_ number: Int64) {
+        Unmanaged.passUnretained(block.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.writeInteger(number, column: column) }
+        column &+= 1
+    }
+
+    /// Appends the next value of the row begun last: a double, or with `isDate` a date of that
+    /// many seconds since the reference date.
+    @inline(__always)
+    package func appendDouble(_ number: Double, isDate: Bool) {
+        Unmanaged.passUnretained(block.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            $0.writeDouble(number, isDate: isDate, column: column)
+        }
+        column &+= 1
+    }
+
+    /// Appends the next value of the row begun last: a string.
+    @inline(__always)
+    package func appendString(_ string: String) {
+        Unmanaged.passUnretained(block.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.writeString(string, column: column) }
+        column &+= 1
+    }
+
     /// The row begun last, with the values appended since.
     @inline(__always)
     package func endRow() -> SlotRow {

@@ -63,6 +63,42 @@ import Testing
         #expect(built[1].presence(at: 0) == .null)
     }
 
+    /// The store's read appends integers, doubles, dates and strings without a `SlotValue`
+    /// (`appendInteger` and its siblings): whatever the column's form by then, the rows read back
+    /// as the same values appended as `SlotValue`s.
+    @Test func typedAppendsKeepWhatSlotValueAppendsKeep() {
+        let date = Date(timeIntervalSinceReferenceDate: 812_345_678.25)
+        // Per column: integers that widen, then other kinds; each kind first into a NULL column;
+        // a date after doubles and a double after dates.
+        let columns: [[SlotValue]] = [
+            [.null, .int(1), .int(300), .int(70_000), .int(Int64.max), .string("text"), .int(-2), .double(0.5)],
+            [.string("a"), .null, .string("Item 12"), .int(4), .string("b"), .date(date), .string(""), .null],
+            [.double(2.5), .double(-1), .date(date), .double(3), .null, .int(1), .double(.infinity), .string("c")],
+            [.date(date), .null, .date(date.addingTimeInterval(1)), .double(7), .date(date), .int(9), .null, .date(date)],
+        ]
+        let count = columns[0].count
+        let plain = rows(count, width: columns.count) { row, column in columns[column][row] }
+        let builder = SlotRowBuilder()
+        let typed = (0..<count).map { row in
+            builder.beginRow(width: columns.count)
+            for column in columns.indices {
+                switch columns[column][row] {
+                case .int(let number): builder.appendInteger(number)
+                case .double(let number): builder.appendDouble(number, isDate: false)
+                case .date(let date): builder.appendDouble(date.timeIntervalSinceReferenceDate, isDate: true)
+                case .string(let string): builder.appendString(string)
+                case let value: builder.append(value)
+                }
+            }
+            return builder.endRow()
+        }
+        for row in 0..<count {
+            let expected = columns.map { describe($0[row]) }
+            #expect(plain[row].map(describe) == expected, "row \(row)")
+            #expect(typed[row].map(describe) == expected, "row \(row)")
+        }
+    }
+
     @Test func anUnloadedColumnTakesAnotherValue() {
         let built = rows(5, width: 1) { row, _ in row == 3 ? .int(5) : .unloaded }
         #expect(built.map { describe($0[0]) } == ["unloaded", "unloaded", "unloaded", "int 5", "unloaded"])

@@ -117,22 +117,11 @@ enum SQLiteColumn {
         _ statement: OpaquePointer, _ column: Int32, _ kind: SQLiteHierarchyPlan.ColumnRead.Kind,
         storeNumbers: (Int32) -> Int32, externalData: (String) -> Data?
     ) -> SlotValue {
-        if case .string = kind {
-            // A NULL has no text: one call fewer than asking the type first.
-            guard let bytes = sqlite3_column_text(statement, column) else { return .null }
-            return .string(String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self))
-        }
-        // A NULL reads as 0, and reading it converts nothing, so only a 0 needs its type asked:
-        // one call fewer for most numbers and dates.
         switch kind {
-        case .integer:
-            let value = sqlite3_column_int64(statement, column)
-            return value == 0 && sqlite3_column_type(statement, column) == SQLITE_NULL ? .null : .int(value)
-        case .double, .date:
-            let value = sqlite3_column_double(statement, column)
-            if value == 0, sqlite3_column_type(statement, column) == SQLITE_NULL { return .null }
-            if case .date = kind { return .date(Date(timeIntervalSinceReferenceDate: value)) }
-            return .double(value)
+        case .string: return string(statement, column).map(SlotValue.string) ?? .null
+        case .integer: return integer(statement, column).map(SlotValue.int) ?? .null
+        case .double: return double(statement, column).map(SlotValue.double) ?? .null
+        case .date: return double(statement, column).map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
         case .composite(let reads):
             let leaves = reads.takeUnretainedValue().leaves.map { leaf in
                 (leaf.path, read(statement, leaf.column, leaf.kind, storeNumbers: storeNumbers, externalData: externalData).publicValue(for: leaf.attribute))
@@ -143,14 +132,11 @@ enum SQLiteColumn {
         let type = sqlite3_column_type(statement, column)
         if type == SQLITE_NULL { return .null }
         switch kind {
-        case .integer: return .int(sqlite3_column_int64(statement, column))
-        case .double: return .double(sqlite3_column_double(statement, column))
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, column)))
+        case .string, .integer, .double, .date, .composite: return .null  // read above
         case .decimal:
             if type == SQLITE_INTEGER { return .decimal(Decimal(sqlite3_column_int64(statement, column))) }
             if type == SQLITE_TEXT, let d = Decimal(string: text(statement, column)) { return .decimal(d) }
             return .decimal(Decimal(string: "\(sqlite3_column_double(statement, column))") ?? 0)
-        case .string: return .string(text(statement, column))
         case .url:
             let string = text(statement, column)
             return URL(string: string).map { .url($0) } ?? .string(string)
@@ -168,7 +154,6 @@ enum SQLiteColumn {
             return .data(data)
         case .transformable(let attribute):
             return .object(AnyBox(ValueTransformerRegistry.decode(blob(statement, column), attribute: attribute.takeUnretainedValue())))
-        case .composite: return .null  // read above
         case .toOne(let entityColumn, let destinationNumber, let lastNumber):
             let key = sqlite3_column_int64(statement, column)
             var number = destinationNumber
@@ -180,6 +165,30 @@ enum SQLiteColumn {
             }
             return .reference(ObjectReference(entityNumber: number, primaryKey: key))
         }
+    }
+
+    /// A `.string` column's text; nil for NULL.
+    @inline(__always)
+    static func string(_ statement: OpaquePointer, _ column: Int32) -> String? {
+        // A NULL has no text: one call fewer than asking the type first.
+        guard let bytes = sqlite3_column_text(statement, column) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
+    }
+
+    /// An `.integer` column's value; nil for NULL.
+    @inline(__always)
+    static func integer(_ statement: OpaquePointer, _ column: Int32) -> Int64? {
+        // A NULL reads as 0, and reading it converts nothing, so only a 0 needs its type asked:
+        // one call fewer for most numbers.
+        let value = sqlite3_column_int64(statement, column)
+        return value == 0 && sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : value
+    }
+
+    /// A `.double` or `.date` column's value; nil for NULL.
+    @inline(__always)
+    static func double(_ statement: OpaquePointer, _ column: Int32) -> Double? {
+        let value = sqlite3_column_double(statement, column)
+        return value == 0 && sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : value
     }
 
     static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
