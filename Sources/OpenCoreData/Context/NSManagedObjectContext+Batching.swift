@@ -45,8 +45,14 @@ extension NSManagedObject {
     /// `row` as the committed snapshot keeps it; the row itself when the entity has no to-many
     /// relationship (no set to copy, and no pass over the row).
     func committedSnapshot(of row: SlotRow) -> SlotRow {
-        if let template = entity.layout?.objectTemplate, template.toManySlots.isEmpty { return row }
-        return row.committedCopy
+        committedSnapshotIsValues ? row : row.committedCopy
+    }
+
+    /// Whether the committed snapshot of values is those values themselves: the entity has no
+    /// to-many relationship, whose set the values and the snapshot must not share.
+    var committedSnapshotIsValues: Bool {
+        if let template = entity.layout?.objectTemplate { return template.toManySlots.isEmpty }
+        return false
     }
 }
 

@@ -198,11 +198,16 @@ extension NSManagedObject {
             applyDefaultValues()
             return
         }
-        if let row = cachedRow {
-            row.prefetch()
-            // The row is already the slots; a prefetched to-many set must not be shared with
-            // the committed snapshot.
-            committed = committedSnapshot(of: row)
+        if faultState == .fault, !slotValues.isEmpty {
+            // The cached row is already the values (`cachedRow`), read in place: a copy of it
+            // and of the entity's template retained and released them for every fault fired,
+            // a fifth of iterating a batched fetch (perf).
+            slotValues.prefetch()
+            if committedSnapshotIsValues {
+                commitValuesInPlace()
+            } else {
+                committed = slotValues.committedCopy
+            }
         } else {
             guard let context = managedObjectContext else {
                 preconditionFailure("The fault \(objectID) has no context to be filled from.")

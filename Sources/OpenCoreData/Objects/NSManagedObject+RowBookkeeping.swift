@@ -222,9 +222,17 @@ extension NSManagedObject {
     ///
     /// - Parameter values: The row's values.
     func takeCommittedValues(_ values: consuming SlotRow) {
-        bookkeepingRecord?.committed = nil
-        rowBookkeeping |= Self.committedIsValues
+        commitValuesInPlace()
         slotValues = values
+    }
+
+    /// Makes the object's values its committed values too, as they are: a fault's cached row
+    /// becoming what it holds and what its store has. Neither row is copied nor retained.
+    func commitValuesInPlace() {
+        if let address = recordAddress {
+            Unmanaged<RowBookkeepingRecord>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.committed = nil }
+        }
+        rowBookkeeping |= Self.committedIsValues
     }
 
     /// Sets a field only the record holds: a value makes the record, nil needs none.
