@@ -42,10 +42,15 @@ extension SlotRow {
 }
 
 extension NSManagedObject {
-    /// `row` as the committed snapshot keeps it; the row itself when the entity has no to-many
-    /// relationship (no set to copy, and no pass over the row).
-    func committedSnapshot(of row: SlotRow) -> SlotRow {
-        committedSnapshotIsValues ? row : row.committedCopy
+    /// Makes the object's values its committed snapshot: the values themselves, neither copied
+    /// nor retained, when the entity has no to-many relationship (no set to copy, and no pass
+    /// over the row); else a copy with sets of its own.
+    func commitCurrentValues() {
+        if committedSnapshotIsValues {
+            commitValuesInPlace()
+        } else {
+            committed = slotValues.committedCopy
+        }
     }
 
     /// Whether the committed snapshot of values is those values themselves: the entity has no

@@ -319,8 +319,8 @@ extension NSManagedObjectContext {
             } catch {
                 return inaccessibleFault(object, "\(error)")
             }
-            if let values = object.cachedRow {
-                object.committed = object.committedSnapshot(of: values)
+            if object.hasCachedRow {
+                object.commitCurrentValues()
                 return
             }
         }

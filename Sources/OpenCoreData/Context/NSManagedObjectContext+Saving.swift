@@ -171,7 +171,7 @@ extension NSManagedObjectContext {
             object.version += 1
             // A copy of its to-many sets: edited in place afterwards, a shared set would read as
             // committed and the next save would write no change of membership or order.
-            object.committed = object.committedSnapshot(of: object.slots)
+            object.commitCurrentValues()
         }
         for object in deleted {
             registry[object.registryKey] = nil
@@ -231,7 +231,7 @@ extension NSManagedObjectContext {
             inserted.forEachBorrowed { position, object in
                 object.flags = []
                 object.version = 1
-                object.committed = object.committedSnapshot(of: object.slots)
+                object.commitCurrentValues()
                 guard object.primaryKey > 0, let store = object.store else {
                     registry[object.registryKey] = object
                     saved?.keys.append(0)

@@ -198,16 +198,12 @@ extension NSManagedObject {
             applyDefaultValues()
             return
         }
-        if faultState == .fault, !slotValues.isEmpty {
+        if hasCachedRow {
             // The cached row is already the values (`cachedRow`), read in place: a copy of it
             // and of the entity's template retained and released them for every fault fired,
             // a fifth of iterating a batched fetch (perf).
             slotValues.prefetch()
-            if committedSnapshotIsValues {
-                commitValuesInPlace()
-            } else {
-                committed = slotValues.committedCopy
-            }
+            commitCurrentValues()
         } else {
             guard let context = managedObjectContext else {
                 preconditionFailure("The fault \(objectID) has no context to be filled from.")

@@ -51,9 +51,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// A fault's values fetched with its row: the fault fills from these without touching the
     /// store. They are the fault's `slots` (a fault has no other values), which saves a field.
     var cachedRow: SlotRow? {
-        get { faultState == .fault && !slotValues.isEmpty ? slotValues : nil }
+        get { hasCachedRow ? slotValues : nil }
         set { slots = newValue ?? SlotRow() }
     }
+    /// Whether the object is a fault carrying its values (`cachedRow`), asked without copying
+    /// the row out (a retain and a release).
+    var hasCachedRow: Bool { faultState == .fault && !slotValues.isEmpty }
     /// The store of the object's row, for a context the object belongs to (see `storeReference`).
     var store: NSPersistentStore? { storeReference?.takeUnretainedValue() }
     /// The temporary ID, while the object has no primary key.
