@@ -44,22 +44,27 @@ extension NSManagedObject {
     ///
     /// Stops the program, as Core Data raises, when the entity has no such property.
     func kvcSetValue(_ value: Any?, forKey key: String) {
-        let layout = entity.layout
-        let slot = layout?.objectTemplate.scannedSlot(of: key)
-        if let layout, let slot, layout.objectTemplate.settableTypes[slot] != nil {
-            // An attribute's own name, the usual case: the template already says it is a settable
-            // attribute, so no property is looked up, cast and checked per call. The entity (a
-            // constant of the object) keeps the layout and the attribute alive, so the attribute
-            // is used unretained: a retain and release around the calls below cost more than
-            // the rest of the lookup.
-            let attribute = Unmanaged.passUnretained(unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self))
+        // The entity (a constant of the object) keeps its layout and the layout's attributes
+        // alive, so both are used unretained: a retain and release around the calls below cost
+        // more than the rest of the lookup.
+        guard let layout = entity.layout.map(Unmanaged.passUnretained) else {
+            return setValue(value, for: requireProperty(key), key: key)
+        }
+        let (slot, settable) = layout._withUnsafeGuaranteedRef { layout -> (Int?, Unmanaged<NSAttributeDescription>?) in
+            guard let slot = layout.objectTemplate.scannedSlot(of: key) else { return (nil, nil) }
+            // An attribute's own name, the usual case: the template already says it is a
+            // settable attribute, so no property is looked up, cast and checked per call.
+            guard layout.objectTemplate.settableTypes[slot] != nil else { return (slot, nil) }
+            return (slot, .passUnretained(unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self)))
+        }
+        if let settable {
             willChangeValue(forKey: key)
-            attribute._withUnsafeGuaranteedRef { setAttributeValue(value, $0) }
+            settable._withUnsafeGuaranteedRef { setAttributeValue(value, $0) }
             didChangeValue(forKey: key)
             return
         }
         // The slot found above, or the general lookup (which stops the program for an unknown key).
-        setValue(value, for: slot.map { layout!.properties[$0] } ?? requireProperty(key), key: key)
+        setValue(value, for: slot.map { layout.takeUnretainedValue().properties[$0] } ?? requireProperty(key), key: key)
     }
 
     /// Sets `property` (named `key`) with its inverse kept in step and change notifications: the
