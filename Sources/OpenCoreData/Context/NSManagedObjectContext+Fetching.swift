@@ -203,16 +203,16 @@ extension NSManagedObjectContext {
             } catch {
                 // The objects made so far stay registered: those already filled are owed their
                 // `awakeFromFetch` as much as after a read that succeeds.
-                if fillsAtOnce { finishFilling(fetched, registeredBefore: registrar.registeredBefore, firingFaults: false) }
+                if fillsAtOnce { finishFilling(fetched, firingFaults: false) }
                 throw error
             }
             if batching {
                 assignBatches(fetched, size: request.fetchBatchSize, entity: entity, prefetching: prefetching)
             } else if fillsAtOnce {
-                finishFilling(fetched, registeredBefore: registrar.registeredBefore)
+                finishFilling(fetched)
             } else {
                 if !prefetching.isEmpty { try prefetch(prefetching, of: fetched, entity: entity, store: store) }
-                if !request.returnsObjectsAsFaults { fetched.forEach { $0.fireFault() } }
+                if !request.returnsObjectsAsFaults { finishFilling(fetched) }
             }
             if objects.isEmpty { objects = fetched } else { objects += fetched }
         }

@@ -32,11 +32,7 @@ extension NSManagedObjectContext {
             }
         }
         for index in existing { update(fetched[start + index], from: &rows[index], refresh: registrar.refresh) }
-        guard registrar.filling else { return }
-        if registrar.awakening == .afterRead {
-            registrar.noteRegisteredBefore(existing, from: start)
-            return
-        }
+        guard registrar.filling, registrar.awakening == .afterEachChunk else { return }
         var next = existing.makeIterator()
         var skip = next.next()
         for index in rows.indices {
@@ -48,32 +44,21 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// What a read that filled its new objects as it registered them (`RowRegistrar.Awakening.afterRead`)
-    /// owes them once it is over: `awakeFromFetch` for each new object that took its values, and
-    /// its values for every other object still a fault.
+    /// What a fetch asked for filled objects owes them once its read is over: `awakeFromFetch`
+    /// for each new object that took its values as it registered (`RowRegistrar.Awakening.afterRead`)
+    /// and has not been used since (its use awoke it), and its values for every fault.
     ///
     /// - Parameters:
     ///   - fetched: The read's objects, in order.
-    ///   - registeredBefore: The positions in `fetched` of objects registered before the read,
-    ///     ascending (`RowRegistrar.registeredBefore`).
-    ///   - firingFaults: Whether the faults among them are filled too; a read that failed leaves
-    ///     them faults, and awakens only the objects that took values.
+    ///   - firingFaults: Whether the faults are filled too; after a read that failed they stay
+    ///     faults, and only the objects that took values awake.
     /// - Complexity: O(*n*) for the *n* objects, plus filling the faults among them.
-    func finishFilling(_ fetched: [NSManagedObject], registeredBefore: [Int], firingFaults: Bool = true) {
-        var next = registeredBefore.makeIterator()
-        var skip = next.next()
+    func finishFilling(_ fetched: [NSManagedObject], firingFaults: Bool = true) {
         // Unretained: the array holds each object. A copy of each, or a call of the overridable
         // method on it, was a retain and a release, most of this walk's time over a million.
-        fetched.forEachUnretained { index, object in
+        fetched.forEachUnretained { object in
             object._withUnsafeGuaranteedRef { object in
-                if index == skip {
-                    skip = next.next()
-                    if firingFaults { object.fireFault() }
-                } else if object.faultState == .filled {
-                    object.awakeFromFetch()
-                } else if firingFaults {
-                    object.fireFault()
-                }
+                if firingFaults || object.faultState == .awaitingAwake { object.fireFault() }
             }
         }
     }
@@ -106,8 +91,9 @@ struct RowRegistrar {
     enum Awakening {
         /// After each chunk, outside the registry's lock.
         case afterEachChunk
-        /// Once the whole read is over, by the caller (`finishFilling(_:registeredBefore:)`): a
-        /// chunk registers inside the store's read, where the app's code must not run.
+        /// When each is first used, or once the whole read is over (`finishFilling(_:firingFaults:)`),
+        /// whichever comes first: a chunk registers inside the store's read, where the app's code
+        /// must not run. Meanwhile the object is `awaitingAwake`.
         case afterRead
     }
 
@@ -115,9 +101,6 @@ struct RowRegistrar {
     let filling: Bool
     let awakening: Awakening
     let refresh: Bool
-    /// With `Awakening.afterRead`, the positions, among the objects registered so far, of those
-    /// registered before the read (which took no values at registration), ascending.
-    private(set) var registeredBefore: [Int] = []
     /// Where new objects go instead of the registry, when given: an asynchronous fetch registers
     /// them once every row is in (`AsynchronousFetchOperation`), so that a cancellation has
     /// nothing to take back.
@@ -139,15 +122,6 @@ struct RowRegistrar {
         self.refresh = refresh
         self.staging = staging
         self.lookup = EntityLookup(store: store)
-    }
-
-    /// Notes the objects of a chunk that were registered before the read.
-    ///
-    /// - Parameters:
-    ///   - positions: Their positions in the chunk, ascending.
-    ///   - start: The chunk's first position among the objects registered so far.
-    mutating func noteRegisteredBefore(_ positions: [Int], from start: Int) {
-        registeredBefore.append(contentsOf: positions.lazy.map { start + $0 })
     }
 
     /// The object for `row`, and whether it was created (and registered, or staged) for it,
@@ -196,7 +170,7 @@ struct RowRegistrar {
         // The row's values move into the object: each copy is an atomic retain and release.
         if filling, let values = row.values.take() {
             object.takeCommittedValues(consume values)
-            object.faultState = .filled
+            object.faultState = awakening == .afterRead ? .awaitingAwake : .filled
         } else {
             object.cachedRow = row.values.take()
         }

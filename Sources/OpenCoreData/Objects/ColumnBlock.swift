@@ -244,11 +244,11 @@ struct BlockColumn {
         case (.bool, .bool(let flag)):
             storage.unsafelyUnwrapped.storeBytes(of: flag, toByteOffset: row, as: Bool.self)
         case (.double, .double(let number)):
-            storage.unsafelyUnwrapped.storeBytes(of: number, toByteOffset: row &* 8, as: Double.self)
+            storeDouble(number, at: row)
         case (.date, .date(let date)):
-            storage.unsafelyUnwrapped.storeBytes(of: date.timeIntervalSinceReferenceDate, toByteOffset: row &* 8, as: Double.self)
+            storeDouble(date.timeIntervalSinceReferenceDate, at: row)
         case (.string, .string(let string)):
-            storage.unsafelyUnwrapped.assumingMemoryBound(to: String.self).advanced(by: row).initialize(to: string)
+            storeString(string, at: row)
         case (.reference, .reference(let reference)):
             storage.unsafelyUnwrapped.assumingMemoryBound(to: ObjectReference.self).advanced(by: row).initialize(to: reference)
         default:
@@ -291,7 +291,7 @@ struct BlockColumn {
             let value: SlotValue = isDate ? .date(Date(timeIntervalSinceReferenceDate: number)) : .double(number)
             return write(value, at: row, capacity: capacity)
         }
-        storage.unsafelyUnwrapped.storeBytes(of: number, toByteOffset: row &* 8, as: Double.self)
+        storeDouble(number, at: row)
         markPresent(row)
     }
 
@@ -299,8 +299,20 @@ struct BlockColumn {
     @inline(__always)
     mutating func writeString(_ string: String, at row: Int, capacity: Int) {
         guard case .string = form else { return write(.string(string), at: row, capacity: capacity) }
-        storage.unsafelyUnwrapped.assumingMemoryBound(to: String.self).advanced(by: row).initialize(to: string)
+        storeString(string, at: row)
         markPresent(row)
+    }
+
+    /// Stores `number` in the cell of `row` of a double or date column.
+    @inline(__always)
+    private func storeDouble(_ number: Double, at row: Int) {
+        storage.unsafelyUnwrapped.storeBytes(of: number, toByteOffset: row &* 8, as: Double.self)
+    }
+
+    /// Initializes the cell of `row` of a string column with `string`.
+    @inline(__always)
+    private func storeString(_ string: String, at row: Int) {
+        storage.unsafelyUnwrapped.assumingMemoryBound(to: String.self).advanced(by: row).initialize(to: string)
     }
 
     /// A NULL row of a typed column: an initialized cell whose bit stays clear.

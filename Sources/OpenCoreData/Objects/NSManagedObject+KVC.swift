@@ -203,6 +203,11 @@ extension NSManagedObject {
             applyDefaultValues()
             return
         }
+        if faultState == .awaitingAwake {
+            faultState = .filled
+            awakeFromFetch()
+            return
+        }
         if hasCachedRow {
             // The cached row is already the values (`cachedRow`), read in place: a copy of it
             // and of the entity's template retained and released them for every fault fired,

@@ -66,8 +66,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// `fresh`: created by the user, default values not applied yet (they are applied on first
-    /// access, so materializing a fetched object costs no slot array).
-    enum FaultState { case filled, fault, fresh }
+    /// access, so materializing a fetched object costs no slot array). `awaitingAwake`: given its
+    /// values by a fetch whose read is still going, `awakeFromFetch` owed; not a fault, and its
+    /// first use, or the fetch's end, runs `awakeFromFetch` (`fireFault()`).
+    enum FaultState { case filled, fault, fresh, awaitingAwake }
 
     struct Flags: OptionSet {
         let rawValue: UInt8

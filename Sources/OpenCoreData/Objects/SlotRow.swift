@@ -88,13 +88,8 @@ package struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleBy
 
     /// Starts loading the row's values into the cache when they live in a column block (a
     /// fetched row), so that the reads that follow find them there (`ColumnBlock.prefetch(row:)`).
-    @inline(__always)
     func prefetch() {
-        if case .columns(let block)? = backing {
-            // Unretained: called on an object's values field, the block was copied out, a retain
-            // and a release for each fault fired.
-            Unmanaged.passUnretained(block)._withUnsafeGuaranteedRef { $0.prefetch(row: Int(start)) }
-        }
+        if case .columns(let block)? = backing { block.prefetch(row: Int(start)) }
     }
 
     /// Whether `other` is this very row: the same values in the same storage, not just equal ones.

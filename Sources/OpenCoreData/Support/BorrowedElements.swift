@@ -19,23 +19,27 @@ extension Array {
 }
 
 extension Array where Element: AnyObject {
-    /// Calls `body` with each element, unretained, and its position.
+    /// Calls `body` with each element, unretained.
     ///
     /// `forEachBorrowed` still retains an element around a call of an overridable method on it:
     /// the element is read from memory the method could change. Read as an address, it is not;
     /// the array keeps it alive. A fetch that fills its objects calls `awakeFromFetch` on each of
     /// a million.
     ///
-    /// - Parameter body: Called once per element, in order, with its position and the element
-    ///   (use it with `_withUnsafeGuaranteedRef`); it must not change the array.
+    /// - Parameter body: Called once per element, in order (use it with
+    ///   `_withUnsafeGuaranteedRef`); it must not change the array.
     /// - Throws: What `body` throws; the walk stops there.
     /// - Complexity: O(*n*) calls of `body`.
     @inline(__always)
-    func forEachUnretained(_ body: (Int, Unmanaged<Element>) throws -> Void) rethrows {
+    func forEachUnretained(_ body: (Unmanaged<Element>) throws -> Void) rethrows {
         try withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
-            let addresses = UnsafeRawPointer(base).assumingMemoryBound(to: UnsafeRawPointer.self)
-            for position in buffer.indices { try body(position, .fromOpaque(addresses[position])) }
+            // Each element's bits loaded as an address: the memory stays typed as `Element`.
+            let raw = UnsafeRawPointer(base)
+            for position in buffer.indices {
+                let address = raw.load(fromByteOffset: position &* MemoryLayout<Element>.stride, as: UnsafeRawPointer.self)
+                try body(.fromOpaque(address))
+            }
         }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 @testable import OpenCoreData
 
 /// A vehicle that counts its `awakeFromFetch` calls and notes what it could read in the first.
-final class AwakeCountingVehicle: NSManagedObject {
+class AwakeCountingVehicle: NSManagedObject {
     private(set) var awakenings = 0
     private(set) var wasFaultWhenAwoken: Bool?
     private(set) var nameWhenAwoken: String?
@@ -20,6 +20,22 @@ final class AwakeCountingVehicle: NSManagedObject {
     }
 }
 
+/// A vehicle that, awaking as `v1`, fetches `v50` (an object of the same fetch, later in it) and
+/// reads it, noting how often `v50` had awoken by then.
+final class PeekingVehicle: AwakeCountingVehicle {
+    private(set) var awakeningsSeenOfV50: Int?
+
+    override func awakeFromFetch() {
+        super.awakeFromFetch()
+        guard value(forKey: "name") as? String == "v1", let context = managedObjectContext else { return }
+        let request = NSFetchRequest<AwakeCountingVehicle>(entityName: "Vehicle")
+        request.predicate = NSPredicate(format: "name == 'v50'")
+        guard let other = try? context.fetch(request).first else { return }
+        _ = other.value(forKey: "name")
+        awakeningsSeenOfV50 = other.awakenings
+    }
+}
+
 /// A fetch with `returnsObjectsAsFaults = false` fills its new objects as it registers them, and
 /// runs `awakeFromFetch` for each once its read is over, also when the read fails part way.
 @Suite struct MaterializedFetchTests {
@@ -28,16 +44,19 @@ final class AwakeCountingVehicle: NSManagedObject {
 
     /// `DamagedStoreTests.model()`, its vehicles of `AwakeCountingVehicle`: the hierarchy's rows
     /// carry their entity's number, which the read checks.
-    static func model() -> NSManagedObjectModel {
+    static func model(_ vehicleClass: AwakeCountingVehicle.Type = AwakeCountingVehicle.self) -> NSManagedObjectModel {
         let model = DamagedStoreTests.model()
-        model.entitiesByName["Vehicle"]!.managedObjectClassName = String(reflecting: AwakeCountingVehicle.self)
+        model.entitiesByName["Vehicle"]!.managedObjectClassName = String(reflecting: vehicleClass)
         return model
     }
 
     /// A store of `count` vehicles named `v1`, `v2`…, in key order; `damage` runs on the closed
     /// file before it is opened again.
-    static func store(in folder: TemporaryDirectory, damage: ((Database) throws -> Void)? = nil) throws -> TestStack {
-        let stack = try TestStack(model: model(), directory: folder)
+    static func store(
+        in folder: TemporaryDirectory, vehicleClass: AwakeCountingVehicle.Type = AwakeCountingVehicle.self,
+        damage: ((Database) throws -> Void)? = nil
+    ) throws -> TestStack {
+        let stack = try TestStack(model: model(vehicleClass), directory: folder)
         try stack.context.performAndWait {
             for number in 1...count {
                 NSEntityDescription.insertNewObject(forEntityName: "Vehicle", into: stack.context).setValue("v\(number)", forKey: "name")
@@ -76,6 +95,21 @@ final class AwakeCountingVehicle: NSManagedObject {
             // Fetched again, registered objects do not awake again.
             _ = try context.fetch(Self.request(asFaults: false))
             #expect(vehicles.allSatisfy { $0.awakenings == 1 })
+        }
+    }
+
+    /// An object of the fetch that the app's `awakeFromFetch` of an earlier one reaches awakes
+    /// before it is used, and not again when the fetch finishes.
+    @Test func anObjectUsedBeforeItsTurnAwakesFirstAndOnce() throws {
+        let folder = TemporaryDirectory()
+        let stack = try Self.store(in: folder, vehicleClass: PeekingVehicle.self)
+        try stack.context.performAndWait {
+            let request = NSFetchRequest<PeekingVehicle>(entityName: "Vehicle")
+            request.returnsObjectsAsFaults = false
+            let vehicles = try stack.context.fetch(request)
+            #expect(vehicles.count == Self.count)
+            #expect(vehicles[0].awakeningsSeenOfV50 == 1)
+            #expect(vehicles[49].nameWhenAwoken == "v50" && vehicles[49].awakenings == 1)
         }
     }
 

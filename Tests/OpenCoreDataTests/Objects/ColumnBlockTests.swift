@@ -75,6 +75,8 @@ import Testing
             [.string("a"), .null, .string("Item 12"), .int(4), .string("b"), .date(date), .string(""), .null],
             [.double(2.5), .double(-1), .date(date), .double(3), .null, .int(1), .double(.infinity), .string("c")],
             [.date(date), .null, .date(date.addingTimeInterval(1)), .double(7), .date(date), .int(9), .null, .date(date)],
+            // Integers that fit the column's size as it is, negative ones and the extremes among them.
+            [.int(1), .int(-2), .int(100), .int(-100), .int(Int64.max), .int(Int64.min), .int(5), .null],
         ]
         let count = columns[0].count
         let plain = rows(count, width: columns.count) { row, column in columns[column][row] }
