@@ -275,26 +275,30 @@ package final class SlotRowBuilder {
         column &+= 1
     }
 
-    /// Appends the next value of the row begun last: an integer (`append(.int(number))`).
+    /// Appends the next value of the row begun last: an integer (`append(.int(number))`), or
+    /// NULL for nil.
     @inline(__always)
-    package func appendInteger(_ number: Int64) {
+    package func appendInteger(_ number: Int64?) {
+        guard let number else { return append(.null) }
         Unmanaged.passUnretained(block.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.writeInteger(number, column: column) }
         column &+= 1
     }
 
     /// Appends the next value of the row begun last: a double, or with `isDate` a date of that
-    /// many seconds since the reference date.
+    /// many seconds since the reference date; NULL for nil.
     @inline(__always)
-    package func appendDouble(_ number: Double, isDate: Bool) {
+    package func appendDouble(_ number: Double?, isDate: Bool) {
+        guard let number else { return append(.null) }
         Unmanaged.passUnretained(block.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.writeDouble(number, isDate: isDate, column: column)
         }
         column &+= 1
     }
 
-    /// Appends the next value of the row begun last: a string.
+    /// Appends the next value of the row begun last: a string, or NULL for nil.
     @inline(__always)
-    package func appendString(_ string: String) {
+    package func appendString(_ string: String?) {
+        guard let string else { return append(.null) }
         Unmanaged.passUnretained(block.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.writeString(string, column: column) }
         column &+= 1
     }

@@ -76,22 +76,10 @@ struct SQLiteRowReader: SQLiteChunkReader {
                         // The common kinds straight into their column, without a `SlotValue`
                         // made and matched: a third of this thread's time went there (perf,
                         // fetch-all of a million rows).
-                        case .column(let column, .string):
-                            if let string = SQLiteColumn.string(handle, column) { builder.appendString(string) } else { builder.append(.null) }
-                        case .column(let column, .integer):
-                            if let number = SQLiteColumn.integer(handle, column) { builder.appendInteger(number) } else { builder.append(.null) }
-                        case .column(let column, .double):
-                            if let number = SQLiteColumn.double(handle, column) {
-                                builder.appendDouble(number, isDate: false)
-                            } else {
-                                builder.append(.null)
-                            }
-                        case .column(let column, .date):
-                            if let seconds = SQLiteColumn.double(handle, column) {
-                                builder.appendDouble(seconds, isDate: true)
-                            } else {
-                                builder.append(.null)
-                            }
+                        case .column(let column, .string): builder.appendString(SQLiteColumn.string(handle, column))
+                        case .column(let column, .integer): builder.appendInteger(SQLiteColumn.integer(handle, column))
+                        case .column(let column, .double): builder.appendDouble(SQLiteColumn.double(handle, column), isDate: false)
+                        case .column(let column, .date): builder.appendDouble(SQLiteColumn.double(handle, column), isDate: true)
                         case .column(let column, let kind):
                             builder.append(SQLiteColumn.read(handle, column, kind, storeNumbers: modelNumber, externalData: externalData))
                         }
