@@ -15,8 +15,9 @@ enum SecondThread {
     /// Releases `value` on another thread. A large save ends holding arrays and sets of a million
     /// objects and IDs; releasing them touches each element's reference count in an order the
     /// cache does not follow, a tenth of such a save's time, which the caller need not wait for.
-    /// Only for values whose elements are referenced elsewhere too (registered objects, their
-    /// IDs), so that no object is deinitialized away from its context's thread.
+    /// An object whose last reference is in `value` deinitializes on that thread and leaves its
+    /// context's registry from there, which the registry allows (`ObjectRegistry`); until then
+    /// it stays registered, and a fetch returns it as it is.
     /// `count` is how many elements `value` holds (`helps(with:)`).
     static func release<T>(_ value: consuming T, count: Int) {
         guard helps(with: count) else { return }

@@ -69,6 +69,15 @@ final class PeekingVehicle: AwakeCountingVehicle {
         return try TestStack(model: stack.coordinator.managedObjectModel, directory: folder)
     }
 
+    /// A context of `stack`'s coordinator that has registered nothing: the stack's own context
+    /// may still hold the objects its save wrote, which a fetch returns as they are (a large
+    /// save lets go of them on a second thread, a moment after it returns).
+    static func freshContext(of stack: TestStack) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = stack.coordinator
+        return context
+    }
+
     static func request(asFaults: Bool, predicate: NSPredicate? = nil) -> NSFetchRequest<AwakeCountingVehicle> {
         let request = NSFetchRequest<AwakeCountingVehicle>(entityName: "Vehicle")
         request.returnsObjectsAsFaults = asFaults
@@ -78,9 +87,7 @@ final class PeekingVehicle: AwakeCountingVehicle {
 
     @Test func everyObjectAwakesOnceWithItsValues() throws {
         let folder = TemporaryDirectory()
-        let stack = try Self.store(in: folder)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = stack.coordinator
+        let context = Self.freshContext(of: try Self.store(in: folder))
         try context.performAndWait {
             // Some registered before, as faults that have not awoken.
             let held = try context.fetch(Self.request(asFaults: true, predicate: NSPredicate(format: "name ENDSWITH '7'")))
@@ -102,14 +109,30 @@ final class PeekingVehicle: AwakeCountingVehicle {
     /// before it is used, and not again when the fetch finishes.
     @Test func anObjectUsedBeforeItsTurnAwakesFirstAndOnce() throws {
         let folder = TemporaryDirectory()
-        let stack = try Self.store(in: folder, vehicleClass: PeekingVehicle.self)
-        try stack.context.performAndWait {
+        let context = Self.freshContext(of: try Self.store(in: folder, vehicleClass: PeekingVehicle.self))
+        try context.performAndWait {
             let request = NSFetchRequest<PeekingVehicle>(entityName: "Vehicle")
             request.returnsObjectsAsFaults = false
-            let vehicles = try stack.context.fetch(request)
+            let vehicles = try context.fetch(request)
             #expect(vehicles.count == Self.count)
             #expect(vehicles[0].awakeningsSeenOfV50 == 1)
             #expect(vehicles[49].nameWhenAwoken == "v50" && vehicles[49].awakenings == 1)
+        }
+    }
+
+    /// Without property values, the objects are filled one by one after the read, and each
+    /// awakes once, with its values.
+    @Test func objectsFetchedWithoutValuesAreFilledAndAwakeOnce() throws {
+        let folder = TemporaryDirectory()
+        let context = Self.freshContext(of: try Self.store(in: folder))
+        try context.performAndWait {
+            let request = Self.request(asFaults: false, predicate: NSPredicate(format: "name BEGINSWITH 'v4'"))
+            request.includesPropertyValues = false
+            let vehicles = try context.fetch(request)
+            // v4, v40…v49, v400…v499, v4000…v4196.
+            #expect(vehicles.count == 1 + 10 + 100 + 197)
+            #expect(vehicles.allSatisfy { !$0.isFault && $0.awakenings == 1 && $0.wasFaultWhenAwoken == false })
+            #expect(vehicles.allSatisfy { $0.nameWhenAwoken?.hasPrefix("v4") == true })
         }
     }
 

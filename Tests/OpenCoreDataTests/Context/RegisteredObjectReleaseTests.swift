@@ -295,6 +295,31 @@ import Testing
         #expect(happened, "the context's objects were never released between the fetch's pages")
     }
 
+    /// A large save lets go of its objects on a second thread: they leave the context once that
+    /// release is done, and an object the app holds stays.
+    @Test func aLargeSavesObjectsLeaveOnceItsLeftoversAreReleased() throws {
+        let directory = TemporaryDirectory()
+        let context = try TestStack(model: TestModels.todo(), directory: directory).context
+        let count = SecondThread.minimumCount + 10
+        try context.performAndWait {
+            weak var dropped: NSManagedObject?
+            var kept: NSManagedObject?
+            try {
+                for i in 0..<count {
+                    let item = NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: context)
+                    item.setValue("Item \(i)", forKey: "name")
+                    if i == 1 { dropped = item }
+                    if i == 2 { kept = item }
+                }
+                try context.save()
+            }()
+            SecondThread.waitForReleases()
+            #expect(dropped == nil)
+            #expect(context.registeredObjects == [kept!])
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "TSPItem")) == count)
+        }
+    }
+
     /// An app that saves batches in one context and keeps none of them: the saved objects do not
     /// pile up in the context.
     @Test func savingInALoopKeepsMemoryBounded() throws {
