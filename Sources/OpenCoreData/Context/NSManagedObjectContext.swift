@@ -218,9 +218,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Whether `object` is in this context: `object.managedObjectContext === self` without the
     /// weak load, and the retain and release of the context through its side table, per object.
-    func owns(_ object: NSManagedObject) -> Bool {
-        object.tokenReference?.toOpaque() == token.map { Unmanaged.passUnretained($0).toOpaque() }
-    }
+    func owns(_ object: NSManagedObject) -> Bool { object.contextToken === token }
 
     // MARK: Inserting and deleting
 

@@ -87,7 +87,7 @@ extension NSManagedObject {
     /// store is not retained, as in `storeReference`: use it while the object's context lives.
     package var savedRow: (store: Unmanaged<NSPersistentStore>, primaryKey: Int64)? {
         let key = primaryKey
-        guard key != 0, tokenReference != nil, let store = storeReference else { return nil }
+        guard key != 0, contextToken != nil, let store = storeReference else { return nil }
         return (store, key)
     }
 
@@ -110,7 +110,7 @@ extension NSManagedObject {
         let bits = rowBookkeeping
         if bits & Self.inlineTag != 0 {
             let number = Int((bits & Self.storeMask) >> Self.storeShift)
-            return number == 0 ? nil : tokenReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.numberedStore(number) }
+            return number == 0 ? nil : contextToken.unsafelyUnwrapped.numberedStore(number)
         }
         return bookkeepingRecord?.storeReference
     }
@@ -135,7 +135,7 @@ extension NSManagedObject {
     ///   - primaryKey: The row's key.
     ///   - version: The row's `Z_OPT` the object's committed values have.
     func setRow(storeReference reference: Unmanaged<NSPersistentStore>, primaryKey: Int64, version: Int64) {
-        if !hasBookkeepingRecord, let token = tokenReference {
+        if !hasBookkeepingRecord, let token = contextToken.map(Unmanaged.passUnretained) {
             let number = token._withUnsafeGuaranteedRef { $0.storeNumber(of: reference) }
             if number != 0 {
                 setRowKey(primaryKey, version: version, storeBits: UInt64(number) << Self.storeShift)
@@ -166,9 +166,7 @@ extension NSManagedObject {
             // word holds the record's address once it is made.
             let record = makeBookkeepingRecord()
             if storeBits != 0 {
-                record.storeReference = tokenReference.unsafelyUnwrapped._withUnsafeGuaranteedRef {
-                    $0.numberedStore(Int(storeBits >> Self.storeShift))
-                }
+                record.storeReference = contextToken.unsafelyUnwrapped.numberedStore(Int(storeBits >> Self.storeShift))
             }
             record.primaryKey = key
             record.version = version

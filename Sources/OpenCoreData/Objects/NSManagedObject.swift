@@ -7,10 +7,7 @@
 /// Not `Sendable`: an object belongs to its context's queue. Pass `objectID` between threads.
 open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The entity of the object.
-    // Held by a retain taken in `init` and let go of in `deinit`, not by the compiler: with two
-    // or more reference fields left for it to destroy, Swift retains and releases the object
-    // itself around them, two more atomic operations for each object let go of (`deinit`).
-    public unowned(unsafe) let entity: NSEntityDescription
+    public let entity: NSEntityDescription
 
     /// The context the object lives in; nil once it is deleted and saved, or its context is gone.
     public internal(set) var managedObjectContext: NSManagedObjectContext? {
@@ -38,18 +35,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// The context, through the token it shares with all its objects: a weak reference per
     /// object cost a side-table update per object registered.
-    var contextToken: ContextToken? {
-        get { tokenReference?.takeUnretainedValue() }
-        set {
-            // Retained before the old one goes: they may be the same token.
-            let new = newValue.map { Unmanaged.passRetained($0) }
-            tokenReference?.release()
-            tokenReference = new
-        }
-    }
-    /// `contextToken`, retained by its setter and released in `deinit`, for the reason `entity`
-    /// gives.
-    @exclusivity(unchecked) private(set) var tokenReference: Unmanaged<ContextToken>?
+    @exclusivity(unchecked) var contextToken: ContextToken?
     /// The object's values, one slot per property of the entity (`NSPropertyDescription.slot`).
     /// Written only through `slots`, which first gives the committed values a copy of their own
     /// when they are these (`NSManagedObject+RowBookkeeping.swift`).
@@ -113,7 +99,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         // release of it takes the runtime's slow path: 7% of an inserting loop's time. A
         // subclass overriding this initializer without the modifier still compiles.
         self.entity = entity
-        _ = Unmanaged.passUnretained(entity).retain()
         self.slotValues = SlotRow()
         super.init()
         // Not `if let`: binding the context copies it, a retain and release through its side table.
@@ -247,20 +232,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     deinit {
         // Core Data's registry holds objects weakly: the last reference going takes the object
         // out of its context's registry (`ObjectRegistry`), on whichever thread that is.
-        // The token borrowed, not retained again: the object's own retain of it goes last, and
-        // a retain and release of it and of its registry cost four atomic operations an object
-        // let go of.
-        if let token = tokenReference {
-            if let key = keyFromState {
-                let object = Unmanaged.passUnretained(self).toOpaque()
-                token._withUnsafeGuaranteedRef { $0.registry.forget(object, key: key) }
-            }
-            releaseBookkeepingRecord()
-            token.release()
-        } else {
-            releaseBookkeepingRecord()
+        // The token borrowed, not retained: the object holds it until its fields go, after
+        // this, and a retain and release of it and of its registry cost four atomic operations
+        // an object let go of.
+        if let token = contextToken.map(Unmanaged.passUnretained), let key = keyFromState {
+            let object = Unmanaged.passUnretained(self).toOpaque()
+            token._withUnsafeGuaranteedRef { $0.registry.forget(object, key: key) }
         }
-        Unmanaged.passUnretained(entity).release()
+        releaseBookkeepingRecord()
     }
 
     /// Whether the object was inserted and not yet saved.
@@ -453,9 +432,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// With concurrency debugging on, stops the program when the object is used off its context's queue.
     @inline(__always)
     func checkQueue(_ call: @autoclosure () -> String) {
-        guard let token = tokenReference, token._withUnsafeGuaranteedRef({ $0.checksQueue }),
-            let context = token.takeUnretainedValue().context
-        else { return }
+        guard let token = contextToken, token.checksQueue, let context = token.context else { return }
         context.assertOnQueue(call(), object: self)
     }
 
