@@ -90,7 +90,7 @@ extension NSManagedObjectContext {
         parent.performAndWait {
             // Create every inserted object first, so relationships among them resolve.
             for change in insertions where parent.registeredObject(for: change.id) == nil {
-                let object = change.entity.managedObjectClass.init(entity: change.entity, insertInto: nil)
+                let object = change.entity.managedObjectClass.init(_entityClassOf: change.entity, insertInto: nil)
                 // In the parent before its key: its store is numbered among the parent's stores.
                 object.managedObjectContext = parent
                 if change.id.isTemporaryID {

@@ -164,14 +164,14 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         // coordinator changes, so the coordinator and its model (whose references go through
         // side tables, slow to retain) are not asked per object.
         if let (name, entity, type) = context.lastInsertedEntity, name == entityName {
-            return type.init(entity: entity, insertInto: context)
+            return type.init(_entityClassOf: entity, insertInto: context)
         }
         guard let entity = entity(forEntityName: entityName, in: context) else {
             preconditionFailure("+entityForName: could not locate an entity named '\(entityName)' in this model.")
         }
         let type = entity.managedObjectClass
         context.lastInsertedEntity = (entityName, entity, type)
-        return type.init(entity: entity, insertInto: context)
+        return type.init(_entityClassOf: entity, insertInto: context)
     }
 
     /// The relationships, inherited ones included, in property order: the frozen layout's list,

@@ -30,7 +30,7 @@ enum ManagedKeyPathNames {
 
     private static func read(_ keyPath: AnyKeyPath, on rootType: NSManagedObject.Type, _ entity: NSEntityDescription) -> String? {
         let recorder = KeyPathRecorder()
-        let probe = rootType.init(entity: entity, insertInto: nil)
+        let probe = rootType.init(_entityClassOf: entity, insertInto: nil)
         recorder.expected = ObjectIdentifier(probe)
         KeyPathRecorder.current = recorder
         defer { KeyPathRecorder.current = nil }
@@ -79,7 +79,7 @@ final class KeyPathRecorder {
     /// A probe of `relationship`'s destination, which the path's next property is read from.
     func destinationProbe(of relationship: NSRelationshipDescription) -> NSManagedObject? {
         guard isValid, let destination = relationship.destinationEntity, !relationship.isToMany else { return nil }
-        let probe = destination.managedObjectClass.init(entity: destination, insertInto: nil)
+        let probe = destination.managedObjectClass.init(_entityClassOf: destination, insertInto: nil)
         probes.append(probe)
         expected = ObjectIdentifier(probe)
         return probe

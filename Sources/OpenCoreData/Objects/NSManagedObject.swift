@@ -93,16 +93,33 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// - Parameters:
     ///   - entity: The entity the new object is an instance of; it decides the object's properties.
     ///   - context: The context to insert the object into right away, or `nil` to leave it unattached.
-    public required init(entity: NSEntityDescription, insertInto context: __shared NSManagedObjectContext?) {
-        // `__shared`: the caller lends the context instead of handing over a retained reference.
-        // Its objects' token refers to it weakly, which gives it a side table, so each retain and
-        // release of it takes the runtime's slow path: 7% of an inserting loop's time. A
-        // subclass overriding this initializer without the modifier still compiles.
+    public init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        // Not `required`, as in Core Data: a subclass overrides it with `override` alone. The
+        // framework creates objects of an entity's class through
+        // `init(_entityClassOf:insertInto:)`, which is.
+        // The context is not `__shared`, though lending it would save a retain and release
+        // through its side table: Swift 6.3's thunk for an override that takes it owned, as
+        // subclasses write it, releases it once too often (a debug build crashes).
         self.entity = entity
         self.slotValues = SlotRow()
         super.init()
         // Not `if let`: binding the context copies it, a retain and release through its side table.
         context?.insert(self)
+    }
+
+    /// Creates an object of `entity` through its class's `init(entity:insertInto:)`, for code
+    /// that holds the class as a metatype (fetches, `insertNewObject(forEntityName:into:)`).
+    /// Apps call `init(entity:insertInto:)` instead.
+    ///
+    /// `required` so that every subclass has it: a subclass that declares no designated
+    /// initializer, or overrides `init(entity:insertInto:)`, inherits it. The context is taken
+    /// owned, as an override would write it (see `init(entity:insertInto:)`).
+    ///
+    /// - Parameters:
+    ///   - entity: The entity the new object is an instance of.
+    ///   - context: The context to insert the object into, or `nil`.
+    public required convenience init(_entityClassOf entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.init(entity: entity, insertInto: context)
     }
 
     /// Creates an object of the entity that has this class, and inserts it into `context`.
@@ -115,7 +132,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// - Parameter context: The context to insert the object into; the entity is looked up in the
     ///   model of its persistent store coordinator.
     public convenience init(context: __shared NSManagedObjectContext) {
-        // `__shared` for the reason `init(entity:insertInto:)` gives.
+        // `__shared`: the caller lends the context instead of handing over a retained reference.
+        // Its objects' token refers to it weakly, which gives it a side table, so each retain and
+        // release of it takes the runtime's slow path. Safe here: a convenience initializer is
+        // not overridden.
         // Inserting loops create one class over and over: the context remembers its entity, so
         // the coordinator and model (side-table references) and the model's locked class table
         // are not asked per object.
@@ -145,7 +165,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         entity: consuming NSEntityDescription, store: Unmanaged<NSPersistentStore>?, primaryKey: Int64, version: Int64 = 0,
         objectClass: NSManagedObject.Type? = nil, token: Unmanaged<ContextToken>
     ) -> NSManagedObject {
-        let object = (objectClass ?? entity.managedObjectClass).init(entity: entity, insertInto: nil)
+        let object = (objectClass ?? entity.managedObjectClass).init(_entityClassOf: entity, insertInto: nil)
         object.contextToken = token.takeUnretainedValue()
         if let store { object.setRow(storeReference: store, primaryKey: primaryKey, version: version) }
         object.faultState = .fault

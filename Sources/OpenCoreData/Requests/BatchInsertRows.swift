@@ -98,7 +98,7 @@ package final class BatchInsertRows {
                 try set(value, forKey: key.base as? String ?? "\(key.base)", in: &slots)
             }
         } else if let objectHandler {
-            let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            let object = entity.managedObjectClass.init(_entityClassOf: entity, insertInto: nil)
             if objectHandler(object) {
                 finished = true
                 return false

@@ -19,6 +19,23 @@ final class TodoItem: NSManagedObject {
     }
 }
 
+/// A subclass as Core Data code often writes one: `init(entity:insertInto:)` overridden with
+/// `override` alone (it is not `required` in Core Data), beside a designated initializer of its own.
+final class LabelledItem: NSManagedObject {
+    private(set) var madeThrough: [String] = []
+
+    override init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        super.init(entity: entity, insertInto: context)
+        madeThrough.append("init(entity:insertInto:)")
+    }
+
+    init(name: String, context: NSManagedObjectContext) {
+        super.init(entity: NSEntityDescription.entity(forEntityName: "TSPItem", in: context)!, insertInto: context)
+        madeThrough.append("init(name:context:)")
+        setValue(name, forKey: "name")
+    }
+}
+
 @Suite struct SubclassTests {
     private func model() -> NSManagedObjectModel {
         let model = TestModels.todo()
@@ -56,6 +73,32 @@ final class TodoItem: NSManagedObject {
             #expect(item.value(forKey: "done") as? Bool == false)
             #expect(item.value(forKey: "name") == nil)
             #expect(item.changedValues()["done"] != nil)
+        }
+    }
+
+    /// The framework makes a subclass's objects through its `init(entity:insertInto:)` override,
+    /// for inserts and fetches alike.
+    @Test func anOverriddenInitializerMakesInsertedAndFetchedObjects() throws {
+        let directory = TemporaryDirectory()
+        let model = TestModels.todo()
+        model.entities[0].managedObjectClassName = String(reflecting: LabelledItem.self)
+        let stack = try TestStack(model: model, directory: directory)
+        try stack.context.performAndWait {
+            let inserted = try #require(NSEntityDescription.insertNewObject(forEntityName: "TSPItem", into: stack.context) as? LabelledItem)
+            #expect(inserted.madeThrough == ["init(entity:insertInto:)"])
+            inserted.setValue("inserted", forKey: "name")
+            let named = LabelledItem(name: "named", context: stack.context)
+            #expect(named.madeThrough == ["init(name:context:)"])
+            #expect(named.isInserted)
+            try stack.context.save()
+        }
+        let again = try stack.reopened()
+        try again.context.performAndWait {
+            let request = NSFetchRequest<LabelledItem>(entityName: "TSPItem")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let items = try again.context.fetch(request)
+            #expect(items.map { $0.value(forKey: "name") as? String } == ["inserted", "named"])
+            #expect(items.allSatisfy { $0.madeThrough == ["init(entity:insertInto:)"] })
         }
     }
 }
