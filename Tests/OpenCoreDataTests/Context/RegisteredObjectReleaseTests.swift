@@ -296,7 +296,8 @@ import Testing
     }
 
     /// A large save lets go of its objects on a second thread: they leave the context once that
-    /// release is done, and an object the app holds stays.
+    /// release is done, and an object the app holds stays. (With one core the save lets go of
+    /// them itself, and the same holds at once.)
     @Test func aLargeSavesObjectsLeaveOnceItsLeftoversAreReleased() throws {
         let directory = TemporaryDirectory()
         let context = try TestStack(model: TestModels.todo(), directory: directory).context

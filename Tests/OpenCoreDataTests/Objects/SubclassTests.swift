@@ -100,5 +100,20 @@ final class LabelledItem: NSManagedObject {
             #expect(items.map { $0.value(forKey: "name") as? String } == ["inserted", "named"])
             #expect(items.allSatisfy { $0.madeThrough == ["init(entity:insertInto:)"] })
         }
+        // `init(context:)` in a child context, and the parent's object for it when the child saves.
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = again.context
+        try child.performAndWait {
+            let item = LabelledItem(context: child)
+            #expect(item.madeThrough == ["init(entity:insertInto:)"])
+            item.setValue("child", forKey: "name")
+            try child.save()
+        }
+        again.context.performAndWait {
+            let inParent = again.context.insertedObjects.compactMap { $0 as? LabelledItem }
+            #expect(inParent.count == 1)
+            #expect(inParent.first?.value(forKey: "name") as? String == "child")
+            #expect(inParent.first?.madeThrough == ["init(entity:insertInto:)"])
+        }
     }
 }
