@@ -42,6 +42,7 @@ import OpenSwiftData
         let limit = 3
         let since = Date(timeIntervalSince1970: 2 * 86_400)
         let names = ["Oslo", "Trip 9"]
+        let same = ComparisonResult.orderedSame
         let predicates: [(String, Predicate<Trip>)] = [
             ("comparison", #Predicate { $0.nights > 2 }),
             ("captured", #Predicate { $0.nights >= limit && $0.budget < 500 }),
@@ -54,6 +55,9 @@ import OpenSwiftData
             ("coalescing", #Predicate { ($0.notes ?? "") == "" }),
             ("contains", #Predicate { $0.name.contains("rip") }),
             ("starts", #Predicate { $0.name.starts(with: "Trip") }),
+            ("search", #Predicate { $0.name.localizedStandardContains("TRIP 1") }),
+            ("optional search", #Predicate { $0.notes?.localizedStandardContains("fjörd") == true }),
+            ("case-insensitive equality", #Predicate { $0.name.caseInsensitiveCompare("trip 1") == same }),
             ("to-one", #Predicate { $0.traveller?.name == "Ana" }),
             ("to-many contains where", #Predicate { $0.stops.contains { $0.order == 1 } }),
             ("isEmpty", #Predicate { $0.stops.isEmpty }),

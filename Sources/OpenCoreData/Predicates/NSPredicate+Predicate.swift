@@ -14,8 +14,9 @@ extension _SwiftPredicateInitializable {
     /// which part.
     ///
     /// - Parameter predicate: A predicate over a managed object class: comparisons, `&&`, `||`,
-    ///   `!`, optionals (`?.`, `??`, `!= nil`), `contains` and `starts(with:)` of strings,
-    ///   `contains` of a collection (`IN`), to-one key paths, and `contains(where:)`,
+    ///   `!`, optionals (`?.`, `??`, `!= nil`), `contains`, `starts(with:)` and
+    ///   `localizedStandardContains` of strings, `caseInsensitiveCompare` results compared with a
+    ///   captured `ComparisonResult`, `contains` of a collection (`IN`), to-one key paths, and `contains(where:)`,
     ///   `allSatisfy` and `count` of to-many relationships.
     public init?<Input: NSManagedObject>(_ predicate: Predicate<Input>) {
         guard let converted = try? Foundation.NSPredicate.converting(predicate), let result = converted as? Self else { return nil }

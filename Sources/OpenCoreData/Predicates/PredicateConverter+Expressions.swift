@@ -78,13 +78,15 @@ extension PredicateExpressions.NilLiteral: ConvertiblePredicateExpression {
 
 extension PredicateExpressions.Equal: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
-        .predicate(try converter.comparison(lhs, .equalTo, rhs))
+        if let predicate = try converter.stringComparison(lhs, equal: true, rhs) { return .predicate(predicate) }
+        return .predicate(try converter.comparison(lhs, .equalTo, rhs))
     }
 }
 
 extension PredicateExpressions.NotEqual: ConvertiblePredicateExpression {
     func converted(_ converter: inout PredicateConverter) throws -> PredicateConverter.Node {
-        .predicate(try converter.comparison(lhs, .notEqualTo, rhs))
+        if let predicate = try converter.stringComparison(lhs, equal: false, rhs) { return .predicate(predicate) }
+        return .predicate(try converter.comparison(lhs, .notEqualTo, rhs))
     }
 }
 

@@ -84,9 +84,12 @@ struct PredicateConverter {
     }
 
     /// `lhs op rhs`; a `??` on either side becomes the comparison with and without its default.
-    mutating func comparison(_ lhs: Any, _ type: NSComparisonPredicate.Operator, _ rhs: Any) throws -> Foundation.NSPredicate {
+    /// `options` fold the strings compared (`[c]`, `[d]`).
+    mutating func comparison(
+        _ lhs: Any, _ type: NSComparisonPredicate.Operator, _ rhs: Any, options: NSComparisonPredicate.Options = []
+    ) throws -> Foundation.NSPredicate {
         let compare = { (a: NSExpression, b: NSExpression) -> Foundation.NSPredicate in
-            NSComparisonPredicate(leftExpression: a, rightExpression: b, modifier: .direct, type: type)
+            NSComparisonPredicate(leftExpression: a, rightExpression: b, modifier: .direct, type: type, options: options)
         }
         let left = try node(lhs)
         let right = try node(rhs)

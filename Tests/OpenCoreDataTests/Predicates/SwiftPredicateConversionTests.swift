@@ -122,6 +122,42 @@ import Testing
         try check(#Predicate<PredicateBook> { $0.title?.contains("e") != true }, "title == nil OR NOT title CONTAINS 'e'", name: title, in: stacks)
     }
 
+    /// The string comparisons of search code, which Linux's Foundation does not give the macro
+    /// (OpenCoreData declares them): `localizedStandardContains` as `CONTAINS[cd]`, the results
+    /// of `caseInsensitiveCompare` and `localizedCompare` compared with a constant.
+    @Test func searchAndCaseInsensitiveComparisons() throws {
+        let directory = TemporaryDirectory()
+        let stacks = try stack(in: directory)
+        let title = { (book: PredicateBook) in book.title }
+        try check(#Predicate<PredicateBook> { ($0.title ?? "").localizedStandardContains("KAR") }, "title CONTAINS[cd] 'kar'", name: title, in: stacks)
+        try check(#Predicate<PredicateBook> { $0.title?.localizedStandardContains("BÉL") == true }, "title CONTAINS[cd] 'bel'", name: title, in: stacks)
+        let search = "march"
+        // The macro takes `ComparisonResult.orderedSame` for a key path: predicates capture it.
+        let (same, ascending, descending) = (ComparisonResult.orderedSame, ComparisonResult.orderedAscending, ComparisonResult.orderedDescending)
+        try check(
+            #Predicate<PredicateBook> { $0.title.flatMap { $0.localizedStandardContains(search) || $0.starts(with: "Au") } ?? false },
+            "title CONTAINS[cd] 'march' OR title BEGINSWITH 'Au'", name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { ($0.title ?? "").caseInsensitiveCompare("beloved") == same }, "title ==[c] 'beloved'",
+            name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { ($0.title ?? "").caseInsensitiveCompare("BELOVED") != same }, "title == nil OR title !=[c] 'beloved'",
+            name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { ($0.title ?? "").caseInsensitiveCompare("b") == ascending }, "title == nil OR title <[c] 'b'",
+            name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { descending == ($0.title ?? "").caseInsensitiveCompare("B") }, "title >[c] 'b'",
+            name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { ($0.title ?? "").localizedCompare("Austerlitz") == same }, "title == 'Austerlitz'",
+            name: title, in: stacks)
+        // No store orders by a locale: the other results of `localizedCompare` have no equivalent.
+        let ordered = #Predicate<PredicateBook> { ($0.title ?? "").localizedCompare("B") == ascending }
+        #expect(NSPredicate(ordered) == nil)
+        #expect("\(NSPredicate.conversionError(for: ordered).map { "\($0)" } ?? "")".contains("locale"))
+    }
+
     @Test func collectionsAndRelationships() throws {
         let directory = TemporaryDirectory()
         let stacks = try stack(in: directory)
