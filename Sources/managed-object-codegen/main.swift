@@ -47,11 +47,18 @@ do {
     errors.append("\(error)")
 }
 let customClassNames = Set(entities.flatMap { $0.attributes.compactMap(\.customClassName) })
-// The generated classes are this module's classes too, for the types of the sources' properties;
-// other files are read for the classes Transformable attributes name.
+// The generated classes are this module's classes too, for the types of the sources' properties.
+// Other files are read for the types they declare: those Transformable attributes name, and the
+// managed object classes of Xcode's "Manual/None" files, whose
+// `Item+CoreDataClass.swift` declares the class (a subentity's with its parent's class as
+// superclass) without any `@NSManaged`, the properties being in `Item+CoreDataProperties.swift`:
+// other classes' relationships and to-many accessors name it.
 let scanner = ManagedDeclarationScanner(
     module: module, files: files, generatedClasses: entities.filter { $0.codeGeneration == .classDefinition }.map(\.className),
-    typeFiles: otherFiles.filter { file in customClassNames.contains { file.text.contains($0.split(separator: ".").last.map(String.init) ?? $0) } })
+    typeFiles: otherFiles.filter { file in
+        file.text.contains("class ")
+            || customClassNames.contains { file.text.contains($0.split(separator: ".").last.map(String.init) ?? $0) }
+    })
 errors += scanner.errors.map(\.description)
 var slots: [String: [String]] = [:]
 do {

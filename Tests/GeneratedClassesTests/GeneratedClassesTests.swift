@@ -72,6 +72,11 @@ import OpenCoreData
             note.text = "Closed on Sundays"
             note.store = store
             #expect(store.notes?.count == 1)
+            // Xcode's two-file "Manual/None" classes, each naming the other in `@NSManaged`.
+            let shelf = Shelf(context: context)
+            shelf.label = "Front"
+            shelf.addToNotes(note)
+            #expect(note.shelf === shelf)
             try context.save()
         }
         let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -95,6 +100,7 @@ import OpenCoreData
             #expect((store.featured?.array as? [Product])?.map(\.title) == ["Milk", "Eggs"])
             #expect(store.manager?.greeting == "Hello, Ann")
             #expect((store.notes?.anyObject() as? Note)?.text == "Closed on Sundays")
+            #expect((store.notes?.anyObject() as? Note)?.shelf?.label == "Front")
             let products = try other.fetch(Product.fetchRequest())
             #expect(products.count == 3)
             let milk = try #require(products.first { $0.title == "Milk" } as? DiscountProduct)

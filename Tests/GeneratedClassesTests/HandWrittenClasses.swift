@@ -6,8 +6,6 @@ public class Manager: NSManagedObject {
     var greeting: String { "Hello, \(name ?? "stranger")" }
 }
 
-/// Note's codegen is "Manual/None": all of it is ours, `@NSManaged` included.
-public class Note: NSManagedObject {
-    @NSManaged public var text: String?
-    @NSManaged public var store: Store?
-}
+// Note's and Shelf's codegen is "Manual/None": all of it is ours, in the two files a class each
+// that Xcode's "Create NSManagedObject Subclass…" writes (`Note+CoreDataClass.swift`,
+// `Note+CoreDataProperties.swift`, …): the class files hold no `@NSManaged`.

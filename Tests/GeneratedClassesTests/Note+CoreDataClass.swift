@@ -1,0 +1,10 @@
+//
+//  Note+CoreDataClass.swift
+//
+
+import Foundation
+import OpenCoreData
+
+public class Note: NSManagedObject {
+
+}

@@ -1,0 +1,10 @@
+//
+//  Shelf+CoreDataClass.swift
+//
+
+import Foundation
+import OpenCoreData
+
+public class Shelf: NSManagedObject {
+
+}
