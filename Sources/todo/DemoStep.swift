@@ -9,7 +9,10 @@ struct DemoStep {
 
 /// What the demo's steps share: the store, the stack the first step builds, and what earlier
 /// steps left for later ones.
-final class DemoRun {
+final class DemoRun: @unchecked Sendable {
+    // @unchecked Sendable: the steps run one after the other, and `items` are the context's
+    // objects, read only inside its `perform` blocks (the thread confinement Core Data asks of
+    // objects, which the compiler cannot see).
     let location: StoreLocation
     let count: Int
 

@@ -37,8 +37,9 @@ struct List: AsyncParsableCommand {
         }
         defer { store.close() }
         let context = store.container.newTodoContext()
-        let request = TodoStore.itemsRequest(done: filter == .all ? nil : filter == .done)
+        let done = filter == .all ? nil : filter == .done
         let (rows, matching) = try await context.perform { [limit] in
+            let request = TodoStore.itemsRequest(done: done)
             let matching = try context.count(for: request)
             if let limit { request.fetchLimit = limit }
             let items = try context.fetch(request)

@@ -6,7 +6,7 @@ import OpenCoreDataPostgreSQL
 
 /// Where the items are kept: a SQLite file, or a PostgreSQL database (`postgres://…?schema=app`)
 /// that several machines running `todo` share.
-enum StoreLocation: Equatable {
+enum StoreLocation: Equatable, Sendable {
     case file(URL)
     case database(URL)
 

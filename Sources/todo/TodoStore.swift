@@ -1,7 +1,7 @@
 import OpenCoreData
 
 /// The app's Core Data stack: a container for the `Done` model on one store file.
-final class TodoStore {
+final class TodoStore: Sendable {
     /// The entity of the to-do items, named as in the tutorials.
     static let entityName = "TSPItem"
 
@@ -97,7 +97,7 @@ final class TodoStore {
     /// store, and returns what `body` returned with how long it took: the shape of the batch
     /// commands, which print a count and a time.
     static func timedUpdate<T>(
-        _ options: StoreOptions, _ body: @escaping (NSManagedObjectContext) throws -> T
+        _ options: StoreOptions, _ body: @escaping @Sendable (NSManagedObjectContext) throws -> T
     ) async throws -> (result: T, time: String) {
         let store = try TodoStore(options, access: .update)
         defer { store.close() }

@@ -127,16 +127,17 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
 
     /// Runs `block` on a new private-queue context and returns its value.
     ///
+    /// Declared as Core Data declares it: the block need not be `@Sendable` nor its value
+    /// `Sendable` (the block is handed to the context's queue once and not kept), and one that
+    /// does not throw needs no `try` (Core Data's `rethrows`, here through typed throws).
+    ///
     /// - Parameter block: The work, given the context; it runs on the context's queue.
     /// - Returns: What `block` returned.
-    /// - Throws: What `block` threw.
-    open func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) throws -> T) async throws -> T {
+    /// - Throws: What `block` threw, unchanged; nothing when `block` cannot throw.
+    open func performBackgroundTask<T, E: Error>(_ block: @escaping (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
         let context = newBackgroundContext()
-        return try await withCheckedThrowingContinuation { continuation in
-            context.perform {
-                do { continuation.resume(returning: try block(context)) } catch { continuation.resume(throwing: error) }
-            }
-        }
+        let transfer = UncheckedTransfer(block)
+        return try await context.perform { () throws(E) -> UncheckedTransfer<T> in UncheckedTransfer(try transfer.value(context)) }.value
     }
 
     static func findModel(named name: String) -> URL? {

@@ -12,7 +12,10 @@ extension NSManagedObjectContext {
     /// value to the async caller.
     ///
     /// A block that does not throw needs no `try`; one that throws rethrows its error, as Core
-    /// Data's `rethrows` signature does (here through typed throws).
+    /// Data's `rethrows` signature does (here through typed throws). The block is `@Sendable`, as
+    /// in Core Data: it runs on the context's queue, so one written in main-actor code is not
+    /// isolated to the main actor, and may capture what is `Sendable` (the context, object IDs).
+    /// `@preconcurrency`, as Core Data's: code in Swift 5 mode is not told about its captures.
     ///
     /// - Parameters:
     ///   - schedule: `.immediate` (the default) runs `block` at once when the caller is already on
@@ -21,8 +24,9 @@ extension NSManagedObjectContext {
     ///     is handed back to the caller.
     /// - Returns: The value `block` returned.
     /// - Throws: The error `block` threw, unchanged; nothing when `block` cannot throw.
+    @preconcurrency
     public func perform<T, E: Error>(
-        schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T
+        schedule: ScheduledTaskType = .immediate, _ block: @escaping @Sendable () throws(E) -> T
     ) async throws(E) -> T {
         if schedule == .immediate, isOnQueue || queue == nil {
             defer { processPendingChanges() }

@@ -30,11 +30,13 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// Runs `block` after the blocks given before it, and returns its value to the async caller.
+    /// The block is `@Sendable` and the method `@preconcurrency`, as Core Data declares them.
     ///
     /// - Parameter block: The work to run.
     /// - Returns: The value `block` returned.
     /// - Throws: The error `block` threw, unchanged; nothing when `block` cannot throw.
-    public func perform<T, E: Error>(_ block: @escaping () throws(E) -> T) async throws(E) -> T {
+    @preconcurrency
+    public func perform<T, E: Error>(_ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let transfer = UncheckedTransfer(block)
         let result: UncheckedTransfer<Result<T, E>> = await withCheckedContinuation { continuation in
             performQueue.async {

@@ -15,8 +15,10 @@ import Testing
             counts.withLock { $0.append(completed) }
         }
         #expect(items.count == 4_500)
+        // The context's objects, read on its queue only: the block is `@Sendable`, as Core Data's.
+        nonisolated(unsafe) let fetched = items
         let (first, registered) = await stack.context.perform {
-            (items[0].value(forKey: "name") as? String, stack.context.registeredObject(for: items[0].objectID) === items[0])
+            (fetched[0].value(forKey: "name") as? String, stack.context.registeredObject(for: fetched[0].objectID) === fetched[0])
         }
         #expect(first == "Item 1")
         #expect(registered)

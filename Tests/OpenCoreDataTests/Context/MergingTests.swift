@@ -141,7 +141,8 @@ import Testing
         let (count, names, done) = try await follower.perform {
             let request = NSFetchRequest<NSManagedObject>(entityName: "TSPItem")
             let all = try follower.fetch(request)
-            return (all.count, Set(all.compactMap { $0.value(forKey: "name") as? String }), watched.value(forKey: "done") as? Bool)
+            // The watched object, found by its ID: `object(with:)` hands out the one registered.
+            return (all.count, Set(all.compactMap { $0.value(forKey: "name") as? String }), follower.object(with: watchedID).value(forKey: "done") as? Bool)
         }
         #expect(count == workers * saves + 1)
         #expect(names.count == workers * saves + 1)
