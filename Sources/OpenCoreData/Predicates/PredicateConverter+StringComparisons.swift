@@ -44,10 +44,27 @@ extension PredicateExpressions.StringLocalizedCompare: ConvertiblePredicateExpre
     var ordersByLocale: Bool { true }
 }
 
+/// `optional?.caseInsensitiveCompare(text)`: a string comparison of an optional's value.
+protocol OptionalStringComparison {
+    /// The optional.
+    var optionalBase: Any { get }
+    /// The variable that stands for its value in `comparison`.
+    var unwrappedVariable: PredicateExpressions.VariableID { get }
+    /// The comparison of its value.
+    var unwrappedComparison: any ConvertibleStringComparison { get }
+}
+
+extension PredicateExpressions.OptionalFlatMap: OptionalStringComparison where RHS: ConvertibleStringComparison {
+    var optionalBase: Any { wrapped }
+    var unwrappedVariable: PredicateExpressions.VariableID { variable.key }
+    var unwrappedComparison: any ConvertibleStringComparison { transform }
+}
+
 extension PredicateConverter {
     /// `comparison == result` or `comparison != result` (either way round) for a string
-    /// comparison and a constant `ComparisonResult`, as the NSPredicate comparison of its two
-    /// strings that says the same; nil when neither side is a string comparison.
+    /// comparison, or one of an optional's value (`title?.caseInsensitiveCompare(text)`), and a
+    /// constant `ComparisonResult`, as the NSPredicate comparison of its two strings that says
+    /// the same; nil when neither side is a string comparison.
     ///
     /// - Parameters:
     ///   - lhs: The left side of `==` or `!=`.
@@ -56,19 +73,51 @@ extension PredicateConverter {
     /// - Returns: The predicate, or nil for a comparison of other values.
     /// - Throws: `Unsupported` for a result that is not a constant, or an order by locale.
     mutating func stringComparison(_ lhs: Any, equal: Bool, _ rhs: Any) throws -> Foundation.NSPredicate? {
-        let (comparison, result): (any ConvertibleStringComparison, Any)
-        if let left = lhs as? any ConvertibleStringComparison {
-            (comparison, result) = (left, rhs)
-        } else if let right = rhs as? any ConvertibleStringComparison {
-            (comparison, result) = (right, lhs)
+        let isComparison = { (node: Any) in node is any ConvertibleStringComparison || node is any OptionalStringComparison }
+        let (node, result): (Any, Any)
+        if isComparison(lhs) {
+            (node, result) = (lhs, rhs)
+        } else if isComparison(rhs) {
+            (node, result) = (rhs, lhs)
         } else {
             return nil
         }
         // Read off the node, not converted: a captured value may be converted to what a store
-        // compares (OpenSwiftData's enums to their raw values).
-        guard let order = (result as? PredicateExpressions.Value<ComparisonResult>)?.value else {
+        // compares (OpenSwiftData's enums to their raw values). An optional comparison's result
+        // is compared with an optional constant.
+        let order: ComparisonResult?
+        if let value = result as? PredicateExpressions.Value<ComparisonResult> {
+            order = value.value
+        } else if let value = result as? PredicateExpressions.Value<ComparisonResult?> {
+            order = value.value
+        } else {
             throw Unsupported(description: "a string comparison's result compared with something else than a constant")
         }
+        guard let optional = node as? any OptionalStringComparison else {
+            // A comparison of two strings has a result: `Value<ComparisonResult>`.
+            guard let comparison = node as? any ConvertibleStringComparison, let order else {
+                throw Unsupported(description: "a string comparison's result compared with nil")
+            }
+            return try stringComparison(comparison, order, equal: equal)
+        }
+        let unwrapped = try expression(optional.optionalBase)
+        guard let order else {
+            // `title?.caseInsensitiveCompare(text) == nil`: the title is nil.
+            let isNil = Self.isNil(unwrapped)
+            return equal ? isNil : CompoundPredicate(type: .not, subpredicates: [isNil])
+        }
+        let comparison = optional.unwrappedComparison
+        let predicate = try with(optional.unwrappedVariable, as: .expression(unwrapped)) {
+            try $0.stringComparison(comparison, order, equal: equal)
+        }
+        // Swift compares a nil result with no constant result as equal: `!=` holds for nil.
+        return Self.optionalCondition(predicate, unwrapped, equals: true, orNil: !equal)
+    }
+
+    /// `comparison == order` (or `!=`) as the comparison of its two strings.
+    private mutating func stringComparison(
+        _ comparison: any ConvertibleStringComparison, _ order: ComparisonResult, equal: Bool
+    ) throws -> Foundation.NSPredicate {
         let type: NSComparisonPredicate.Operator
         switch (order, equal) {
         case (.orderedSame, true): type = .equalTo

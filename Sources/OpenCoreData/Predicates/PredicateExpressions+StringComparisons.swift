@@ -149,17 +149,44 @@ extension PredicateExpressions.StringCaseInsensitiveCompare: StringComparisonOpe
 extension PredicateExpressions.StringLocalizedCompare: StringComparisonOperands {}
 
 extension PredicateExpressions.StringLocalizedStandardContains: Codable where Root: Codable, Other: Codable {
+    /// Decodes the two operands, in order.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: What decoding either operand throws.
     public init(from decoder: any Decoder) throws { try self.init(decodingOperandsFrom: decoder) }
+
+    /// Encodes the two operands, in order.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: What encoding either operand throws.
     public func encode(to encoder: any Encoder) throws { try encodeOperands(to: encoder) }
 }
 
 extension PredicateExpressions.StringCaseInsensitiveCompare: Codable where Root: Codable, Other: Codable {
+    /// Decodes the two operands, in order.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: What decoding either operand throws.
     public init(from decoder: any Decoder) throws { try self.init(decodingOperandsFrom: decoder) }
+
+    /// Encodes the two operands, in order.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: What encoding either operand throws.
     public func encode(to encoder: any Encoder) throws { try encodeOperands(to: encoder) }
 }
 
 extension PredicateExpressions.StringLocalizedCompare: Codable where Root: Codable, Other: Codable {
+    /// Decodes the two operands, in order.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: What decoding either operand throws.
     public init(from decoder: any Decoder) throws { try self.init(decodingOperandsFrom: decoder) }
+
+    /// Encodes the two operands, in order.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: What encoding either operand throws.
     public func encode(to encoder: any Encoder) throws { try encodeOperands(to: encoder) }
 }
 

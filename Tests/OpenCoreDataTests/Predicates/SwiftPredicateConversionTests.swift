@@ -147,7 +147,23 @@ import Testing
             #Predicate<PredicateBook> { ($0.title ?? "").caseInsensitiveCompare("b") == ascending }, "title == nil OR title <[c] 'b'",
             name: title, in: stacks)
         try check(
-            #Predicate<PredicateBook> { descending == ($0.title ?? "").caseInsensitiveCompare("B") }, "title >[c] 'b'",
+            #Predicate<PredicateBook> { descending == ($0.title ?? "").caseInsensitiveCompare("b") }, "title >[c] 'b'",
+            name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { ($0.title ?? "").caseInsensitiveCompare("b") != ascending }, "title >=[c] 'b'",
+            name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { ($0.title ?? "").caseInsensitiveCompare("beloved") != descending }, "title == nil OR title <=[c] 'beloved'",
+            name: title, in: stacks)
+        // Of an optional's value, as code writes it for an optional attribute: nil equals no result.
+        try check(
+            #Predicate<PredicateBook> { $0.title?.caseInsensitiveCompare("BELOVED") == same }, "title ==[c] 'beloved'",
+            name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { $0.title?.caseInsensitiveCompare("b") != ascending }, "title == nil OR title >=[c] 'b'",
+            name: title, in: stacks)
+        try check(
+            #Predicate<PredicateBook> { $0.title?.localizedCompare("Beloved") == same }, "title == 'Beloved'",
             name: title, in: stacks)
         try check(
             #Predicate<PredicateBook> { ($0.title ?? "").localizedCompare("Austerlitz") == same }, "title == 'Austerlitz'",
