@@ -14,10 +14,14 @@ struct ManagedDeclarationScanner {
     private var classPaths: Set<[String]> = []
     private var files: [(path: String, tree: SourceFileSyntax)] = []
 
-    /// - Parameter generatedClasses: Classes the generator writes itself (from a model), which
-    ///   the sources' properties may name.
-    ///   - typeFiles: Other sources, read only for the classes they declare (those a model's
-    ///     Transformable attributes name as their custom class).
+    /// - Parameters:
+    ///   - module: The module the sources belong to.
+    ///   - files: The sources with `@NSManaged` declarations.
+    ///   - generatedClasses: Classes the generator writes itself (from a model), which the
+    ///     sources' properties may name.
+    ///   - typeFiles: Other sources, read only for the types they declare: the classes of Xcode's
+    ///     "Manual/None" class files, which other classes' relationships name, and the custom
+    ///     classes of a model's Transformable attributes.
     init(
         module: String, files: [(path: String, text: String)], generatedClasses: [String] = [],
         typeFiles: [(path: String, text: String)] = []

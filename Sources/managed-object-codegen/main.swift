@@ -56,7 +56,7 @@ let customClassNames = Set(entities.flatMap { $0.attributes.compactMap(\.customC
 let scanner = ManagedDeclarationScanner(
     module: module, files: files, generatedClasses: entities.filter { $0.codeGeneration == .classDefinition }.map(\.className),
     typeFiles: otherFiles.filter { file in
-        file.text.contains("class ")
+        file.text.range(of: #"\bclass\s"#, options: .regularExpression) != nil
             || customClassNames.contains { file.text.contains($0.split(separator: ".").last.map(String.init) ?? $0) }
     })
 errors += scanner.errors.map(\.description)

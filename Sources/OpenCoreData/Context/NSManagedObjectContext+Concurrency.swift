@@ -32,11 +32,10 @@ extension NSManagedObjectContext {
             defer { processPendingChanges() }
             return try block()
         }
-        let transfer = UncheckedTransfer(block)
         let result: UncheckedTransfer<Result<T, E>> = await withCheckedContinuation { continuation in
             let run = { @Sendable in
                 let outcome: Result<T, E>
-                do throws(E) { outcome = .success(try transfer.value()) } catch { outcome = .failure(error) }
+                do throws(E) { outcome = .success(try block()) } catch { outcome = .failure(error) }
                 // As the block form does: what the block changed is processed before the caller resumes.
                 self.processPendingChanges()
                 continuation.resume(returning: UncheckedTransfer(outcome))

@@ -37,11 +37,10 @@ extension NSPersistentStoreCoordinator {
     /// - Throws: The error `block` threw, unchanged; nothing when `block` cannot throw.
     @preconcurrency
     public func perform<T, E: Error>(_ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
-        let transfer = UncheckedTransfer(block)
         let result: UncheckedTransfer<Result<T, E>> = await withCheckedContinuation { continuation in
             performQueue.async {
                 let outcome: Result<T, E> = self.performAndWait {
-                    do throws(E) { return .success(try transfer.value()) } catch { return .failure(error) }
+                    do throws(E) { return .success(try block()) } catch { return .failure(error) }
                 }
                 continuation.resume(returning: UncheckedTransfer(outcome))
             }
