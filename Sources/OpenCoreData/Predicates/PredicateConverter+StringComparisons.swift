@@ -48,7 +48,7 @@ extension PredicateExpressions.StringLocalizedCompare: ConvertiblePredicateExpre
 protocol OptionalStringComparison {
     /// The optional.
     var optionalBase: Any { get }
-    /// The variable that stands for its value in `comparison`.
+    /// The variable that stands for its value in `unwrappedComparison`.
     var unwrappedVariable: PredicateExpressions.VariableID { get }
     /// The comparison of its value.
     var unwrappedComparison: any ConvertibleStringComparison { get }
@@ -110,7 +110,7 @@ extension PredicateConverter {
         let predicate = try with(optional.unwrappedVariable, as: .expression(unwrapped)) {
             try $0.stringComparison(comparison, order, equal: equal)
         }
-        // Swift compares a nil result with no constant result as equal: `!=` holds for nil.
+        // A nil result equals no constant result: `==` fails for nil, `!=` holds.
         return Self.optionalCondition(predicate, unwrapped, equals: true, orNil: !equal)
     }
 
