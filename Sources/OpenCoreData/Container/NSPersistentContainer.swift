@@ -137,7 +137,7 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     open func performBackgroundTask<T, E: Error>(_ block: @escaping (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
         let context = newBackgroundContext()
         let transfer = UncheckedTransfer(block)
-        return try await context.perform { () throws(E) -> UncheckedTransfer<T> in UncheckedTransfer(try transfer.value(context)) }.value
+        return try await context.perform { () throws(E) -> T in try transfer.value(context) }
     }
 
     static func findModel(named name: String) -> URL? {

@@ -12,10 +12,12 @@ extension PredicateExpressions.StringLocalizedStandardContains: ConvertiblePredi
 
 /// A string comparison whose `ComparisonResult` a predicate compares with a constant.
 protocol ConvertibleStringComparison {
+    associatedtype Root
+    associatedtype Other
     /// The string compared, as a node of the predicate.
-    var comparedRoot: Any { get }
+    var root: Root { get }
     /// The string it is compared with.
-    var comparedOther: Any { get }
+    var other: Other { get }
     /// The folding the comparison does.
     var comparisonOptions: NSComparisonPredicate.Options { get }
     /// Whether the comparison orders by the locale, which a store cannot: only equality converts.
@@ -30,16 +32,12 @@ extension ConvertibleStringComparison {
 
 /// `$0.name.caseInsensitiveCompare(text) == .orderedSame` → `name ==[c] text`.
 extension PredicateExpressions.StringCaseInsensitiveCompare: ConvertiblePredicateExpression, ConvertibleStringComparison {
-    var comparedRoot: Any { root }
-    var comparedOther: Any { other }
     var comparisonOptions: NSComparisonPredicate.Options { .caseInsensitive }
     var ordersByLocale: Bool { false }
 }
 
 /// `$0.name.localizedCompare(text) == .orderedSame` → `name == text`.
 extension PredicateExpressions.StringLocalizedCompare: ConvertiblePredicateExpression, ConvertibleStringComparison {
-    var comparedRoot: Any { root }
-    var comparedOther: Any { other }
     var comparisonOptions: NSComparisonPredicate.Options { [] }
     var ordersByLocale: Bool { true }
 }
@@ -130,6 +128,6 @@ extension PredicateConverter {
         if comparison.ordersByLocale, order != .orderedSame {
             throw Unsupported(description: "an order by locale (localizedCompare), which a store cannot compute")
         }
-        return try self.comparison(comparison.comparedRoot, type, comparison.comparedOther, options: comparison.comparisonOptions)
+        return try self.comparison(comparison.root, type, comparison.other, options: comparison.comparisonOptions)
     }
 }
